@@ -1,0 +1,1 @@
+"""Zhuoji: an online room server for Guiyang Zhuoji mahjong."""

@@ -1,0 +1,48 @@
+"""Settings, read from the environment (and an optional ``.env`` file).
+
+Every field can be set by the upper-case environment variable of the same name, e.g.
+``DATABASE_URL``, ``REDIS_URL``, ``ADMIN_TOKEN``, ``CLAIM_SECONDS``, ``TURN_SECONDS``,
+``CLAIM_MIN_MS``, ``HOST``, ``PORT``.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    """Process-wide configuration.
+
+    Attributes:
+        database_url: SQLAlchemy async URL (``sqlite+aiosqlite:///...`` or
+            ``postgresql+asyncpg://...``).
+        redis_url: ``redis://host:port/db``; ``None`` means one process with an in-memory bus.
+        admin_token: bearer token for ``/api/admin``; ``None`` disables the admin API.
+        claim_seconds: how long a claim window (pong/kong/win on a discard) stays open.
+        turn_seconds: how long a seat may think on its own turn before auto-play.
+        claim_min_ms: a claim window never closes earlier than this, even if all bots answered.
+        host, port: where ``python -m server serve`` listens by default.
+    """
+
+    model_config = SettingsConfigDict(env_file=".env", extra="ignore")
+
+    database_url: str = Field(default="sqlite+aiosqlite:///./zhuoji.db")
+    redis_url: str | None = None
+    admin_token: str | None = None
+    claim_seconds: float = Field(default=10, gt=0)
+    turn_seconds: float = Field(default=20, gt=0)
+    claim_min_ms: int = Field(default=800, ge=0)
+    host: str = "127.0.0.1"
+    port: int = Field(default=8000, ge=0, le=65535)
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    """Return the process's settings (read once, then cached).
+
+    Tests that change the environment call ``get_settings.cache_clear()``.
+    """
+    return Settings()
