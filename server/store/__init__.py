@@ -1,0 +1,16 @@
+"""Durable storage (SQLAlchemy 2 async): rooms, players, hands, the action log, the ledger.
+
+Use :class:`Store`; the schema is created only by Alembic (``Store.migrate()`` or
+``python -m server migrate``).
+"""
+
+from server.store.store import (
+    Conflict,
+    HandRecord,
+    NotFound,
+    PlayerRecord,
+    RoomRecord,
+    Store,
+)
+
+__all__ = ["Conflict", "HandRecord", "NotFound", "PlayerRecord", "RoomRecord", "Store"]
