@@ -1,0 +1,92 @@
+"""Broadcast bus: publish JSON-able dicts on named channels; every live subscription of a
+channel receives them, in publish order (per publisher).
+
+Two implementations share one interface (:class:`Bus` / :class:`Subscription`):
+
+* :class:`server.bus.memory.MemoryBus`: one process, asyncio queues (the default).
+* :class:`server.bus.redis.RedisBus`: several processes, Redis pub/sub (``REDIS_URL``).
+
+Delivery is at-most-once: a subscription only sees messages published after
+``await bus.subscribe(channel)`` returned; a lagging subscriber whose queue overflows is
+closed (its ``get`` raises :class:`SubscriptionClosed`), and clients recover by asking for a
+fresh snapshot.
+
+Usage::
+
+    sub = await bus.subscribe("room:ABCD")
+    await bus.publish("room:ABCD", {"type": "event", "version": 3})
+    msg = await sub.get(timeout=1.0)      # {"type": "event", "version": 3}
+    async for msg in sub: ...             # ends when the subscription is closed
+    await sub.close()
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any, Protocol, runtime_checkable
+
+
+class BusError(Exception):
+    """Base class of the bus's errors."""
+
+
+class SubscriptionClosed(BusError):
+    """``get`` on a subscription that was closed (by ``close()``, by the bus closing, or
+    because it fell too far behind: ``overflowed`` is then true)."""
+
+
+@runtime_checkable
+class Subscription(Protocol):
+    """One subscriber's stream of one channel's messages."""
+
+    channel: str
+    overflowed: bool
+
+    async def get(self, timeout: float | None = None) -> dict[str, Any]:
+        """The next message. Raises ``TimeoutError`` after ``timeout`` seconds (``None``:
+        wait forever) and :class:`SubscriptionClosed` once closed and drained."""
+        ...
+
+    async def close(self) -> None:
+        """Stop receiving; idempotent. Pending ``get`` calls raise SubscriptionClosed."""
+        ...
+
+    def __aiter__(self) -> AsyncIterator[dict[str, Any]]: ...
+
+    async def __aenter__(self) -> Subscription: ...
+
+    async def __aexit__(self, *exc: object) -> None: ...
+
+
+@runtime_checkable
+class Bus(Protocol):
+    """Publish/subscribe over named channels."""
+
+    async def publish(self, channel: str, message: dict[str, Any]) -> None:
+        """Send ``message`` (must be JSON-serializable: ``TypeError``/``ValueError``
+        otherwise) to every current subscription of ``channel``. Each subscriber receives
+        its own decoded copy."""
+        ...
+
+    async def subscribe(self, channel: str) -> Subscription:
+        """Start receiving ``channel``; once this returns, every later publish arrives."""
+        ...
+
+    async def close(self) -> None:
+        """Close every subscription and release connections; idempotent."""
+        ...
+
+
+def make_bus(redis_url: str | None, *, prefix: str = "zhuoji:") -> Bus:
+    """A :class:`RedisBus` on ``redis_url`` (channel names get ``prefix``), or a
+    :class:`MemoryBus` when ``redis_url`` is ``None`` or empty."""
+    if redis_url:
+        from server.bus.redis import RedisBus
+
+        return RedisBus(redis_url, prefix=prefix)
+    from server.bus.memory import MemoryBus
+
+    return MemoryBus()
+
+
+__all__ = ["Bus", "BusError", "Subscription", "SubscriptionClosed", "make_bus"]

@@ -1,0 +1,57 @@
+"""In-process bus: asyncio queues, one per subscription. For a single server process."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from server.bus import BusError
+from server.bus._queue import DEFAULT_MAXSIZE, QueueSubscription
+
+
+class MemoryBus:
+    """A :class:`server.bus.Bus` inside one event loop.
+
+    ``publish`` JSON-encodes once and every subscription decodes its own copy, so messages
+    behave exactly as over Redis (non-JSON values fail at publish time).
+    """
+
+    def __init__(self, maxsize: int = DEFAULT_MAXSIZE) -> None:
+        self._subs: dict[str, set[QueueSubscription]] = {}
+        self._maxsize = maxsize
+        self._closed = False
+
+    async def publish(self, channel: str, message: dict[str, Any]) -> None:
+        """Deliver ``message`` to every subscription of ``channel``."""
+        if self._closed:
+            raise BusError("bus is closed")
+        text = json.dumps(message, separators=(",", ":"), allow_nan=False)
+        for sub in list(self._subs.get(channel, ())):
+            sub._deliver(text)
+
+    async def subscribe(self, channel: str) -> QueueSubscription:
+        """A new subscription of ``channel``."""
+        if self._closed:
+            raise BusError("bus is closed")
+        sub = QueueSubscription(channel, self._detach, self._maxsize)
+        self._subs.setdefault(channel, set()).add(sub)
+        return sub
+
+    async def _detach(self, sub: QueueSubscription) -> None:
+        subs = self._subs.get(sub.channel)
+        if subs is not None:
+            subs.discard(sub)
+            if not subs:
+                del self._subs[sub.channel]
+
+    def subscriber_count(self, channel: str) -> int:
+        """How many live subscriptions ``channel`` has in this process."""
+        return len(self._subs.get(channel, ()))
+
+    async def close(self) -> None:
+        """Close every subscription; idempotent."""
+        self._closed = True
+        for subs in list(self._subs.values()):
+            for sub in list(subs):
+                sub._shutdown()
+        self._subs.clear()

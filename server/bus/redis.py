@@ -1,0 +1,139 @@
+"""Redis bus: Redis pub/sub, messages JSON-encoded. For several server processes.
+
+One Redis connection per process carries every subscription: a reader task reads it and
+fans each message out to the local subscriptions of that channel. A channel is SUBSCRIBEd
+when its first local subscription opens and UNSUBSCRIBEd when its last one closes;
+``subscribe`` returns only after Redis confirmed, so later publishes are never missed.
+If the connection drops, redis-py reconnects and re-subscribes; messages published meanwhile
+are lost (pub/sub is at-most-once), and clients resynchronise from a snapshot.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from typing import Any
+
+import redis.asyncio as aioredis
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+from server.bus import BusError
+from server.bus._queue import DEFAULT_MAXSIZE, QueueSubscription
+
+log = logging.getLogger(__name__)
+
+
+class RedisBus:
+    """A :class:`server.bus.Bus` over Redis pub/sub at ``url``; channel ``c`` is the Redis
+    channel ``prefix + c``."""
+
+    def __init__(self, url: str, *, prefix: str = "", maxsize: int = DEFAULT_MAXSIZE) -> None:
+        self.url = url
+        self.prefix = prefix
+        self._maxsize = maxsize
+        self._redis = aioredis.from_url(url, decode_responses=True)
+        self._pubsub = self._redis.pubsub()
+        self._subs: dict[str, set[QueueSubscription]] = {}
+        self._confirm: dict[str, list[asyncio.Future[None]]] = {}
+        self._lock = asyncio.Lock()
+        self._reader: asyncio.Task[None] | None = None
+        self._closed = False
+
+    async def publish(self, channel: str, message: dict[str, Any]) -> None:
+        """PUBLISH the JSON encoding of ``message`` on ``prefix + channel``."""
+        if self._closed:
+            raise BusError("bus is closed")
+        text = json.dumps(message, separators=(",", ":"), allow_nan=False)
+        await self._redis.publish(self.prefix + channel, text)
+
+    async def subscribe(self, channel: str, timeout: float = 10.0) -> QueueSubscription:
+        """A new subscription of ``channel``; returns once Redis confirmed the SUBSCRIBE
+        (``TimeoutError`` after ``timeout`` seconds, redis-py's ``ConnectionError`` if Redis
+        is unreachable)."""
+        if self._closed:
+            raise BusError("bus is closed")
+        key = self.prefix + channel
+        sub = QueueSubscription(channel, self._detach, self._maxsize)
+        async with self._lock:
+            local = self._subs.get(key)
+            if local:
+                local.add(sub)
+                return sub
+            waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            self._confirm.setdefault(key, []).append(waiter)
+            self._subs[key] = {sub}
+            try:
+                await self._pubsub.subscribe(key)
+                if self._reader is None or self._reader.done():
+                    self._reader = asyncio.create_task(self._read(), name="redis-bus-reader")
+                async with asyncio.timeout(timeout):
+                    await asyncio.shield(waiter)
+            except BaseException:
+                self._subs.pop(key, None)
+                if waiter in self._confirm.get(key, []):
+                    self._confirm[key].remove(waiter)
+                with contextlib.suppress(Exception):
+                    await self._pubsub.unsubscribe(key)
+                raise
+        return sub
+
+    async def _detach(self, sub: QueueSubscription) -> None:
+        key = self.prefix + sub.channel
+        async with self._lock:
+            local = self._subs.get(key)
+            if local is None:
+                return
+            local.discard(sub)
+            if not local:
+                del self._subs[key]
+                if not self._closed:
+                    with contextlib.suppress(RedisConnectionError, RedisTimeoutError):
+                        await self._pubsub.unsubscribe(key)
+
+    async def _read(self) -> None:
+        while not self._closed:
+            try:
+                msg = await self._pubsub.get_message(timeout=None)
+            except asyncio.CancelledError:
+                raise
+            except (RedisConnectionError, RedisTimeoutError, OSError) as exc:
+                log.warning("redis bus: connection lost (%s); reconnecting", exc)
+                await asyncio.sleep(0.5)
+                continue
+            except RuntimeError:  # no connection yet (nothing subscribed)
+                await asyncio.sleep(0.05)
+                continue
+            if msg is None:
+                continue
+            kind, key = msg.get("type"), msg.get("channel")
+            if kind == "message":
+                for sub in list(self._subs.get(key, ())):
+                    sub._deliver(msg["data"])
+            elif kind == "subscribe":
+                for waiter in self._confirm.pop(key, []):
+                    if not waiter.done():
+                        waiter.set_result(None)
+
+    def subscriber_count(self, channel: str) -> int:
+        """How many live subscriptions ``channel`` has in this process."""
+        return len(self._subs.get(self.prefix + channel, ()))
+
+    async def close(self) -> None:
+        """Close every subscription, stop the reader and release connections; idempotent."""
+        if self._closed:
+            return
+        self._closed = True
+        for subs in list(self._subs.values()):
+            for sub in list(subs):
+                sub._shutdown()
+        self._subs.clear()
+        if self._reader is not None:
+            self._reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._reader
+        with contextlib.suppress(Exception):
+            await self._pubsub.aclose()
+        await self._redis.aclose()
