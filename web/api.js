@@ -1,0 +1,77 @@
+// REST calls and small localStorage helpers.
+
+export class ApiError extends Error {
+  constructor(status, message, body) {
+    super(message);
+    this.status = status;
+    this.body = body;
+  }
+}
+
+/** Turn a FastAPI/our error body into one readable line. */
+export function errorText(status, body) {
+  if (!body) return `HTTP ${status}`;
+  const d = body.detail !== undefined ? body.detail : body;
+  if (typeof d === 'string') return d;
+  if (Array.isArray(d)) {
+    // FastAPI 422: [{loc: [...], msg, type}]
+    return d.map((e) => {
+      const loc = Array.isArray(e.loc) ? e.loc.filter((x) => x !== 'body').join('.') : '';
+      return loc ? `${loc}: ${e.msg}` : (e.msg || JSON.stringify(e));
+    }).join('; ');
+  }
+  if (d && typeof d === 'object') {
+    const parts = [];
+    if (d.code) parts.push(d.code);
+    if (d.field) parts.push(d.field);
+    if (d.message) parts.push(d.message);
+    if (parts.length) return parts.join(': ');
+    return JSON.stringify(d);
+  }
+  return `HTTP ${status}`;
+}
+
+async function request(method, path, body) {
+  const init = { method, headers: {} };
+  if (body !== undefined) {
+    init.headers['Content-Type'] = 'application/json';
+    init.body = JSON.stringify(body);
+  }
+  let res;
+  try {
+    res = await fetch(path, init);
+  } catch (e) {
+    throw new ApiError(0, `network: ${e.message}`, null);
+  }
+  let data = null;
+  const text = await res.text();
+  if (text) {
+    try { data = JSON.parse(text); } catch (e) { data = { detail: text }; }
+  }
+  if (!res.ok) throw new ApiError(res.status, errorText(res.status, data), data);
+  return data;
+}
+
+export const api = {
+  createRoom: (options) => request('POST', '/api/rooms', { game: 'guiyang', options }),
+  join: (code, name) => request('POST', `/api/rooms/${encodeURIComponent(code)}/join`, { name }),
+  addBots: (code, count) => request('POST', `/api/rooms/${encodeURIComponent(code)}/bots`, { count }),
+  room: (code) => request('GET', `/api/rooms/${encodeURIComponent(code)}`),
+};
+
+// --- localStorage ---------------------------------------------------------
+function lsGet(k) { try { return localStorage.getItem(k); } catch (e) { return null; } }
+function lsSet(k, v) { try { localStorage.setItem(k, v); } catch (e) { /* ignore */ } }
+function lsDel(k) { try { localStorage.removeItem(k); } catch (e) { /* ignore */ } }
+
+export const store = {
+  name: () => lsGet('gy.name') || '',
+  setName: (n) => lsSet('gy.name', n),
+  seat(code) {
+    const raw = lsGet(`gy.seat.${code}`);
+    if (!raw) return null;
+    try { return JSON.parse(raw); } catch (e) { return null; }
+  },
+  setSeat(code, seat, token) { lsSet(`gy.seat.${code}`, JSON.stringify({ seat, token })); },
+  clearSeat(code) { lsDel(`gy.seat.${code}`); },
+};

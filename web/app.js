@@ -1,0 +1,997 @@
+// 贵阳捉鸡麻将 browser client. Plain ES modules, no build step.
+// The server sends each seat its own `view` and `legal` actions; we render `view` and offer `legal`.
+import { t, getLang, setLang, translateDom, reasonText, handTypeText, WIN_KINDS } from './i18n.js';
+import { tileEl, tileName, sortTiles, suitOf, suitChar } from './tiles.js';
+import { api, store, ApiError } from './api.js';
+import { RoomSocket } from './net.js';
+
+const $ = (sel, root = document) => root.querySelector(sel);
+const h = (tag, attrs = {}, ...children) => {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k === 'class') el.className = v;
+    else if (k === 'text') el.textContent = v;
+    else if (k === 'dataset') Object.assign(el.dataset, v);
+    else if (k.startsWith('on')) el.addEventListener(k.slice(2), v);
+    else el.setAttribute(k, v === true ? '' : v);
+  }
+  for (const c of children.flat()) {
+    if (c === null || c === undefined || c === false) continue;
+    el.appendChild(typeof c === 'string' || typeof c === 'number' ? document.createTextNode(String(c)) : c);
+  }
+  return el;
+};
+
+const ENDED_STATUSES = new Set(['finished', 'ended', 'over', 'closed', 'done', 'complete', 'completed']);
+const CLAIM_ORDER = ['win', 'self_draw', 'kong', 'pong', 'pass'];
+
+const S = {
+  code: null,
+  seat: null, // my seat (null: spectator)
+  token: null,
+  room: null, // room info (GET /api/rooms/{code} shape)
+  view: null,
+  legal: [],
+  deadline: null,
+  version: 0,
+  conn: 'idle',
+  socket: null,
+  pending: false,
+  baoTing: false,
+  settlement: null, // {settlement, totals, handNo}
+  settlementOpen: false,
+  endedSeen: false,
+  readySent: false,
+  sessionOver: false,
+  lastEvent: null,
+  autoSeats: [],
+  readySeats: [],
+  pollTimer: null,
+};
+window.__gy = S; // for debugging and tests
+
+// ------------------------------------------------------------------ helpers
+function toast(msg, kind = 'error') {
+  const el = $('#toast');
+  el.textContent = msg;
+  el.dataset.kind = kind;
+  el.hidden = false;
+  clearTimeout(toast._t);
+  toast._t = setTimeout(() => { el.hidden = true; }, 5000);
+}
+
+function showError(el, msg) {
+  el.textContent = msg;
+  el.hidden = !msg;
+}
+
+function seatName(i) {
+  if (i === null || i === undefined) return '';
+  const info = S.room && Array.isArray(S.room.seats) ? S.room.seats.find((x) => x && x.seat === i) : null;
+  let name = info && info.name ? info.name : `${t('seat')}${i + 1}`;
+  if (i === S.seat) name += ` (${t('you')})`;
+  return name;
+}
+
+function nPlayers() {
+  return (S.view && S.view.players) || (S.room && S.room.options && S.room.options.players) || 4;
+}
+
+function relLabel(i) {
+  if (S.seat === null || S.seat === undefined) return '';
+  const n = nPlayers();
+  const off = (i - S.seat + n) % n;
+  if (n === 2) return t('opposite');
+  if (n === 3) return off === 1 ? t('next_seat') : t('prev_seat');
+  return [null, t('next_seat'), t('opposite'), t('prev_seat')][off] || '';
+}
+
+function totals() {
+  if (S.room && Array.isArray(S.room.totals)) return S.room.totals;
+  return [];
+}
+
+function fmtPts(v) {
+  if (typeof v !== 'number') return v === undefined || v === null ? '' : String(v);
+  return v > 0 ? `+${v}` : String(v);
+}
+
+function optionsSummary(o) {
+  if (!o) return '';
+  const parts = [];
+  const pl = { 4: t('players_4'), 3: t('players_3'), 2: t('players_2') }[o.players] || o.players;
+  parts.push(pl);
+  parts.push({ lian_zhuang: '连庄', yi_kou_san: '一扣三', yi_kou_er: '一扣二' }[o.scoring] || o.scoring);
+  if (o.yao_bai_ji) parts.push('摇摆鸡');
+  if (o.man_tang_ji) parts.push('满堂鸡');
+  if (o.hands) parts.push(t('hands_n', { n: o.hands }));
+  if (o.base_points && o.base_points !== 1) parts.push(`${t('base_points')} ${o.base_points}`);
+  return parts.join(' · ');
+}
+
+function setUrlRoom(code) {
+  const url = new URL(location.href);
+  if (code) url.searchParams.set('room', code);
+  else url.searchParams.delete('room');
+  history.replaceState(null, '', url.toString());
+}
+
+function shareUrl(code) {
+  const url = new URL(location.href);
+  url.search = '';
+  url.hash = '';
+  url.searchParams.set('room', code);
+  return url.toString();
+}
+
+// ------------------------------------------------------------------ lobby
+function readOptions() {
+  const radio = (name) => {
+    const el = document.querySelector(`input[name="${name}"]:checked`);
+    return el ? parseInt(el.value, 10) : undefined;
+  };
+  const num = (id) => {
+    const v = $(id).value.trim();
+    if (v === '') return undefined;
+    const n = Number(v);
+    return Number.isFinite(n) ? n : v; // let the server refuse garbage
+  };
+  const lz = $('#opt-lian-zhuang').checked;
+  const yks = $('#opt-yi-kou-san').checked;
+  const opts = {
+    players: radio('players'),
+    hands: radio('hands'),
+    scoring: lz ? 'lian_zhuang' : yks ? 'yi_kou_san' : 'yi_kou_er',
+    yao_bai_ji: $('#opt-yao-bai-ji').checked,
+    man_tang_ji: $('#opt-man-tang-ji').checked,
+    claim_seconds: num('#opt-claim-seconds'),
+    turn_seconds: num('#opt-turn-seconds'),
+    base_points: num('#opt-base-points'),
+    fan_table: $('#opt-fan-table').value,
+    dou_values: $('#opt-dou-values').value,
+    multiple_winners: $('#opt-multiple-winners').checked,
+    pass_pong_lock: $('#opt-pass-pong-lock').checked,
+  };
+  for (const k of Object.keys(opts)) if (opts[k] === undefined) delete opts[k];
+  return opts;
+}
+
+function myName() {
+  let name = $('#name').value.trim();
+  if (!name) {
+    name = `${getLang() === 'zh' ? '玩家' : 'Player'}${Math.floor(Math.random() * 900 + 100)}`;
+    $('#name').value = name;
+  }
+  store.setName(name);
+  return name;
+}
+
+async function onCreate(ev) {
+  ev.preventDefault();
+  const err = $('#lobby-error');
+  showError(err, '');
+  const btn = $('#create-room');
+  btn.disabled = true;
+  try {
+    const opts = readOptions();
+    const room = await api.createRoom(opts);
+    const code = room.code;
+    const joined = await api.join(code, myName());
+    store.setSeat(code, joined.seat, joined.token);
+    setUrlRoom(code);
+    enterRoom(code, joined);
+  } catch (e) {
+    const msg = e instanceof ApiError ? `${t('error')} (${e.status}): ${e.message}` : String(e);
+    showError(err, msg);
+  } finally {
+    btn.disabled = false;
+  }
+}
+
+async function onJoin(ev) {
+  ev.preventDefault();
+  const err = $('#join-error');
+  showError(err, '');
+  const code = $('#join-code').value.trim().toUpperCase();
+  if (!code) { showError(err, t('room_code') + '?'); return; }
+  const stored = store.seat(code);
+  if (stored && stored.token) {
+    setUrlRoom(code);
+    enterRoom(code, stored);
+    return;
+  }
+  const btn = $('#join-btn');
+  btn.disabled = true;
+  try {
+    const joined = await api.join(code, myName());
+    store.setSeat(code, joined.seat, joined.token);
+    setUrlRoom(code);
+    enterRoom(code, joined);
+  } catch (e) {
+    const msg = e instanceof ApiError ? `${t('error')} (${e.status}): ${e.message}` : String(e);
+    showError(err, msg);
+  } finally {
+    btn.disabled = false;
+  }
+}
+
+function showLobby(code) {
+  leaveRoom();
+  $('#lobby').hidden = false;
+  $('#room').hidden = true;
+  $('#room-badge').hidden = true;
+  $('#conn-state').hidden = true;
+  $('#name').value = store.name();
+  if (code) {
+    $('#join-code').value = code;
+    $('#join-card').classList.add('focus');
+    $('#join-card').parentNode.insertBefore($('#join-card'), $('#create-card'));
+  }
+}
+
+// ------------------------------------------------------------------ room
+function leaveRoom() {
+  if (S.socket) S.socket.close();
+  S.socket = null;
+  clearInterval(S.pollTimer);
+  S.pollTimer = null;
+}
+
+function enterRoom(code, seatInfo) {
+  leaveRoom();
+  Object.assign(S, {
+    code, seat: seatInfo && seatInfo.seat !== undefined ? seatInfo.seat : null,
+    token: seatInfo ? seatInfo.token : null, room: null, view: null, legal: [], deadline: null,
+    settlement: null, settlementOpen: false, endedSeen: false, readySent: false, autoSeats: [], readySeats: [], sessionOver: false, pending: false,
+  });
+  $('#lobby').hidden = true;
+  $('#room').hidden = false;
+  $('#room-badge').hidden = false;
+  $('#conn-state').hidden = false;
+  $('#room-code').textContent = code;
+  $('#room-code-top').textContent = code;
+  $('#share-link').value = shareUrl(code);
+  renderAll();
+  refreshRoom();
+  S.pollTimer = setInterval(() => { if (!document.hidden) refreshRoom(); }, 4000);
+  S.socket = new RoomSocket(code, S.token, {
+    onMessage,
+    onState: setConn,
+    onFatal: (wsCode) => {
+      if (wsCode === 4401) {
+        store.clearSeat(code);
+        toast('bad_token');
+        showLobby(code);
+      } else {
+        toast('unknown_room');
+        store.clearSeat(code);
+        setUrlRoom(null);
+        showLobby(null);
+      }
+    },
+  });
+  S.socket.connect();
+}
+
+async function refreshRoom() {
+  if (!S.code) return;
+  const code = S.code;
+  try {
+    const room = await api.room(code);
+    if (S.code !== code) return;
+    S.room = room;
+    if (room && ENDED_STATUSES.has(room.status)) S.sessionOver = true;
+    renderAll();
+  } catch (e) {
+    if (e instanceof ApiError && e.status === 404) {
+      toast(`unknown_room ${code}`);
+    }
+  }
+}
+
+function setConn(state) {
+  S.conn = state;
+  const el = $('#conn-state');
+  el.dataset.state = state;
+  el.textContent = t(`conn_${state}`);
+}
+
+function onMessage(msg) {
+  S.pending = false;
+  switch (msg.type) {
+    case 'snapshot':
+      if (msg.version !== undefined) S.version = msg.version;
+      if (msg.seat !== undefined) S.seat = msg.seat;
+      if (msg.room) S.room = msg.room;
+      noteHandNo(msg);
+      if (S.room && ENDED_STATUSES.has(S.room.status)) S.sessionOver = true;
+      if (msg.settlement && S.room && (S.room.status === 'between' || S.room.status === 'finished')) {
+        if ('view' in msg) S.view = msg.view;
+        if ('legal' in msg) S.legal = Array.isArray(msg.legal) ? msg.legal : [];
+        if ('deadline' in msg) S.deadline = msg.deadline;
+        S.endedSeen = false;
+        onHandEnd(msg.settlement, S.room.totals, msg);
+        break;
+      }
+      applyView(msg);
+      break;
+    case 'event':
+      if (msg.version !== undefined) S.version = msg.version;
+      S.lastEvent = msg.event || null;
+      noteHandNo(msg);
+      applyView(msg);
+      break;
+    case 'hand_end':
+      if (msg.version !== undefined) S.version = msg.version;
+      noteHandNo(msg);
+      if (msg.next_hand === null) S.sessionOver = true;
+      onHandEnd(msg.settlement, msg.totals, msg);
+      break;
+    case 'session_end':
+      S.sessionOver = true;
+      if (Array.isArray(msg.totals)) {
+        S.room = { ...(S.room || {}), totals: msg.totals };
+        if (S.settlement) S.settlement.totals = msg.totals;
+      }
+      renderAll();
+      break;
+    case 'auto':
+      S.autoSeats = Array.isArray(msg.auto) ? msg.auto : [];
+      renderAll();
+      break;
+    case 'ready':
+      S.readySeats = Array.isArray(msg.ready) ? msg.ready : [];
+      renderSettlement();
+      break;
+    case 'room':
+      if (msg.room) S.room = msg.room;
+      renderAll();
+      break;
+    case 'error':
+      toast(`${msg.code || 'error'}${msg.message ? ': ' + msg.message : ''}`);
+      if (msg.code === 'bad_token') store.clearSeat(S.code);
+      renderAll();
+      break;
+    default:
+      break;
+  }
+}
+
+function noteHandNo(msg) {
+  if (typeof msg.hand_no === 'number') S.room = { ...(S.room || {}), hand_no: msg.hand_no };
+}
+
+function applyView(msg) {
+  if ('view' in msg) S.view = msg.view;
+  if ('legal' in msg) S.legal = Array.isArray(msg.legal) ? msg.legal : [];
+  if ('deadline' in msg) S.deadline = msg.deadline;
+  const v = S.view;
+  if (v && v.phase === 'ended') {
+    if (v.settlement && !S.endedSeen) {
+      onHandEnd(v.settlement, null, {});
+      return;
+    }
+  } else if (v && v.phase) {
+    // a hand is in progress: a settlement still open belongs to the previous hand
+    if (S.endedSeen) {
+      S.endedSeen = false;
+      S.settlementOpen = false;
+      S.readySent = false;
+      S.baoTing = false;
+    }
+  }
+  renderAll();
+}
+
+function onHandEnd(settlement, tots, msg) {
+  if (Array.isArray(tots)) S.room = { ...(S.room || {}), totals: tots };
+  const handNo = S.room ? S.room.hand_no : null;
+  const already = S.endedSeen && S.settlement;
+  if (msg && 'deadline' in msg) S.deadline = msg.deadline;
+  S.settlement = {
+    settlement: settlement || (already ? S.settlement.settlement : {}),
+    totals: Array.isArray(tots) ? tots : null,
+    handNo,
+    msg,
+  };
+  if (!already) {
+    S.settlementOpen = true;
+    S.readySent = false;
+  }
+  S.endedSeen = true;
+  if (msg && (msg.session_over || msg.final || msg.finished || msg.game_over)) S.sessionOver = true;
+  const totalHands = (S.room && ((S.room.options && S.room.options.hands) || S.room.hands)) || null;
+  if (totalHands && typeof handNo === 'number' && handNo >= totalHands) S.sessionOver = true;
+  renderAll();
+  refreshRoom();
+}
+
+// ------------------------------------------------------------------ actions
+function send(action) {
+  if (!S.socket) return;
+  if (!S.socket.sendAction(action)) {
+    toast(t('conn_reconnecting'));
+    return;
+  }
+  S.pending = true;
+  renderActions();
+  renderHand();
+}
+
+function legalOf(kind) { return S.legal.filter((a) => a && a.kind === kind); }
+
+function onHandTileClick(tile) {
+  if (S.pending) return;
+  const options = legalOf('discard').filter((a) => a.tile === tile);
+  if (!options.length) return;
+  let act;
+  if (S.baoTing) act = options.find((a) => a.bao_ting === true);
+  if (!act) act = options.find((a) => !a.bao_ting) || options[0];
+  S.baoTing = false;
+  send(act);
+}
+
+// ------------------------------------------------------------------ rendering
+function renderAll() {
+  if (!S.code) return;
+  renderRoomInfo();
+  const v = S.view;
+  $('#table').hidden = !v;
+  // The waiting panel stays until the first hand is dealt.
+  $('#room-info').hidden = !!v;
+  if (v) {
+    renderStatus();
+    renderOpponents();
+    renderCenter();
+    renderMe();
+  }
+  renderSettlement();
+  tick();
+}
+
+function renderRoomInfo() {
+  const r = S.room;
+  $('#room-options').textContent = r ? optionsSummary(r.options) : '';
+  const list = $('#seat-list');
+  list.replaceChildren();
+  const n = (r && r.options && r.options.players) || nPlayers();
+  const seats = (r && r.seats) || [];
+  let empty = 0;
+  for (let i = 0; i < n; i++) {
+    const info = seats.find((x) => x && x.seat === i);
+    const li = h('li', { dataset: { seat: String(i) }, class: info ? 'taken' : 'empty' });
+    if (info) {
+      li.append(h('span', { class: 'seat-no', text: `${i + 1}` }), h('b', { text: info.name || '' }));
+      if (info.bot) li.append(h('span', { class: 'badge', text: t('bot') }));
+      if (i === S.seat) li.append(h('span', { class: 'badge me', text: t('you') }));
+      if (!info.bot) li.append(h('span', { class: `dot ${info.connected ? 'on' : 'off'}` }));
+    } else {
+      empty++;
+      li.append(h('span', { class: 'seat-no', text: `${i + 1}` }), h('i', { class: 'muted', text: t('empty_seat') }));
+    }
+    list.append(li);
+  }
+  const btn = $('#add-bots');
+  btn.dataset.empty = String(r ? empty : n - 1);
+  btn.disabled = !!r && empty === 0;
+}
+
+function renderStatus() {
+  const v = S.view;
+  const r = S.room || {};
+  const total = (r.options && r.options.hands) || r.hands;
+  const handNo = r.hand_no;
+  $('#hand-no').textContent = handNo !== undefined && handNo !== null
+    ? t('hand_no', { n: handNo, m: total || '?' }) : '';
+  const wc = $('#wall-count');
+  wc.dataset.count = String(v.wall_count ?? '');
+  wc.textContent = `${t('wall')} ${v.wall_count ?? '-'}`;
+  const di = $('#dealer-info');
+  const streak = v.dealer_streak ?? r.dealer_streak;
+  di.textContent = `${t('dealer')}: ${seatName(v.dealer)}${streak > 1 ? ' ' + t('streak', { n: streak }) : ''}`;
+  di.dataset.dealer = String(v.dealer);
+  $('#last-settlement-btn').hidden = !(S.settlement && !S.settlementOpen);
+}
+
+function seatView(i) {
+  const v = S.view;
+  return (v && Array.isArray(v.seats) && v.seats.find((x) => x && x.seat === i)) || (v && v.seats && v.seats[i]) || {};
+}
+
+function actingSeats() {
+  const v = S.view;
+  if (!v) return [];
+  if (v.phase === 'turn') return [v.turn];
+  if (v.phase === 'ding_que') {
+    return (v.seats || []).filter((s) => !s.ding_que).map((s) => s.seat);
+  }
+  if (v.phase === 'claim' || v.phase === 'rob') {
+    if (Array.isArray(v.claimants)) return v.claimants;
+    return S.legal.length && S.seat !== null ? [S.seat] : [];
+  }
+  return [];
+}
+
+function isAuto(i, sv) {
+  if (sv && sv.auto) return true;
+  if (S.autoSeats.includes(i)) return true;
+  const info = S.room && S.room.seats ? S.room.seats.find((x) => x && x.seat === i) : null;
+  return !!(info && info.auto);
+}
+
+function seatHead(i, sv) {
+  const v = S.view;
+  const head = h('div', { class: 'seat-head' });
+  const info = S.room && S.room.seats ? S.room.seats.find((x) => x && x.seat === i) : null;
+  head.append(h('b', { class: 'seat-name', text: seatName(i) }));
+  const rel = relLabel(i);
+  if (rel && i !== S.seat) head.append(h('span', { class: 'muted rel', text: rel }));
+  if (v && v.dealer === i) {
+    const streak = v.dealer_streak || 1;
+    head.append(h('span', { class: 'badge dealer', dataset: { dealer: 'true' }, text: t('dealer') + (streak > 1 ? t('streak', { n: streak }) : '') }));
+  }
+  if (sv.bao_ting) head.append(h('span', { class: 'badge baoting', dataset: { baoTing: 'true' }, text: t('bao_ting') }));
+  if (sv.ding_que) head.append(h('span', { class: `badge que suit-${sv.ding_que}`, dataset: { que: sv.ding_que }, text: `${t('que')}${suitChar(sv.ding_que)}` }));
+  if (isAuto(i, sv)) head.append(h('span', { class: 'badge auto', dataset: { auto: 'true' }, text: t('auto') }));
+  if (info && info.bot) head.append(h('span', { class: 'badge', text: t('bot') }));
+  if (info && !info.bot) head.append(h('span', { class: `dot ${info.connected ? 'on' : 'off'}`, title: info.connected ? 'online' : 'offline' }));
+  const tot = totals()[i];
+  head.append(h('span', { class: 'score', dataset: { score: String(tot ?? 0) }, text: `${tot ?? 0}${t('score')}` }));
+  head.append(h('span', { class: 'seat-countdown', dataset: { seat: String(i) } }));
+  return head;
+}
+
+function meldsEl(sv) {
+  const box = h('div', { class: 'melds' });
+  for (const m of sv.melds || []) {
+    const grp = h('span', { class: `meld meld-${m.kind || ''}`, dataset: { kind: m.kind || '' } });
+    const tiles = m.tiles || [];
+    tiles.forEach((tl) => grp.append(tileEl(tl, { size: 'sm' })));
+    if (m.from !== undefined && m.from !== null) grp.title = `← ${seatName(m.from)}`;
+    box.append(grp);
+  }
+  return box;
+}
+
+function riverEl(i, sv) {
+  const v = S.view;
+  const box = h('div', { class: 'river', dataset: { seat: String(i) } });
+  const ds = sv.discards || [];
+  const last = v && v.last_discard;
+  ds.forEach((d, k) => {
+    const tl = typeof d === 'string' ? d : d && d.tile;
+    const isLast = last && last.seat === i && k === ds.length - 1 && last.tile === tl;
+    const el = tileEl(tl, { size: 'sm', classes: isLast ? ['last-discard'] : [] });
+    if (isLast) el.dataset.last = 'true';
+    if (d && typeof d === 'object') {
+      if (d.claimed) el.classList.add('claimed');
+      if (d.bao_ting) el.classList.add('bao-ting-discard');
+    }
+    box.append(el);
+  });
+  return box;
+}
+
+function renderOpponents() {
+  const v = S.view;
+  const box = $('#opponents');
+  box.replaceChildren();
+  const n = v.players || (v.seats ? v.seats.length : 4);
+  const order = [];
+  const me = S.seat;
+  for (let k = 1; k <= n; k++) {
+    const i = me === null || me === undefined ? k - 1 : (me + k) % n;
+    if (i === me) continue;
+    order.push(i);
+  }
+  box.dataset.count = String(order.length);
+  const acting = actingSeats();
+  for (const i of order) {
+    const sv = seatView(i);
+    const panel = h('section', { class: 'seat-panel opponent', dataset: { seat: String(i) } });
+    if (acting.includes(i)) panel.classList.add('acting');
+    panel.append(seatHead(i, sv));
+    const cc = sv.concealed_count ?? 0;
+    const hidden = h('div', { class: 'concealed', dataset: { count: String(cc) } });
+    const backs = h('span', { class: 'backs' });
+    for (let k = 0; k < Math.min(cc, 14); k++) backs.append(h('span', { class: 'back-mini' }));
+    hidden.append(backs, h('span', { class: 'count', text: `×${cc}` }));
+    const row = h('div', { class: 'opp-row' }, hidden, meldsEl(sv));
+    panel.append(row, riverEl(i, sv));
+    box.append(panel);
+  }
+}
+
+function renderCenter() {
+  const v = S.view;
+  const ld = $('#last-discard');
+  ld.replaceChildren();
+  if (v.last_discard && v.last_discard.tile) {
+    ld.append(
+      h('span', { class: 'muted', text: `${seatName(v.last_discard.seat)} ${t('act_discard')}` }),
+      tileEl(v.last_discard.tile, { size: 'md', classes: ['center-tile'] }),
+    );
+  }
+  const p = $('#prompt');
+  let text = '';
+  const kinds = new Set(S.legal.map((a) => a.kind));
+  if (v.phase === 'ended') text = t('settlement');
+  else if (kinds.has('ding_que')) text = t('choose_que');
+  else if (kinds.has('discard')) text = t('your_turn');
+  else if (kinds.size) text = '';
+  else if (S.seat === null || S.seat === undefined) text = t('spectator');
+  else text = t('waiting_others');
+  p.textContent = text;
+  p.dataset.phase = v.phase || '';
+}
+
+function renderMe() {
+  const v = S.view;
+  const me = $('#me');
+  const spectator = S.seat === null || S.seat === undefined;
+  me.hidden = spectator;
+  if (spectator) return;
+  const sv = seatView(S.seat);
+  me.dataset.seat = String(S.seat);
+  me.classList.toggle('acting', actingSeats().includes(S.seat));
+  $('#my-head').replaceWith(Object.assign(seatHead(S.seat, sv), { id: 'my-head' }));
+  $('#my-river').replaceWith(Object.assign(riverEl(S.seat, sv), { id: 'my-river' }));
+  $('#my-melds').replaceWith(Object.assign(meldsEl(sv), { id: 'my-melds' }));
+  const waits = $('#waits');
+  waits.replaceChildren();
+  if (Array.isArray(v.waits) && v.waits.length) {
+    waits.hidden = false;
+    waits.append(h('span', { class: 'waits-label', text: t('waits') }));
+    for (const w of v.waits) {
+      const tile = typeof w === 'string' ? w : w.tile;
+      const unseen = typeof w === 'object' ? w.unseen : undefined;
+      waits.append(h('span', { class: 'wait', dataset: { unseen: String(unseen ?? '') } },
+        tileEl(tile, { size: 'sm' }),
+        unseen !== undefined ? h('small', { text: t('unseen', { n: unseen }) }) : null));
+    }
+  } else {
+    waits.hidden = true;
+  }
+  renderActions();
+  renderHand();
+}
+
+function handTiles() {
+  const v = S.view;
+  const hand = Array.isArray(v.hand) ? [...v.hand] : [];
+  let drawn = v.drawn || null;
+  if (drawn) {
+    if (hand.length % 3 === 2) {
+      const k = hand.lastIndexOf(drawn);
+      if (k >= 0) hand.splice(k, 1);
+      else drawn = null;
+    }
+  }
+  const sv = seatView(S.seat);
+  return { main: sortTiles(hand, sv.ding_que), drawn };
+}
+
+function renderHand() {
+  const v = S.view;
+  const box = $('#hand');
+  box.replaceChildren();
+  if (!v) return;
+  const { main, drawn } = handTiles();
+  const discardable = new Set(legalOf('discard').map((a) => a.tile));
+  const sv = seatView(S.seat);
+  const mk = (tile, isDrawn, idx) => {
+    const el = tileEl(tile, { tag: 'button', size: 'lg', classes: ['hand-tile'] });
+    el.dataset.index = String(idx);
+    if (isDrawn) { el.classList.add('drawn'); el.dataset.drawn = 'true'; }
+    if (sv.ding_que && suitOf(tile) === sv.ding_que) el.classList.add('void');
+    if (discardable.has(tile) && !S.pending) {
+      el.classList.add('playable');
+      if (S.baoTing && !legalOf('discard').some((a) => a.tile === tile && a.bao_ting)) el.classList.add('no-baoting');
+    } else {
+      el.setAttribute('aria-disabled', 'true');
+    }
+    el.addEventListener('click', () => onHandTileClick(tile));
+    return el;
+  };
+  const mainRow = h('div', { class: 'hand-main' });
+  main.forEach((tl, k) => mainRow.append(mk(tl, false, k)));
+  box.append(mainRow);
+  if (drawn) box.append(h('div', { class: 'hand-drawn' }, mk(drawn, true, main.length)));
+  box.dataset.count = String(main.length + (drawn ? 1 : 0));
+  box.classList.toggle('can-discard', discardable.size > 0 && !S.pending);
+}
+
+function actionLabel(a) {
+  return t(`act_${a.kind}`) || a.kind;
+}
+
+function renderActions() {
+  const box = $('#actions');
+  box.replaceChildren();
+  const legal = S.legal || [];
+  // 报听 toggle
+  if (legal.some((a) => a.kind === 'discard' && a.bao_ting === true)) {
+    const b = h('button', {
+      type: 'button', id: 'bao-ting-toggle', class: `toggle ${S.baoTing ? 'on' : ''}`,
+      dataset: { action: 'bao_ting' }, 'aria-pressed': S.baoTing ? 'true' : 'false',
+      onclick: () => { S.baoTing = !S.baoTing; renderActions(); renderHand(); },
+    }, t('bao_ting'));
+    box.append(b);
+  }
+  // 定缺
+  const dq = legalOf('ding_que');
+  if (dq.length) {
+    const suits = dq.some((a) => a.suit) ? dq : ['m', 'p', 's'].map((s) => ({ ...dq[0], suit: s }));
+    box.append(h('span', { class: 'label', text: t('ding_que') }));
+    for (const a of suits) {
+      box.append(h('button', {
+        type: 'button', class: `act act-que suit-${a.suit}`, dataset: { action: 'ding_que', suit: a.suit },
+        disabled: S.pending, onclick: () => send(a),
+      }, suitChar(a.suit)));
+    }
+  }
+  const claims = legal.filter((a) => a && a.kind !== 'discard' && a.kind !== 'ding_que');
+  claims.sort((a, b) => {
+    const ia = CLAIM_ORDER.indexOf(a.kind); const ib = CLAIM_ORDER.indexOf(b.kind);
+    return (ia < 0 ? 99 : ia) - (ib < 0 ? 99 : ib);
+  });
+  for (const a of claims) {
+    const btn = h('button', {
+      type: 'button', class: `act act-${a.kind}`, dataset: { action: a.kind },
+      disabled: S.pending, onclick: () => send(a),
+    }, actionLabel(a));
+    if (a.tile) {
+      btn.dataset.actionTile = a.tile;
+      btn.append(tileEl(a.tile, { size: 'xs' }));
+    }
+    box.append(btn);
+  }
+  box.hidden = !box.children.length;
+}
+
+// ------------------------------------------------------------------ settlement
+function paymentsOf(s) {
+  const raw = s.payments || [];
+  return raw.map((p) => (Array.isArray(p)
+    ? { from: p[0], to: p[1], points: p[2], reason: p[3] }
+    : { from: p.from ?? p.payer, to: p.to ?? p.payee, points: p.points ?? p.amount, reason: p.reason }));
+}
+
+function winnersOf(s) {
+  if (Array.isArray(s.winners)) return s.winners;
+  if (Array.isArray(s.wins)) return s.wins.map((w) => w.seat ?? w.winner);
+  return [];
+}
+
+function handTypeOf(s, seat) {
+  if (s.hand_types) {
+    const ht = s.hand_types[seat] ?? s.hand_types[String(seat)];
+    if (ht) return ht;
+  }
+  if (Array.isArray(s.wins)) {
+    const w = s.wins.find((x) => (x.seat ?? x.winner) === seat);
+    if (w) return w.hand_type || w.type;
+  }
+  return null;
+}
+
+function winExtrasOf(s, seat) {
+  const out = [];
+  if (Array.isArray(s.wins)) {
+    const w = s.wins.find((x) => (x.seat ?? x.winner) === seat);
+    if (w) {
+      for (const k of ['how', 'kind', 'method', 'win_kind']) if (w[k] && WIN_KINDS[w[k]]) out.push(WIN_KINDS[w[k]]);
+      for (const k of ['extras', 'flags']) if (Array.isArray(w[k])) w[k].forEach((x) => out.push(WIN_KINDS[x] || x));
+    }
+  }
+  for (const k of ['win_kind', 'how']) if (typeof s[k] === 'string' && WIN_KINDS[s[k]]) out.push(WIN_KINDS[s[k]]);
+  if (s.self_draw === true || s.zi_mo === true) out.push('自摸');
+  return [...new Set(out)];
+}
+
+function renderSettlement() {
+  const overlay = $('#settlement-overlay');
+  const st = S.settlement;
+  overlay.hidden = !(st && S.settlementOpen);
+  if (!st || !S.settlementOpen) return;
+  const s = st.settlement || {};
+  const body = $('#settlement-body');
+  body.replaceChildren();
+  const n = nPlayers();
+  const result = s.result || (winnersOf(s).length ? 'win' : 'huang_zhuang');
+  body.append(h('h2', {}, t('settlement'), ' ',
+    h('span', { id: 'settle-result', class: `result ${result}`, dataset: { result }, text: result === 'win' ? t('result_win') : t('result_huang') })));
+
+  // winners
+  const winners = winnersOf(s);
+  if (winners.length) {
+    const wl = h('div', { id: 'settle-winners', class: 'settle-line' }, h('span', { class: 'label', text: t('winners') }));
+    for (const w of winners) {
+      const ht = handTypeOf(s, w);
+      const extras = winExtrasOf(s, w);
+      wl.append(h('span', { class: 'winner', dataset: { seat: String(w), handType: ht || '' } },
+        h('b', { text: seatName(w) }), ' ', handTypeText(ht), extras.length ? ` · ${extras.join(' ')}` : ''));
+    }
+    body.append(wl);
+  }
+
+  // turned tile + chickens
+  const turned = s.turned ?? s.turned_tile ?? null;
+  const chickens = s.chickens || [];
+  if (turned || chickens.length) {
+    const cl = h('div', { id: 'settle-chickens', class: 'settle-line' });
+    cl.append(h('span', { class: 'label', text: t('turned') }));
+    cl.append(turned ? tileEl(turned, { size: 'sm' }) : h('span', { class: 'muted', text: '—' }));
+    cl.append(h('span', { class: 'label', text: t('chickens') }));
+    for (const c of chickens) cl.append(tileEl(typeof c === 'string' ? c : c.tile, { size: 'sm' }));
+    if (s.jin_ji) cl.append(h('span', { class: 'badge', text: '金鸡' }));
+    body.append(cl);
+  }
+
+  // payments
+  const pays = paymentsOf(s);
+  const pt = h('table', { id: 'settle-payments', class: 'grid' },
+    h('thead', {}, h('tr', {}, h('th', { text: t('from') }), h('th', { text: t('to') }), h('th', { text: t('points') }), h('th', { text: t('reason') }))));
+  const tb = h('tbody');
+  if (!pays.length) tb.append(h('tr', {}, h('td', { colspan: '4', class: 'muted', text: t('no_payments') })));
+  for (const p of pays) {
+    tb.append(h('tr', { class: 'payment', dataset: { from: String(p.from), to: String(p.to), points: String(p.points), reason: p.reason || '' } },
+      h('td', { text: seatName(p.from) }), h('td', { text: seatName(p.to) }),
+      h('td', { class: 'num', text: String(p.points) }), h('td', { text: reasonText(p.reason) })));
+  }
+  pt.append(tb);
+  body.append(h('h3', { text: t('payments') }), h('div', { class: 'scroll-x' }, pt));
+
+  // per-seat deltas and totals
+  const deltas = Array.isArray(s.deltas) ? s.deltas : (() => {
+    const d = new Array(n).fill(0);
+    for (const p of pays) { d[p.from] -= p.points; d[p.to] += p.points; }
+    return d;
+  })();
+  const tots = Array.isArray(st.totals) ? st.totals : totals();
+  const dt = h('table', { id: 'settle-totals', class: 'grid' },
+    h('thead', {}, h('tr', {}, h('th', { text: t('seat') }), h('th', { text: t('delta') }), h('th', { text: t('total') }))));
+  const tb2 = h('tbody');
+  for (let i = 0; i < n; i++) {
+    const d = deltas[i] ?? 0;
+    const tot = tots[i];
+    tb2.append(h('tr', { class: `settle-row ${winners.includes(i) ? 'winner-row' : ''}`, id: `settle-row-${i}`, dataset: { seat: String(i), delta: String(d), total: String(tot ?? '') } },
+      h('td', { text: seatName(i) }),
+      h('td', { class: `num delta ${d > 0 ? 'pos' : d < 0 ? 'neg' : ''}`, text: fmtPts(d) }),
+      h('td', { class: 'num total', text: tot === undefined ? '' : String(tot) })));
+  }
+  dt.append(tb2);
+  body.append(h('div', { class: 'scroll-x' }, dt));
+
+  // revealed hands
+  if (s.hands && typeof s.hands === 'object') {
+    const hw = h('details', { id: 'settle-hands' }, h('summary', { text: t('hands_revealed') }));
+    const entries = Array.isArray(s.hands) ? s.hands.map((x, i) => [i, x]) : Object.entries(s.hands);
+    for (const [i, tiles] of entries) {
+      const list = Array.isArray(tiles) ? tiles : (tiles && (tiles.hand || tiles.tiles)) || [];
+      hw.append(h('div', { class: 'settle-hand' }, h('span', { class: 'label', text: seatName(Number(i)) }),
+        ...sortTiles(list).map((tl) => tileEl(tl, { size: 'xs' }))));
+    }
+    body.append(hw);
+  }
+
+  if (s.next_dealer !== undefined && s.next_dealer !== null) {
+    body.append(h('div', { class: 'settle-line muted', text: `${t('next_dealer')}: ${seatName(s.next_dealer)}` }));
+  }
+  const seed = s.seed ?? (S.view && S.view.seed);
+  if (seed) {
+    body.append(h('div', { class: 'settle-line seed' }, h('span', { class: 'label', text: t('seed') }), h('code', { id: 'settle-seed', text: String(seed) })));
+  }
+  const seedHash = s.seed_hash ?? (S.view && S.view.seed_hash);
+  if (seedHash) {
+    body.append(h('div', { class: 'settle-line seed' }, h('span', { class: 'label', text: t('seed_hash') }), h('code', { text: String(seedHash) })));
+  }
+
+  // final standings
+  if (S.sessionOver) {
+    const order = [...Array(n).keys()].sort((a, b) => (tots[b] ?? 0) - (tots[a] ?? 0));
+    const fs = h('div', { id: 'final-standings' }, h('h3', { text: `${t('session_over')} · ${t('final_standings')}` }));
+    const ol = h('ol');
+    order.forEach((i) => ol.append(h('li', { dataset: { seat: String(i), total: String(tots[i] ?? 0) } }, h('b', { text: seatName(i) }), ` ${tots[i] ?? 0}`)));
+    fs.append(ol);
+    body.append(fs);
+  }
+  const rb = $('#ready-btn');
+  rb.hidden = S.sessionOver || S.seat === null || S.seat === undefined;
+  rb.disabled = S.readySent;
+  const rs = $('#ready-state');
+  rs.hidden = !S.readySent;
+  rs.textContent = t('ready_sent');
+}
+
+// ------------------------------------------------------------------ countdown
+function tick() {
+  const el = $('#countdown');
+  if (!el) return;
+  document.querySelectorAll('.seat-countdown').forEach((x) => { x.textContent = ''; });
+  const rc = $('#ready-countdown');
+  if (S.settlementOpen && S.deadline && !S.sessionOver) {
+    rc.textContent = `⏱ ${Math.max(0, Math.ceil((S.deadline - Date.now()) / 1000))}s`;
+  } else {
+    rc.textContent = '';
+  }
+  const v = S.view;
+  if (!v || !S.deadline || v.phase === 'ended') {
+    el.textContent = '';
+    el.dataset.seconds = '';
+    return;
+  }
+  const secs = Math.max(0, Math.ceil((S.deadline - Date.now()) / 1000));
+  el.dataset.seconds = String(secs);
+  el.textContent = `⏱ ${secs}s`;
+  el.classList.toggle('urgent', secs <= 5);
+  for (const i of actingSeats()) {
+    document.querySelectorAll(`.seat-countdown[data-seat="${i}"]`).forEach((x) => { x.textContent = `${secs}s`; });
+  }
+}
+
+// ------------------------------------------------------------------ boot
+function bind() {
+  $('#create-form').addEventListener('submit', onCreate);
+  $('#join-form').addEventListener('submit', onJoin);
+  const lz = $('#opt-lian-zhuang');
+  const yks = $('#opt-yi-kou-san');
+  lz.addEventListener('change', () => { if (lz.checked) yks.checked = false; });
+  yks.addEventListener('change', () => { if (yks.checked) lz.checked = false; });
+  $('#name').addEventListener('change', () => store.setName($('#name').value.trim()));
+  $('#add-bots').addEventListener('click', async () => {
+    const btn = $('#add-bots');
+    const n = parseInt(btn.dataset.empty || '0', 10) || Math.max(1, nPlayers() - 1);
+    btn.disabled = true;
+    try {
+      await api.addBots(S.code, n);
+    } catch (e) {
+      toast(e instanceof ApiError ? `${t('error')} (${e.status}): ${e.message}` : String(e));
+    }
+    await refreshRoom();
+  });
+  $('#copy-link').addEventListener('click', async () => {
+    const inp = $('#share-link');
+    try {
+      await navigator.clipboard.writeText(inp.value);
+      toast(t('copied'), 'info');
+    } catch (e) {
+      inp.select();
+    }
+  });
+  $('#ready-btn').addEventListener('click', () => {
+    if (S.socket && S.socket.send({ type: 'ready' })) {
+      S.readySent = true;
+      renderSettlement();
+    }
+  });
+  $('#settlement-close').addEventListener('click', () => { S.settlementOpen = false; renderAll(); });
+  $('#last-settlement-btn').addEventListener('click', () => { S.settlementOpen = true; renderAll(); });
+  $('#lang-toggle').addEventListener('click', () => {
+    setLang(getLang() === 'zh' ? 'en' : 'zh');
+    translateDom();
+    if (S.conn !== 'idle') setConn(S.conn);
+    renderAll();
+  });
+  window.addEventListener('popstate', route);
+  setInterval(tick, 250);
+}
+
+function route() {
+  const params = new URLSearchParams(location.search);
+  const code = (params.get('room') || '').trim().toUpperCase();
+  if (code) {
+    const stored = store.seat(code);
+    if (stored && stored.token) {
+      enterRoom(code, stored);
+      return;
+    }
+  }
+  showLobby(code || null);
+}
+
+setLang(getLang());
+translateDom();
+bind();
+route();

@@ -1,0 +1,90 @@
+// WebSocket connection with exponential-backoff reconnect.
+
+export class RoomSocket {
+  /**
+   * @param {string} code room code
+   * @param {string|null} token seat token (null = spectator)
+   * @param {object} handlers {onMessage(msg), onState(state, info), onFatal(code, msg)}
+   */
+  constructor(code, token, handlers) {
+    this.code = code;
+    this.token = token;
+    this.h = handlers;
+    this.ws = null;
+    this.attempt = 0;
+    this.timer = null;
+    this.closed = false;
+    this.seq = 0;
+    this.everOpened = false;
+  }
+
+  url() {
+    const proto = location.protocol === 'https:' ? 'wss:' : 'ws:';
+    const q = this.token ? `?token=${encodeURIComponent(this.token)}` : '';
+    return `${proto}//${location.host}/ws/rooms/${encodeURIComponent(this.code)}${q}`;
+  }
+
+  connect() {
+    if (this.closed) return;
+    clearTimeout(this.timer);
+    this.h.onState(this.everOpened ? 'reconnecting' : 'connecting');
+    let ws;
+    try {
+      ws = new WebSocket(this.url());
+    } catch (e) {
+      this.scheduleReconnect();
+      return;
+    }
+    this.ws = ws;
+    ws.onopen = () => {
+      this.attempt = 0;
+      this.everOpened = true;
+      this.h.onState('connected');
+    };
+    ws.onmessage = (ev) => {
+      let msg;
+      try { msg = JSON.parse(ev.data); } catch (e) { return; }
+      this.h.onMessage(msg);
+    };
+    ws.onclose = (ev) => {
+      if (this.ws !== ws) return;
+      this.ws = null;
+      if (this.closed) return;
+      if (ev.code === 4401 || ev.code === 4404) {
+        this.closed = true;
+        this.h.onState('closed');
+        this.h.onFatal(ev.code, ev.reason);
+        return;
+      }
+      this.scheduleReconnect();
+    };
+    ws.onerror = () => { /* onclose follows */ };
+  }
+
+  scheduleReconnect() {
+    if (this.closed) return;
+    this.h.onState('reconnecting');
+    const delay = Math.min(10000, 500 * 2 ** this.attempt) * (0.8 + Math.random() * 0.4);
+    this.attempt += 1;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.connect(), delay);
+  }
+
+  send(obj) {
+    if (!this.ws || this.ws.readyState !== WebSocket.OPEN) return false;
+    this.ws.send(JSON.stringify(obj));
+    return true;
+  }
+
+  sendAction(action) {
+    this.seq += 1;
+    return this.send({ type: 'action', seq: this.seq, action });
+  }
+
+  close() {
+    this.closed = true;
+    clearTimeout(this.timer);
+    if (this.ws) this.ws.close();
+    this.ws = null;
+  }
+}
