@@ -1,0 +1,174 @@
+"""The same tests for the in-memory bus and the Redis bus."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator
+
+import pytest
+
+from server.bus import Bus, Subscription, SubscriptionClosed, make_bus
+from server.bus.memory import MemoryBus
+from server.bus.redis import RedisBus
+
+
+@pytest.fixture(
+    params=[
+        pytest.param("memory", id="memory"),
+        pytest.param("redis", id="redis", marks=pytest.mark.redis),
+    ]
+)
+async def bus_url(request: pytest.FixtureRequest) -> str | None:
+    """``None`` (memory bus) or the Redis URL."""
+    if request.param == "memory":
+        return None
+    url: str = request.getfixturevalue("redis_url")
+    return url
+
+
+@pytest.fixture
+async def bus(bus_url: str | None) -> AsyncIterator[Bus]:
+    # A unique prefix per test keeps parallel runs on one Redis apart.
+    b = make_bus(bus_url, prefix=f"test:{uuid.uuid4().hex}:")
+    try:
+        yield b
+    finally:
+        await b.close()
+
+
+def test_make_bus_picks_the_implementation() -> None:
+    assert isinstance(make_bus(None), MemoryBus)
+    assert isinstance(make_bus(""), MemoryBus)
+    assert isinstance(make_bus("redis://127.0.0.1:6379/0"), RedisBus)  # connects lazily
+
+
+async def test_publish_subscribe_in_order(bus: Bus) -> None:
+    sub = await bus.subscribe("room:A")
+    assert isinstance(sub, Subscription)
+    for i in range(50):
+        await bus.publish("room:A", {"type": "event", "version": i, "tiles": ["1m", "2m"]})
+    got = [await sub.get(timeout=2) for _ in range(50)]
+    assert got == [{"type": "event", "version": i, "tiles": ["1m", "2m"]} for i in range(50)]
+
+
+async def test_two_subscribers_each_get_everything(bus: Bus) -> None:
+    a = await bus.subscribe("room:A")
+    b = await bus.subscribe("room:A")
+    other = await bus.subscribe("room:B")
+    for i in range(5):
+        await bus.publish("room:A", {"n": i})
+    await bus.publish("room:B", {"n": "b"})
+    assert [(await a.get(timeout=2))["n"] for _ in range(5)] == list(range(5))
+    assert [(await b.get(timeout=2))["n"] for _ in range(5)] == list(range(5))
+    assert await other.get(timeout=2) == {"n": "b"}
+    with pytest.raises(TimeoutError):
+        await other.get(timeout=0.05)
+
+
+async def test_subscribers_get_independent_copies(bus: Bus) -> None:
+    a = await bus.subscribe("c")
+    b = await bus.subscribe("c")
+    message = {"list": [1]}
+    await bus.publish("c", message)
+    message["list"].append(2)  # the publisher's later change is not seen
+    got_a = await a.get(timeout=2)
+    got_a["list"].append(3)
+    assert await b.get(timeout=2) == {"list": [1]}
+
+
+async def test_unsubscribe(bus: Bus) -> None:
+    a = await bus.subscribe("room:A")
+    b = await bus.subscribe("room:A")
+    await a.close()
+    await a.close()  # idempotent
+    await bus.publish("room:A", {"n": 1})
+    assert await b.get(timeout=2) == {"n": 1}
+    with pytest.raises(SubscriptionClosed):
+        await a.get(timeout=0.1)
+    await b.close()
+    assert bus.subscriber_count("room:A") == 0  # type: ignore[attr-defined]
+    await bus.publish("room:A", {"n": 2})  # nobody listens: fine
+    c = await bus.subscribe("room:A")  # re-subscribing works
+    await bus.publish("room:A", {"n": 3})
+    assert await c.get(timeout=2) == {"n": 3}
+
+
+async def test_close_wakes_a_waiting_reader_and_ends_iteration(bus: Bus) -> None:
+    sub = await bus.subscribe("room:A")
+    received: list[dict[str, object]] = []
+
+    async def consume() -> None:
+        async for message in sub:
+            received.append(message)
+
+    task = asyncio.create_task(consume())
+    await bus.publish("room:A", {"n": 1})
+    for _ in range(200):
+        if received:
+            break
+        await asyncio.sleep(0.01)
+    async with sub:  # __aexit__ closes
+        pass
+    await asyncio.wait_for(task, timeout=2)
+    assert received == [{"n": 1}]
+
+
+async def test_bus_close_closes_subscriptions(bus: Bus) -> None:
+    sub = await bus.subscribe("room:A")
+    waiter = asyncio.create_task(sub.get())
+    await asyncio.sleep(0.01)
+    await bus.close()
+    with pytest.raises(SubscriptionClosed):
+        await asyncio.wait_for(waiter, timeout=2)
+    await bus.close()  # idempotent
+
+
+async def test_non_json_messages_are_refused(bus: Bus) -> None:
+    with pytest.raises((TypeError, ValueError)):
+        await bus.publish("room:A", {"bad": {1, 2}})
+    with pytest.raises(ValueError):
+        await bus.publish("room:A", {"bad": float("nan")})
+
+
+async def test_lagging_subscriber_is_closed_not_unbounded() -> None:
+    bus = MemoryBus(maxsize=3)
+    slow = await bus.subscribe("c")
+    fast = await bus.subscribe("c")
+    for i in range(4):
+        await bus.publish("c", {"n": i})
+        assert (await fast.get(timeout=1))["n"] == i
+    assert slow.overflowed
+    assert [(await slow.get())["n"] for _ in range(3)] == [0, 1, 2]
+    with pytest.raises(SubscriptionClosed):
+        await slow.get()
+    await asyncio.sleep(0)
+    assert bus.subscriber_count("c") == 1
+    await bus.close()
+
+
+@pytest.mark.redis
+async def test_redis_bus_crosses_processes(redis_url: str) -> None:
+    """Two buses (two server processes) on one Redis: either one's publish reaches the
+    other's subscribers."""
+    prefix = f"test:{uuid.uuid4().hex}:"
+    one, two = RedisBus(redis_url, prefix=prefix), RedisBus(redis_url, prefix=prefix)
+    try:
+        sub_one = await one.subscribe("room:X")
+        sub_two = await two.subscribe("room:X")
+        await one.publish("room:X", {"from": 1})
+        await two.publish("room:X", {"from": 2})
+        assert await sub_two.get(timeout=2) == {"from": 1}
+        assert await sub_two.get(timeout=2) == {"from": 2}
+        assert await sub_one.get(timeout=2) == {"from": 1}
+        assert await sub_one.get(timeout=2) == {"from": 2}
+        other_prefix = RedisBus(redis_url, prefix=prefix + "other:")
+        try:
+            await other_prefix.publish("room:X", {"leak": True})
+            with pytest.raises(TimeoutError):
+                await sub_one.get(timeout=0.1)
+        finally:
+            await other_prefix.close()
+    finally:
+        await one.close()
+        await two.close()
