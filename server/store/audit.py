@@ -1,0 +1,63 @@
+"""Ledger audit: checks every settled hand in the database.
+
+For each settled hand: the seat deltas exist and sum to zero, and the ledger rows (the
+payments) net exactly to those deltas. Run as ``python -m server audit``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+from collections.abc import Sequence
+
+from server.store.store import Store
+
+
+async def audit(store: Store) -> list[str]:
+    """Every problem found, as human-readable lines (empty list: the ledger is sound)."""
+    problems: list[str] = []
+    for hand in await store.all_hands():
+        where = f"room {hand.code} hand {hand.hand_no}"
+        if hand.ended_at is None:
+            if hand.deltas:
+                problems.append(f"{where}: unsettled but has seat deltas {hand.deltas}")
+            continue
+        if not hand.deltas:
+            problems.append(f"{where}: settled without seat deltas")
+            continue
+        if sum(hand.deltas) != 0:
+            problems.append(f"{where}: deltas {hand.deltas} sum to {sum(hand.deltas)}")
+        net = [0] * len(hand.deltas)
+        for pay in await store.ledger_by_hand(hand.code, hand.hand_no):
+            if not (0 <= pay["from"] < len(net) and 0 <= pay["to"] < len(net)):
+                problems.append(f"{where}: payment {pay} names an unknown seat")
+                continue
+            net[pay["from"]] -= pay["points"]
+            net[pay["to"]] += pay["points"]
+        if net != hand.deltas:
+            problems.append(f"{where}: payments net to {net}, deltas are {hand.deltas}")
+    return problems
+
+
+async def _run(url: str) -> int:
+    store = Store(url)
+    try:
+        problems = await audit(store)
+        hands = len(await store.all_hands())
+    finally:
+        await store.close()
+    for line in problems:
+        print(line)
+    print(f"audited {hands} hands: {len(problems)} problem(s)")
+    return 1 if problems else 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Audit the database at ``--database-url`` (default: ``DATABASE_URL``). Returns the exit
+    status: 0 if sound, 1 if any problem was printed."""
+    from server.config import get_settings
+
+    parser = argparse.ArgumentParser(prog="python -m server audit", description=__doc__)
+    parser.add_argument("--database-url", default=None, help="default: DATABASE_URL")
+    args = parser.parse_args(list(argv) if argv is not None else [])
+    return asyncio.run(_run(args.database_url or get_settings().database_url))
