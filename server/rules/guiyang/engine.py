@@ -1,0 +1,616 @@
+"""The Guiyang engine: deal, legal actions, apply, views (spec/guiyang.md §1-§5, §11, §13).
+
+Pure functions over `State`. ``apply`` returns a new state and the events it caused; it
+raises `IllegalAction` and changes nothing when the action is not among
+``legal_actions(state, seat)``. Draws are implicit: a seat's turn starts with its draw.
+
+Events are JSON-able dicts with a ``type``. Parts only one seat may see are listed under
+``"_private"`` (field names, visible to ``event["seat"]`` only) and events meant for one seat
+alone carry ``"_only": seat``; `project_event` applies both.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+
+from ..hand import is_complete
+from ..tiles import NUM_KINDS, YAO_JI, full_set, parse_tiles, suit_of, tile_index, tile_name
+from .options import GuiyangOptions, hand_type_values
+from .scoring import hand_type, holds_void, is_ready, settle, waits
+from .state import Action, Discard, IllegalAction, Meld, State
+
+Event = dict[str, object]
+SUIT_LETTERS = "mps"
+
+
+def seed_hash(seed: str) -> str:
+    """SHA-256 hex of a hand's seed, published at the deal (§13)."""
+    return hashlib.sha256(seed.encode()).hexdigest()
+
+
+def new_hand(
+    options: GuiyangOptions,
+    hands: list[list[str]] | list[str],
+    wall: list[str] | str,
+    dealer: int = 0,
+    dealer_streak: int = 1,
+    seed: str | None = None,
+) -> State:
+    """Start a hand from given starting tiles and wall (fixture form, spec/fixtures.md).
+
+    ``hands[i]`` is seat i's tiles (14 for the dealer, 13 for the others; compact notation
+    allowed); ``wall`` the remaining tiles in draw order. Raises ``ValueError`` unless they
+    are exactly the 108 tiles and the counts fit ``options.players``.
+    """
+    n = options.players
+    parsed = [parse_tiles(h) if isinstance(h, str) else list(h) for h in hands]
+    wall_tiles = parse_tiles(wall) if isinstance(wall, str) else list(wall)
+    if len(parsed) != n:
+        raise ValueError(f"{len(parsed)} hands for {n} players")
+    if not 0 <= dealer < n:
+        raise ValueError(f"dealer {dealer} is not a seat")
+    for seat, tiles in enumerate(parsed):
+        want = 14 if seat == dealer else 13
+        if len(tiles) != want:
+            raise ValueError(f"seat {seat} holds {len(tiles)} tiles, expected {want}")
+    if sorted([t for h in parsed for t in h] + wall_tiles) != sorted(full_set()):
+        raise ValueError("hands and wall are not exactly the 108 tiles")
+    counts = [[0] * NUM_KINDS for _ in range(n)]
+    for seat, tiles in enumerate(parsed):
+        for t in tiles:
+            counts[seat][tile_index(t)] += 1
+    wall_idx = [tile_index(t) for t in wall_tiles]
+    return State(
+        options=options,
+        players=n,
+        dealer=dealer,
+        dealer_streak=dealer_streak,
+        seed=seed,
+        seed_hash=seed_hash(seed) if seed is not None else None,
+        wall=wall_idx,
+        front=0,
+        back=len(wall_idx),
+        hands=counts,
+        start_hands=[list(c) for c in counts],
+        drawn=[None] * n,
+        melds=[[] for _ in range(n)],
+        discards=[[] for _ in range(n)],
+        phase="ding_que" if n < 4 else "turn",
+        turn=dealer,
+        ding_que=[None] * n,
+        bao_ting=[False] * n,
+        guo_hu=[False] * n,
+        pong_locks=[frozenset()] * n,
+    )
+
+
+def deal(options: GuiyangOptions, seed: str, dealer: int = 0, dealer_streak: int = 1) -> State:
+    """Shuffle the 108 tiles from ``seed`` and deal by the table custom (§2, §13).
+
+    Four tiles a seat for three rounds from the dealer, then one each, then one more for the
+    dealer. The same seed always gives the same hand; ``state.seed_hash`` is published.
+    """
+    rng = random.Random(seed)
+    tiles = full_set()
+    rng.shuffle(tiles)
+    n = options.players
+    hands: list[list[str]] = [[] for _ in range(n)]
+    pos = 0
+    order = [(dealer + i) % n for i in range(n)]
+    for _ in range(3):
+        for seat in order:
+            hands[seat].extend(tiles[pos : pos + 4])
+            pos += 4
+    for seat in order:
+        hands[seat].append(tiles[pos])
+        pos += 1
+    hands[dealer].append(tiles[pos])
+    pos += 1
+    return new_hand(options, hands, tiles[pos:], dealer, dealer_streak, seed)
+
+
+# ---------------------------------------------------------------------------- legality
+
+
+def _can_win_with(state: State, seat: int, counts: list[int]) -> bool:
+    """Shape check for a win: complete (§6.1) and no void-suit tile held (§11)."""
+    void = state.ding_que[seat]
+    if void is not None and any(counts[void * 9 : void * 9 + 9]):
+        return False
+    return is_complete(counts, len(state.melds[seat]))
+
+
+def _may_win_on_discard(state: State, seat: int, discarder: int, counts: list[int]) -> bool:
+    """§7 通行证 for a win on a discard (robbing a kong is always allowed)."""
+    if state.bao_ting[seat] or state.bao_ting[discarder] or state.discard_after_kong:
+        return True
+    if any(m.kind != "pong" for m in state.melds[seat]):
+        return True
+    htype = hand_type(counts, state.melds[seat], hand_type_values(state.options))
+    return htype is not None and htype != "ping_hu"
+
+
+def _claim_options(
+    state: State, seat: int, tile: int, discarder: int, rob: bool
+) -> tuple[str, ...]:
+    """What ``seat`` may claim on ``tile`` (§3, §4, §7, §8.4, §11)."""
+    void = state.ding_que[seat]
+    if void is not None and suit_of(tile) == void:
+        return ()
+    counts = state.hands[seat]
+    options: list[str] = []
+    if not state.guo_hu[seat]:
+        counts[tile] += 1
+        if _can_win_with(state, seat, counts) and (
+            rob or _may_win_on_discard(state, seat, discarder, counts)
+        ):
+            options.append("win")
+        counts[tile] -= 1
+    if not rob and state.wall_count > 0 and not state.bao_ting[seat]:
+        if counts[tile] == 3:
+            options.append("kong")
+        if counts[tile] >= 2 and tile not in state.pong_locks[seat]:
+            options.append("pong")
+    return tuple(options)
+
+
+def _first_discard(state: State, seat: int) -> bool:
+    return not state.discards[seat]
+
+
+def _turn_actions(state: State, seat: int) -> list[Action]:
+    counts = state.hands[seat]
+    actions: list[Action] = []
+    if _can_win_with(state, seat, counts):
+        actions.append(Action("self_draw"))
+    void = state.ding_que[seat]
+    locked = state.bao_ting[seat]
+    if not locked and state.wall_count > 0:
+        for k in range(NUM_KINDS):
+            if suit_of(k) == void:
+                continue
+            if counts[k] == 4 or (
+                counts[k] and any(m.kind == "pong" and m.tile == k for m in state.melds[seat])
+            ):
+                actions.append(Action("kong", tile=tile_name(k)))
+    drawn = state.drawn[seat]
+    kinds = [drawn] if locked and drawn is not None else [k for k in range(NUM_KINDS) if counts[k]]
+    may_report = not locked and _first_discard(state, seat) and not state.melds[seat]
+    for k in kinds:
+        actions.append(Action("discard", tile=tile_name(k)))
+        if may_report:
+            counts[k] -= 1
+            if is_ready(state, seat):
+                actions.append(Action("discard", tile=tile_name(k), bao_ting=True))
+            counts[k] += 1
+    return actions
+
+
+def legal_actions(state: State, seat: int) -> list[Action]:
+    """Every action ``seat`` may take now, in a stable order; empty if it owes none.
+
+    Turn phase: ``self_draw``, ``kong`` TILE (concealed or added), ``discard`` TILE (and the
+    same with ``bao_ting`` where §5 allows it). Claim phase: ``win`` / ``kong`` / ``pong``
+    and ``pass``. Rob phase (§8.4): ``win`` and ``pass``. 定缺 phase (§11): ``ding_que``.
+    """
+    if not 0 <= seat < state.players:
+        return []
+    if state.phase == "turn":
+        return _turn_actions(state, seat) if seat == state.turn else []
+    if state.phase in ("claim", "rob"):
+        if seat not in state.claim_options or seat in state.claim_answers:
+            return []
+        return [Action(k) for k in state.claim_options[seat]] + [Action("pass")]
+    if state.phase == "ding_que":
+        if state.ding_que[seat] is not None:
+            return []
+        return [Action("ding_que", suit=s) for s in SUIT_LETTERS]
+    return []
+
+
+def acting_seats(state: State) -> list[int]:
+    """Seats that owe an answer now (the turn seat, undecided claimants, 定缺 choosers)."""
+    return [s for s in range(state.players) if legal_actions(state, s)]
+
+
+def prompt_kind(state: State) -> str:
+    """``"turn"``, ``"claim"`` (also for robbing a kong), ``"ding_que"`` or ``"ended"``."""
+    return "claim" if state.phase == "rob" else state.phase
+
+
+def default_action(state: State, seat: int) -> Action:
+    """What the server plays for a seat that timed out (托管): win if it can, else discard the
+    drawn tile (or the last tile of the hand), pass a claim, or void the shortest suit.
+
+    Raises:
+        IllegalAction: code ``not_your_turn`` if the seat owes no action.
+    """
+    legal = legal_actions(state, seat)
+    if not legal:
+        raise IllegalAction("not_your_turn", "this seat has nothing to do now")
+    for a in legal:
+        if a.kind in ("self_draw", "win"):
+            return a
+    if state.phase == "ding_que":
+        counts = state.hands[seat]
+        suit = min(range(3), key=lambda s: (sum(counts[s * 9 : s * 9 + 9]), s))
+        return Action("ding_que", suit=SUIT_LETTERS[suit])
+    if state.phase in ("claim", "rob"):
+        return Action("pass")
+    drawn = state.drawn[seat]
+    if drawn is not None:
+        return Action("discard", tile=tile_name(drawn))
+    discards = [a for a in legal if a.kind == "discard" and not a.bao_ting]
+    return discards[-1]
+
+
+# ---------------------------------------------------------------------------- apply
+
+
+def apply(state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
+    """Apply ``seat``'s ``action``; return the new state and its events.
+
+    Raises:
+        IllegalAction: ``hand_over`` after the end, ``not_your_turn`` if the seat owes no
+            action now, ``illegal_action`` if it may act but not like this. The given state
+            is never modified.
+    """
+    if state.ended:
+        raise IllegalAction("hand_over", "the hand is over")
+    legal = legal_actions(state, seat)
+    if not legal:
+        raise IllegalAction("not_your_turn", f"seat {seat} has nothing to do now")
+    if action not in legal:
+        raise IllegalAction("illegal_action", f"{_describe(action)} is not allowed now")
+    s = state.clone()
+    events: list[Event] = []
+    if s.phase == "ding_que":
+        _ding_que(s, seat, action, events)
+    elif s.phase == "turn":
+        if action.kind == "self_draw":
+            _self_draw(s, seat, events)
+        elif action.kind == "kong":
+            _turn_kong(s, seat, tile_index(action.tile or ""), events)
+        else:
+            _discard(s, seat, tile_index(action.tile or ""), action.bao_ting, events)
+    else:
+        _answer(s, seat, action.kind, events)
+    if s.ended:
+        events.append({"type": "hand_end", "settlement": settle(s)})
+    return s, events
+
+
+def _describe(action: Action) -> str:
+    return " ".join(str(v) for v in (action.kind, action.tile, action.suit) if v) + (
+        " with 报听" if action.bao_ting else ""
+    )
+
+
+def _ding_que(s: State, seat: int, action: Action, events: list[Event]) -> None:
+    s.ding_que[seat] = SUIT_LETTERS.index(action.suit or "")
+    events.append(
+        {"type": "ding_que_chosen", "seat": seat, "suit": action.suit, "_private": ["suit"]}
+    )
+    if all(v is not None for v in s.ding_que):
+        s.phase = "turn"
+        events.append(
+            {
+                "type": "ding_que_reveal",
+                "suits": [SUIT_LETTERS[v] for v in s.ding_que if v is not None],
+            }
+        )
+
+
+def _draw(s: State, seat: int, events: list[Event], from_back: bool = False) -> None:
+    """Start ``seat``'s turn with a draw; an empty wall ends the hand (黄庄, §2)."""
+    s.turn = seat
+    s.phase = "turn"
+    s.claim_options, s.claim_answers = {}, {}
+    if s.wall_count == 0:
+        s.phase = "ended"
+        s.result = "huang_zhuang"
+        s.drawn = [None] * s.players
+        events.append({"type": "huang_zhuang"})
+        return
+    if from_back:
+        s.back -= 1
+        tile = s.wall[s.back]
+    else:
+        tile = s.wall[s.front]
+        s.front += 1
+    s.hands[seat][tile] += 1
+    s.drawn = [None] * s.players
+    s.drawn[seat] = tile
+    s.after_kong = from_back
+    events.append(
+        {
+            "type": "draw",
+            "seat": seat,
+            "tile": tile_name(tile),
+            "from_back": from_back,
+            "wall_count": s.wall_count,
+            "_private": ["tile"],
+        }
+    )
+
+
+def _self_draw(s: State, seat: int, events: list[Event]) -> None:
+    s.ying_bao = not s.discards[seat] and not s.melds[seat]
+    s.win_kind = "gang_kai" if s.after_kong else "zi_mo"
+    s.win_tile = s.drawn[seat]
+    _end_win(s, [seat], None, events)
+
+
+def _end_win(s: State, winners: list[int], loser: int | None, events: list[Event]) -> None:
+    s.phase = "ended"
+    s.result = "win"
+    s.winners = winners
+    s.loser = loser
+    s.claim_options, s.claim_answers = {}, {}
+    events.append(
+        {
+            "type": "win",
+            "winners": winners,
+            "kind": s.win_kind,
+            "from": loser,
+            "tile": tile_name(s.win_tile) if s.win_tile is not None else None,
+        }
+    )
+
+
+def _turn_kong(s: State, seat: int, tile: int, events: list[Event]) -> None:
+    counts = s.hands[seat]
+    s.drawn[seat] = None
+    if counts[tile] == 4:
+        counts[tile] = 0
+        s.melds[seat].append(Meld("men_dou", tile))
+        events.append({"type": "kong", "seat": seat, "kind": "men_dou", "tile": tile_name(tile)})
+        _draw(s, seat, events, from_back=True)
+        return
+    counts[tile] -= 1
+    s.rob_tile = tile
+    events.append(
+        {"type": "kong_declared", "seat": seat, "kind": "zhuan_wan_dou", "tile": tile_name(tile)}
+    )
+    options = {
+        o: opts for o in _others(s, seat) if (opts := _claim_options(s, o, tile, seat, rob=True))
+    }
+    if options:
+        s.phase = "rob"
+        s.claim_options, s.claim_answers = options, {}
+        s.last_discard = None
+    else:
+        _complete_added_kong(s, seat, events)
+
+
+def _complete_added_kong(s: State, seat: int, events: list[Event]) -> None:
+    tile = s.rob_tile
+    assert tile is not None
+    s.melds[seat] = [
+        Meld("zhuan_wan_dou", tile, m.from_seat) if m.kind == "pong" and m.tile == tile else m
+        for m in s.melds[seat]
+    ]
+    s.rob_tile = None
+    events.append({"type": "kong", "seat": seat, "kind": "zhuan_wan_dou", "tile": tile_name(tile)})
+    _draw(s, seat, events, from_back=True)
+
+
+def _others(s: State, seat: int) -> list[int]:
+    """The other seats in turn order after ``seat``."""
+    return [(seat + i) % s.players for i in range(1, s.players)]
+
+
+def _discard(s: State, seat: int, tile: int, bao_ting: bool, events: list[Event]) -> None:
+    s.hands[seat][tile] -= 1
+    s.discards[seat].append(Discard(tile, bao_ting=bao_ting))
+    if bao_ting:
+        s.bao_ting[seat] = True
+    if tile == YAO_JI and s.first_yao_ji is None:
+        s.first_yao_ji = (seat, len(s.discards[seat]) - 1)
+    s.guo_hu[seat] = False  # §3: a pass-lock lasts until the seat's own next discard
+    s.pong_locks[seat] = frozenset()
+    s.discard_after_kong = s.after_kong
+    s.after_kong = False
+    s.drawn = [None] * s.players
+    s.last_discard = (seat, tile)
+    events.append({"type": "discard", "seat": seat, "tile": tile_name(tile), "bao_ting": bao_ting})
+    options = {
+        o: opts for o in _others(s, seat) if (opts := _claim_options(s, o, tile, seat, rob=False))
+    }
+    if options:
+        s.phase = "claim"
+        s.claim_options, s.claim_answers = options, {}
+    else:
+        _draw(s, (seat + 1) % s.players, events)
+
+
+def _answer(s: State, seat: int, kind: str, events: list[Event]) -> None:
+    """Record a claim answer (§3) and resolve the window once its outcome is decided."""
+    options = s.claim_options[seat]
+    s.claim_answers[seat] = kind
+    if "win" in options and kind != "win":
+        s.guo_hu[seat] = True  # 过胡
+    tile = s.rob_tile if s.phase == "rob" else (s.last_discard or (0, 0))[1]
+    if kind == "pass" and "pong" in options and s.options.pass_pong_lock:
+        s.pong_locks[seat] = s.pong_locks[seat] | {tile}  # 过碰
+    events.append({"type": "claim_answer", "seat": seat, "kind": kind, "_only": seat})
+    decision = _claim_decision(s)
+    if decision is None:
+        return
+    what, seats = decision
+    if s.phase == "rob":
+        robbed = s.turn
+        if what == "win":
+            s.win_kind = "qiang_gang"
+            s.win_tile = tile
+            s.burned = s.burned | {robbed}
+            s.rob_tile = None
+            for w in seats:
+                s.hands[w][tile] += 1
+            _end_win(s, seats, robbed, events)
+        else:
+            _complete_added_kong(s, robbed, events)
+        return
+    assert s.last_discard is not None
+    discarder, tile = s.last_discard
+    if what == "pass":
+        _draw(s, (discarder + 1) % s.players, events)
+        return
+    river = s.discards[discarder]
+    river[-1] = Discard(river[-1].tile, claimed=True, bao_ting=river[-1].bao_ting)
+    if s.first_yao_ji == (discarder, len(river) - 1) and what in ("pong", "kong"):
+        s.ze_ren = (seats[0], discarder)
+    if what == "win":
+        s.win_kind = "re_pao" if s.discard_after_kong else "dian_pao"
+        s.win_tile = tile
+        if s.discard_after_kong:
+            s.burned = s.burned | {discarder}
+        for w in seats:
+            s.hands[w][tile] += 1
+        _end_win(s, seats, discarder, events)
+        return
+    claimer = seats[0]
+    s.claim_options, s.claim_answers = {}, {}
+    s.turn = claimer
+    s.phase = "turn"
+    s.drawn = [None] * s.players
+    if what == "pong":
+        s.hands[claimer][tile] -= 2
+        s.melds[claimer].append(Meld("pong", tile, discarder))
+        s.after_kong = False
+        events.append({"type": "pong", "seat": claimer, "from": discarder, "tile": tile_name(tile)})
+    else:
+        s.hands[claimer][tile] -= 3
+        s.melds[claimer].append(Meld("ming_dou", tile, discarder))
+        events.append(
+            {
+                "type": "kong",
+                "seat": claimer,
+                "kind": "ming_dou",
+                "from": discarder,
+                "tile": tile_name(tile),
+            }
+        )
+        _draw(s, claimer, events, from_back=True)
+
+
+def _claim_decision(s: State) -> tuple[str, list[int]] | None:
+    """The outcome of the open claim window once it is decided, else None (§3).
+
+    Win beats kong and pong; with ``multiple_winners`` every claimed win stands, else the
+    first in turn order from the discarder. Nothing resolves while a seat that could still
+    claim something of higher or equal rank has not answered.
+    """
+    origin = s.turn if s.phase == "rob" else (s.last_discard or (0, 0))[0]
+    order = [o for o in _others(s, origin) if o in s.claim_options]
+    win_seats = [o for o in order if "win" in s.claim_options[o]]
+    if s.options.multiple_winners:
+        if any(o not in s.claim_answers for o in win_seats):
+            return None
+        winners = [o for o in win_seats if s.claim_answers[o] == "win"]
+        if winners:
+            return "win", winners
+    else:
+        for o in win_seats:
+            if o not in s.claim_answers:
+                return None
+            if s.claim_answers[o] == "win":
+                return "win", [o]
+    for o in order:
+        opts = s.claim_options[o]
+        if "pong" in opts or "kong" in opts:
+            if o not in s.claim_answers:
+                return None
+            if s.claim_answers[o] in ("pong", "kong"):
+                return s.claim_answers[o], [o]
+    return "pass", []
+
+
+# ---------------------------------------------------------------------------- views
+
+
+def project_event(event: Event, seat: int | None) -> Event | None:
+    """The event as ``seat`` may see it (None = spectator); None if it is not for that seat."""
+    only = event.get("_only")
+    if only is not None and only != seat:
+        return None
+    private = event.get("_private", ())
+    out = {k: v for k, v in event.items() if k not in ("_only", "_private")}
+    if private and event.get("seat") != seat:
+        for key in private:  # type: ignore[union-attr]
+            out.pop(key, None)
+    return out
+
+
+def _unseen(state: State, seat: int) -> list[int]:
+    """Copies of each kind that ``seat`` cannot see (not in its hand, any meld or river)."""
+    unseen = [4 - c for c in state.hands[seat]]
+    for s in range(state.players):
+        for m in state.melds[s]:
+            unseen[m.tile] -= m.size
+        for d in state.discards[s]:
+            if not d.claimed:
+                unseen[d.tile] -= 1
+    return [max(0, u) for u in unseen]
+
+
+def view(state: State, seat: int | None) -> dict[str, object]:
+    """The state as ``seat`` sees it (None = spectator), JSON-able (§13, docs/protocol.md).
+
+    Holds the seat's own ``hand`` (without the drawn tile) and ``drawn``, everybody's melds,
+    rivers and concealed counts, and never another seat's concealed tiles or the wall order
+    before the end; after the end, ``settlement`` reveals all hands and the seed.
+    """
+    own = seat is not None and 0 <= seat < state.players
+    revealed = all(v is not None for v in state.ding_que)
+    seats = []
+    for s in range(state.players):
+        dq = state.ding_que[s]
+        seats.append(
+            {
+                "seat": s,
+                "concealed_count": sum(state.hands[s]),
+                "melds": [m.to_dict() for m in state.melds[s]],
+                "discards": [tile_name(d.tile) for d in state.discards[s]],
+                "claimed": [i for i, d in enumerate(state.discards[s]) if d.claimed],
+                "bao_ting": state.bao_ting[s],
+                "ding_que": SUIT_LETTERS[dq]
+                if dq is not None and (revealed or s == seat)
+                else None,
+                "ding_que_chosen": dq is not None,
+            }
+        )
+    out: dict[str, object] = {
+        "phase": state.phase,
+        "players": state.players,
+        "dealer": state.dealer,
+        "dealer_streak": state.dealer_streak,
+        "turn": state.turn,
+        "wall_count": state.wall_count,
+        "seed_hash": state.seed_hash,
+        "seed": state.seed if state.ended else None,
+        "seats": seats,
+        "last_discard": (
+            {"seat": state.last_discard[0], "tile": tile_name(state.last_discard[1])}
+            if state.last_discard and state.phase == "claim"
+            else None
+        ),
+        "robbing": tile_name(state.rob_tile)
+        if state.phase == "rob" and state.rob_tile is not None
+        else None,
+    }
+    if own:
+        assert seat is not None
+        counts = list(state.hands[seat])
+        drawn = state.drawn[seat]
+        if drawn is not None:
+            counts[drawn] -= 1
+        out["hand"] = [tile_name(k) for k in range(NUM_KINDS) for _ in range(counts[k])]
+        out["drawn"] = tile_name(drawn) if drawn is not None else None
+        unseen = _unseen(state, seat)
+        out["waits"] = [{"tile": tile_name(k), "unseen": unseen[k]} for k in waits(state, seat)]
+        out["void_held"] = holds_void(state, seat)
+    if state.ended:
+        out["settlement"] = settle(state)
+    return out

@@ -1,0 +1,119 @@
+"""Room options of Guiyang Zhuoji (spec/guiyang.md §14) and the value tables (§6.2, §9.2)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+Scoring = Literal["yi_kou_er", "yi_kou_san", "lian_zhuang"]
+
+
+class GuiyangOptions(BaseModel):
+    """The options of a Guiyang room, all with the defaults of §14.
+
+    Raises ``pydantic.ValidationError`` (naming the field) for an unknown key or a bad value.
+    The scoring modes 一扣二 / 一扣三 / 连庄 are one choice (§10.1), so "一扣三 with 连庄"
+    cannot be expressed here; a client sending both flags is refused by the API layer.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    players: Literal[4, 3, 2] = 4
+    scoring: Scoring = "yi_kou_er"
+    yao_bai_ji: bool = False
+    man_tang_ji: bool = True
+    fan_table: Literal["standard", "app"] = "standard"
+    dou_values: Literal["standard", "all_three"] = "standard"
+    multiple_winners: bool = True
+    pass_pong_lock: bool = False
+    base_points: int = Field(default=1, ge=1, le=1000)
+    hands: Literal[4, 8, 16] = 8
+    claim_seconds: int = Field(default=10, ge=1, le=120)
+    turn_seconds: int = Field(default=20, ge=1, le=300)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _scoring_flags(cls, data: object) -> object:
+        """Accept the room form's two exclusive checkboxes ``lian_zhuang`` / ``yi_kou_san``."""
+        if not isinstance(data, dict) or not ({"lian_zhuang", "yi_kou_san"} & data.keys()):
+            return data
+        data = dict(data)
+        lz = data.pop("lian_zhuang", False)
+        yks = data.pop("yi_kou_san", False)
+        if lz and yks:
+            raise ValueError(
+                "lian_zhuang (连庄) and yi_kou_san (一扣三) exclude each other (§10.1)"
+            )
+        flag = "lian_zhuang" if lz else "yi_kou_san" if yks else None
+        if flag and data.get("scoring", flag) != flag:
+            raise ValueError(f"scoring {data['scoring']!r} contradicts {flag} (§10.1)")
+        if flag:
+            data["scoring"] = flag
+        return data
+
+
+HAND_TYPES = (
+    "ping_hu",
+    "da_dui_zi",
+    "qi_dui",
+    "long_qi_dui",
+    "dan_diao",
+    "qing_yi_se",
+    "qing_da_dui",
+    "qing_qi_dui",
+    "qing_long_bei",
+    "qing_dan_diao",
+)
+
+# §6.2: 番 per hand type for each scoring column.
+_STANDARD = dict(
+    ping_hu=1,
+    da_dui_zi=5,
+    qi_dui=7,
+    long_qi_dui=10,
+    qing_yi_se=10,
+    qing_da_dui=15,
+    qing_qi_dui=17,
+    qing_long_bei=20,
+    dan_diao=7,
+    qing_dan_diao=17,
+)
+_APP = dict(
+    ping_hu=1,
+    da_dui_zi=5,
+    qi_dui=10,
+    long_qi_dui=20,
+    qing_yi_se=10,
+    qing_da_dui=15,
+    qing_qi_dui=20,
+    qing_long_bei=30,
+    dan_diao=10,
+    qing_dan_diao=20,
+)
+_YI_KOU_SAN = dict(
+    ping_hu=3,
+    da_dui_zi=8,
+    qi_dui=12,
+    long_qi_dui=20,
+    qing_yi_se=12,
+    qing_da_dui=20,
+    qing_qi_dui=24,
+    qing_long_bei=36,
+    dan_diao=12,
+    qing_dan_diao=24,
+)
+
+
+def hand_type_values(options: GuiyangOptions) -> dict[str, int]:
+    """Return hand type id -> 番 for the room's scoring mode and ``fan_table`` (§6.2)."""
+    if options.scoring == "yi_kou_san":
+        return _YI_KOU_SAN
+    return _APP if options.fan_table == "app" else _STANDARD
+
+
+def dou_points(options: GuiyangOptions) -> dict[str, int]:
+    """Return 豆 kind -> points per payer (§9.2), before ``base_points``."""
+    if options.dou_values == "all_three":
+        return {"men_dou": 3, "zhuan_wan_dou": 3, "ming_dou": 3}
+    return {"men_dou": 2, "zhuan_wan_dou": 3, "ming_dou": 1}

@@ -1,0 +1,191 @@
+"""The state of one Guiyang hand and its small value types (spec/guiyang.md §1-§5).
+
+A `State` is plain data. The engine (`engine.py`) never mutates a state it was given: it
+clones it, changes the clone and returns it, so a refused action leaves the caller's state
+exactly as it was and old states stay valid for replays and tests.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Literal
+
+from ..tiles import parse_tiles, tile_name
+from .options import GuiyangOptions
+
+Phase = Literal["ding_que", "turn", "claim", "rob", "ended"]
+MeldKind = Literal["pong", "ming_dou", "men_dou", "zhuan_wan_dou"]
+DOU_KINDS = ("ming_dou", "men_dou", "zhuan_wan_dou")
+WinKind = Literal["zi_mo", "gang_kai", "dian_pao", "re_pao", "qiang_gang"]
+ACTION_KINDS = ("discard", "kong", "pong", "win", "pass", "self_draw", "ding_que")
+
+
+class IllegalAction(Exception):
+    """An action the engine refuses; the state is unchanged.
+
+    ``code`` is ``"bad_action"`` (malformed), ``"not_your_turn"`` (the seat owes no answer
+    now), ``"hand_over"`` or ``"illegal_action"`` (the seat may act, but not like this).
+    """
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+@dataclass(frozen=True)
+class Action:
+    """One decision of a seat.
+
+    ``kind`` is one of `ACTION_KINDS`. ``tile`` is set for ``discard`` and for a ``kong`` on
+    one's own turn (absent when claiming a discard); ``suit`` (``m``/``p``/``s``) for
+    ``ding_que``; ``bao_ting`` for a discard that declares 软报 (§5).
+    """
+
+    kind: str
+    tile: str | None = None
+    suit: str | None = None
+    bao_ting: bool = False
+
+    def to_dict(self) -> dict[str, object]:
+        """JSON shape: ``{"kind": ..., "tile"?: ..., "suit"?: ..., "bao_ting"?: true}``."""
+        d: dict[str, object] = {"kind": self.kind}
+        if self.tile is not None:
+            d["tile"] = self.tile
+        if self.suit is not None:
+            d["suit"] = self.suit
+        if self.bao_ting:
+            d["bao_ting"] = True
+        return d
+
+    @classmethod
+    def from_dict(cls, data: object) -> Action:
+        """Build an action from its JSON shape.
+
+        Raises:
+            IllegalAction: code ``bad_action`` for anything that is not that shape.
+        """
+        if not isinstance(data, dict):
+            raise IllegalAction("bad_action", "an action is an object with a 'kind'")
+        unknown = set(data) - {"kind", "tile", "suit", "bao_ting"}
+        kind, tile, suit = data.get("kind"), data.get("tile"), data.get("suit")
+        bao_ting = data.get("bao_ting", False)
+        if unknown:
+            raise IllegalAction("bad_action", f"unknown action fields: {sorted(unknown)}")
+        if kind not in ACTION_KINDS:
+            raise IllegalAction("bad_action", f"unknown action kind: {kind!r}")
+        if tile is not None and not (isinstance(tile, str) and len(parse_safe(tile)) == 1):
+            raise IllegalAction("bad_action", f"not a tile: {tile!r}")
+        if suit is not None and suit not in ("m", "p", "s"):
+            raise IllegalAction("bad_action", f"not a suit: {suit!r}")
+        if not isinstance(bao_ting, bool):
+            raise IllegalAction("bad_action", "bao_ting must be true or false")
+        return cls(kind=kind, tile=tile, suit=suit, bao_ting=bao_ting)
+
+
+def parse_safe(text: str) -> list[str]:
+    """`parse_tiles` that answers ``[]`` instead of raising (for validation)."""
+    try:
+        return parse_tiles(text)
+    except ValueError:
+        return []
+
+
+@dataclass(frozen=True)
+class Meld:
+    """An open set: ``kind`` (pong or one of the 豆), tile kind index, and who gave the tile."""
+
+    kind: MeldKind
+    tile: int
+    from_seat: int | None = None
+
+    @property
+    def size(self) -> int:
+        return 3 if self.kind == "pong" else 4
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "kind": self.kind,
+            "tiles": [tile_name(self.tile)] * self.size,
+            "from": self.from_seat,
+        }
+
+
+@dataclass(frozen=True)
+class Discard:
+    """A tile in a seat's river; ``claimed`` once another seat pongs, kongs or wins on it."""
+
+    tile: int
+    claimed: bool = False
+    bao_ting: bool = False
+
+
+@dataclass
+class State:
+    """One hand of Guiyang Zhuoji. Seats are 0..players-1; tiles are kind indexes 0..26.
+
+    The wall holds the tiles not dealt; ``wall[front:back]`` is what remains, normal draws
+    take ``wall[front]`` and kong replacements ``wall[back - 1]`` (§2).
+    """
+
+    options: GuiyangOptions
+    players: int
+    dealer: int
+    dealer_streak: int
+    seed: str | None
+    seed_hash: str | None
+    wall: list[int]
+    front: int
+    back: int
+    hands: list[list[int]]
+    start_hands: list[list[int]]
+    drawn: list[int | None]
+    melds: list[list[Meld]]
+    discards: list[list[Discard]]
+    phase: Phase
+    turn: int
+    ding_que: list[int | None]
+    bao_ting: list[bool]
+    guo_hu: list[bool]
+    pong_locks: list[frozenset[int]]
+    after_kong: bool = False  # the turn seat's last tile is a kong replacement (杠开)
+    discard_after_kong: bool = False  # the pending discard came right after a kong (热炮)
+    last_discard: tuple[int, int] | None = None  # (seat, tile)
+    claim_options: dict[int, tuple[str, ...]] = field(default_factory=dict)
+    claim_answers: dict[int, str] = field(default_factory=dict)
+    rob_tile: int | None = None
+    first_yao_ji: tuple[int, int] | None = None  # (seat, index in its river) of the first 1s
+    ze_ren: tuple[int, int] | None = None  # (claimer, discarder) of the first 1s (责任鸡)
+    result: str | None = None  # "win" | "huang_zhuang"
+    winners: list[int] = field(default_factory=list)
+    win_kind: WinKind | None = None
+    win_tile: int | None = None
+    loser: int | None = None  # the discarder, or the robbed seat of 抢杠
+    ying_bao: bool = False
+    burned: frozenset[int] = frozenset()
+
+    @property
+    def ended(self) -> bool:
+        return self.phase == "ended"
+
+    @property
+    def wall_count(self) -> int:
+        return self.back - self.front
+
+    def clone(self) -> State:
+        """A copy whose lists can be changed without touching this state."""
+        return replace(
+            self,
+            wall=self.wall,  # never mutated: front/back move instead
+            hands=[list(h) for h in self.hands],
+            drawn=list(self.drawn),
+            melds=[list(m) for m in self.melds],
+            discards=[list(d) for d in self.discards],
+            ding_que=list(self.ding_que),
+            bao_ting=list(self.bao_ting),
+            guo_hu=list(self.guo_hu),
+            pong_locks=list(self.pong_locks),
+            claim_options=dict(self.claim_options),
+            claim_answers=dict(self.claim_answers),
+            winners=list(self.winners),
+        )
