@@ -45,6 +45,7 @@ const S = {
   readySent: false,
   sessionOver: false,
   lastEvent: null,
+  lastDiscardSeen: null,
   autoSeats: [],
   readySeats: [],
   pollTimer: null,
@@ -243,7 +244,7 @@ function enterRoom(code, seatInfo) {
   Object.assign(S, {
     code, seat: seatInfo && seatInfo.seat !== undefined ? seatInfo.seat : null,
     token: seatInfo ? seatInfo.token : null, room: null, view: null, legal: [], deadline: null,
-    settlement: null, settlementOpen: false, endedSeen: false, readySent: false, autoSeats: [], readySeats: [], sessionOver: false, pending: false,
+    lastDiscardSeen: null, settlement: null, settlementOpen: false, endedSeen: false, readySent: false, autoSeats: [], readySeats: [], sessionOver: false, pending: false,
   });
   $('#lobby').hidden = true;
   $('#room').hidden = false;
@@ -319,6 +320,9 @@ function onMessage(msg) {
     case 'event':
       if (msg.version !== undefined) S.version = msg.version;
       S.lastEvent = msg.event || null;
+      if (msg.event && msg.event.type === 'discard') {
+        S.lastDiscardSeen = { seat: msg.event.seat, tile: msg.event.tile };
+      }
       noteHandNo(msg);
       applyView(msg);
       break;
@@ -554,16 +558,24 @@ function meldsEl(sv) {
   return box;
 }
 
+function lastDiscard() {
+  const v = S.view;
+  if (v && v.last_discard) return v.last_discard;
+  return S.lastDiscardSeen;
+}
+
 function riverEl(i, sv) {
   const v = S.view;
   const box = h('div', { class: 'river', dataset: { seat: String(i) } });
   const ds = sv.discards || [];
-  const last = v && v.last_discard;
+  const last = lastDiscard();
+  const claimed = new Set(Array.isArray(sv.claimed) ? sv.claimed : []);
   ds.forEach((d, k) => {
     const tl = typeof d === 'string' ? d : d && d.tile;
     const isLast = last && last.seat === i && k === ds.length - 1 && last.tile === tl;
     const el = tileEl(tl, { size: 'sm', classes: isLast ? ['last-discard'] : [] });
     if (isLast) el.dataset.last = 'true';
+    if (claimed.has(k)) el.classList.add('claimed');
     if (d && typeof d === 'object') {
       if (d.claimed) el.classList.add('claimed');
       if (d.bao_ting) el.classList.add('bao-ting-discard');
@@ -607,10 +619,13 @@ function renderCenter() {
   const v = S.view;
   const ld = $('#last-discard');
   ld.replaceChildren();
-  if (v.last_discard && v.last_discard.tile) {
+  const last = lastDiscard();
+  if (v.robbing) {
+    ld.append(h('span', { class: 'muted', text: t('robbing') }), tileEl(v.robbing, { size: 'md', classes: ['center-tile'] }));
+  } else if (last && last.tile && v.phase !== 'ended') {
     ld.append(
-      h('span', { class: 'muted', text: `${seatName(v.last_discard.seat)} ${t('act_discard')}` }),
-      tileEl(v.last_discard.tile, { size: 'md', classes: ['center-tile'] }),
+      h('span', { class: 'muted', text: `${seatName(last.seat)} ${t('act_discard')}` }),
+      tileEl(last.tile, { size: 'md', classes: ['center-tile'] }),
     );
   }
   const p = $('#prompt');
@@ -741,10 +756,11 @@ function renderActions() {
       type: 'button', class: `act act-${a.kind}`, dataset: { action: a.kind },
       disabled: S.pending, onclick: () => send(a),
     }, actionLabel(a));
-    if (a.tile) {
-      btn.dataset.actionTile = a.tile;
-      btn.append(tileEl(a.tile, { size: 'xs' }));
-    }
+    const claimTile = S.view && (S.view.robbing || (S.view.last_discard && S.view.last_discard.tile));
+    const shown = a.tile || (['win', 'pong', 'kong'].includes(a.kind) && S.view && S.view.phase !== 'turn'
+      ? claimTile : null);
+    if (a.tile) btn.dataset.actionTile = a.tile;
+    if (shown) btn.append(tileEl(shown, { size: 'xs' }));
     box.append(btn);
   }
   box.hidden = !box.children.length;
@@ -755,8 +771,23 @@ function paymentsOf(s) {
   const raw = s.payments || [];
   return raw.map((p) => (Array.isArray(p)
     ? { from: p[0], to: p[1], points: p[2], reason: p[3] }
-    : { from: p.from ?? p.payer, to: p.to ?? p.payee, points: p.points ?? p.amount, reason: p.reason }));
+    : { from: p.from ?? p.payer, to: p.to ?? p.payee, points: p.points ?? p.amount, reason: p.reason, detail: p.detail }));
 }
+
+const DOU_KINDS = { men_dou: '闷豆', ming_dou: '明豆', zhuan_wan_dou: '转弯豆' };
+
+function detailEl(d) {
+  if (!d || typeof d !== 'object') return null;
+  const box = h('span', { class: 'detail' });
+  if (d.kind) box.append(h('small', { text: DOU_KINDS[d.kind] || HAND_KIND_FALLBACK(d.kind) }));
+  if (typeof d.tile === 'string') box.append(tileEl(d.tile, { size: 'xs' }));
+  if (d.jin) box.append(h('small', { class: 'badge', text: '金' }));
+  if (d.bao_ji) box.append(h('small', { text: '包鸡' }));
+  if (d.suit) box.append(h('small', { text: suitChar(d.suit) }));
+  return box.children.length ? box : null;
+}
+
+function HAND_KIND_FALLBACK(k) { return WIN_KINDS[k] || handTypeText(k); }
 
 function winnersOf(s) {
   if (Array.isArray(s.winners)) return s.winners;
@@ -816,6 +847,12 @@ function renderSettlement() {
     body.append(wl);
   }
 
+  if (s.loser !== undefined && s.loser !== null && winners.length) {
+    body.append(h('div', { class: 'settle-line', id: 'settle-loser' }, h('span', { class: 'label', text: s.win_kind === 'qiang_gang' ? '抢杠' : '点炮' }), seatName(s.loser)));
+  }
+  if (Array.isArray(s.burned) && s.burned.length) {
+    body.append(h('div', { class: 'settle-line' }, h('span', { class: 'label', text: '烧' }), s.burned.map(seatName).join(', ')));
+  }
   // turned tile + chickens
   const turned = s.turned ?? s.turned_tile ?? null;
   const chickens = s.chickens || [];
@@ -838,7 +875,7 @@ function renderSettlement() {
   for (const p of pays) {
     tb.append(h('tr', { class: 'payment', dataset: { from: String(p.from), to: String(p.to), points: String(p.points), reason: p.reason || '' } },
       h('td', { text: seatName(p.from) }), h('td', { text: seatName(p.to) }),
-      h('td', { class: 'num', text: String(p.points) }), h('td', { text: reasonText(p.reason) })));
+      h('td', { class: 'num', text: String(p.points) }), h('td', {}, reasonText(p.reason), detailEl(p.detail))));
   }
   pt.append(tb);
   body.append(h('h3', { text: t('payments') }), h('div', { class: 'scroll-x' }, pt));
@@ -912,7 +949,7 @@ function tick() {
   document.querySelectorAll('.seat-countdown').forEach((x) => { x.textContent = ''; });
   const rc = $('#ready-countdown');
   if (S.settlementOpen && S.deadline && !S.sessionOver) {
-    rc.textContent = `⏱ ${Math.max(0, Math.ceil((S.deadline - Date.now()) / 1000))}s`;
+    rc.textContent = `${Math.max(0, Math.ceil((S.deadline - Date.now()) / 1000))}s`;
   } else {
     rc.textContent = '';
   }
@@ -924,7 +961,7 @@ function tick() {
   }
   const secs = Math.max(0, Math.ceil((S.deadline - Date.now()) / 1000));
   el.dataset.seconds = String(secs);
-  el.textContent = `⏱ ${secs}s`;
+  el.textContent = `${secs}s`;
   el.classList.toggle('urgent', secs <= 5);
   for (const i of actingSeats()) {
     document.querySelectorAll(`.seat-countdown[data-seat="${i}"]`).forEach((x) => { x.textContent = `${secs}s`; });

@@ -98,6 +98,7 @@ const STRINGS = {
     start_hint: '人满后自动开局',
     next_dealer: '下局庄家',
     rank: '名次',
+    robbing: '抢杠',
   },
   en: {
     title: 'Guiyang Zhuoji Mahjong',
@@ -197,6 +198,7 @@ const STRINGS = {
     start_hint: 'The hand starts when all seats are filled',
     next_dealer: 'Next dealer',
     rank: 'Rank',
+    robbing: 'Kong to rob',
   },
 };
 
