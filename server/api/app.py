@@ -1,0 +1,173 @@
+"""The FastAPI application: rooms REST, the room WebSocket, admin REST, health, static web/.
+
+``create_app(settings=None, clock=None)`` is the factory (``uvicorn --factory
+server.api.app:create_app``). Shapes: ``docs/protocol.md``; models: :mod:`server.api.messages`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import secrets
+from collections.abc import AsyncIterator
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from fastapi import Depends, FastAPI, Header, HTTPException, Request
+from fastapi.responses import JSONResponse
+from fastapi.staticfiles import StaticFiles
+from pydantic import ValidationError
+
+from server.api.messages import (
+    BotsRequest,
+    BotsResponse,
+    CreateRoomRequest,
+    CreateRoomResponse,
+    JoinRequest,
+    JoinResponse,
+    RoomInfo,
+)
+from server.api.ws import RATE_LIMIT, room_socket
+from server.bus import make_bus
+from server.config import Settings, get_settings
+from server.room.actor import RoomError, Timing
+from server.room.clock import Clock
+from server.room.manager import RoomManager
+from server.store import Store
+
+_STATUS = {"unknown_room": 404, "room_full": 409, "forbidden": 403}
+
+
+def _http_error(err: RoomError) -> HTTPException:
+    return HTTPException(_STATUS.get(err.code, 400), {"code": err.code, "message": err.message})
+
+
+def _web_dir() -> Path | None:
+    for candidate in (Path(__file__).resolve().parents[2] / "web", Path.cwd() / "web"):
+        if candidate.is_dir():
+            return candidate
+    return None
+
+
+def create_app(settings: Settings | None = None, clock: Clock | None = None) -> FastAPI:
+    """Build the app. On startup: open the store (and run its migrations), the bus, and the
+    room manager; on shutdown: stop the room actors and close both."""
+    settings = settings or get_settings()
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        store = Store(settings.database_url)
+        await store.migrate()
+        bus = make_bus(settings.redis_url)
+        timing = Timing(
+            claim_seconds=settings.claim_seconds,
+            turn_seconds=settings.turn_seconds,
+            claim_min_ms=settings.claim_min_ms,
+        )
+        app.state.store = store
+        app.state.bus = bus
+        app.state.manager = RoomManager(store, bus, clock, timing)
+        app.state.settings = settings
+        app.state.rate_limit = RATE_LIMIT
+        try:
+            yield
+        finally:
+            await app.state.manager.close()
+            await bus.close()
+            await store.close()
+
+    app = FastAPI(title="Guiyang Zhuoji mahjong", lifespan=lifespan)
+
+    def manager(request: Request) -> RoomManager:
+        return request.app.state.manager
+
+    @app.get("/api/health")
+    async def health(request: Request) -> dict[str, Any]:
+        """``{"status": "ok", "rooms": n}``: n = rooms live in this process."""
+        return {"status": "ok", "rooms": len(request.app.state.manager.rooms)}
+
+    @app.post("/api/rooms", status_code=201, response_model=CreateRoomResponse)
+    async def create_room(body: CreateRoomRequest, rooms: RoomManager = Depends(manager)) -> Any:
+        """Create a room; 422 with FastAPI's error shape naming ``body.options.<field>``."""
+        try:
+            actor = await rooms.create_room(body.options)
+        except ValidationError as err:
+            detail = [
+                {"loc": ["body", "options", *e["loc"]], "msg": e["msg"], "type": e["type"]}
+                for e in err.errors()
+            ]
+            return JSONResponse({"detail": detail}, status_code=422)
+        return {"code": actor.code, "game": "guiyang", "options": actor.options}
+
+    @app.post("/api/rooms/{code}/join", response_model=JoinResponse)
+    async def join(code: str, body: JoinRequest, rooms: RoomManager = Depends(manager)) -> Any:
+        """Take the next free seat: ``{"seat", "token"}``; 404 ``unknown_room``,
+        409 ``room_full``."""
+        try:
+            seat, token = await rooms.join(code, body.name)
+        except RoomError as err:
+            raise _http_error(err)
+        return {"seat": seat, "token": token}
+
+    @app.post("/api/rooms/{code}/bots", response_model=BotsResponse)
+    async def bots(code: str, body: BotsRequest, rooms: RoomManager = Depends(manager)) -> Any:
+        """Fill up to ``count`` free seats with bots: ``{"seats": [...]}``."""
+        try:
+            seats = await rooms.add_bots(code, body.count)
+        except RoomError as err:
+            raise _http_error(err)
+        return {"seats": seats}
+
+    @app.get("/api/rooms/{code}", response_model=RoomInfo)
+    async def room(code: str, rooms: RoomManager = Depends(manager)) -> Any:
+        """The room's public information (no tiles)."""
+        try:
+            actor = await rooms.get(code)
+        except RoomError as err:
+            raise _http_error(err)
+        return actor.info()
+
+    def admin(request: Request, authorization: str | None = Header(default=None)) -> None:
+        token = request.app.state.settings.admin_token
+        given = (authorization or "").removeprefix("Bearer ").strip()
+        if not token or not given or not secrets.compare_digest(given, token):
+            raise HTTPException(403, {"code": "forbidden", "message": "admin token required"})
+
+    @app.get("/api/admin/ledger", dependencies=[Depends(admin)])
+    async def ledger(
+        request: Request,
+        room: str | None = None,
+        player: str | None = None,
+        since: datetime | None = None,
+        limit: int = 100,
+    ) -> dict[str, Any]:
+        """Ledger rows, newest first: ``{"rows": [{"id", "room", "hand_no", "from", "to",
+        "from_name", "to_name", "points", "reason", "detail", "created_at"}]}``."""
+        rows = await request.app.state.store.ledger(
+            code=room, player=player, since=since, limit=max(1, min(limit, 1000))
+        )
+        return {"rows": rows}
+
+    @app.get("/api/admin/rooms", dependencies=[Depends(admin)])
+    async def admin_rooms(request: Request, status: str | None = None) -> dict[str, Any]:
+        """Every stored room: ``{"rooms": [{"code", "game", "status", "options", "seats"}]}``."""
+        recs = await request.app.state.store.rooms(status)
+        return {
+            "rooms": [
+                {
+                    "code": r.code,
+                    "game": r.game,
+                    "status": r.status,
+                    "options": r.options,
+                    "seats": [{"seat": p.seat, "name": p.name, "bot": p.is_bot} for p in r.players],
+                }
+                for r in recs
+            ]
+        }
+
+    app.add_api_websocket_route("/ws/rooms/{code}", room_socket)
+
+    web = _web_dir()
+    if web is not None:
+        app.mount("/", StaticFiles(directory=web, html=True), name="web")
+    return app

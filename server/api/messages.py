@@ -1,0 +1,285 @@
+"""Pydantic models of every message of the client protocol (``docs/protocol.md``).
+
+Client -> server messages are parsed with :data:`ClientMessageAdapter` (a discriminated union
+on ``type``; unknown keys are refused). Server -> client models document the shapes the room
+actor produces and are used by the tests to check every message received; the JSON schema in
+``docs/protocol.md`` is generated from them (``python -m server.api.messages``).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+Tile = Annotated[str, Field(pattern=r"^[1-9][mps]$", examples=["5m"])]
+Suit = Literal["m", "p", "s"]
+ActionKind = Literal["discard", "kong", "pong", "win", "pass", "self_draw", "ding_que"]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+# ---------------------------------------------------------------- REST
+
+
+class CreateRoomRequest(_Strict):
+    """``POST /api/rooms``: ``options`` holds spec §14 keys; missing keys take defaults."""
+
+    game: Literal["guiyang"] = "guiyang"
+    options: dict[str, Any] = Field(default_factory=dict)
+
+
+class CreateRoomResponse(BaseModel):
+    """201 answer of ``POST /api/rooms``: ``options`` with every default filled."""
+
+    code: str
+    game: str
+    options: dict[str, Any]
+
+
+class JoinRequest(_Strict):
+    """``POST /api/rooms/{code}/join``."""
+
+    name: str = Field(min_length=1, max_length=32)
+
+
+class JoinResponse(BaseModel):
+    """The seat taken and its secret token (shown once; the server stores its sha256)."""
+
+    seat: int
+    token: str
+
+
+class BotsRequest(_Strict):
+    """``POST /api/rooms/{code}/bots``: how many free seats to fill with bots."""
+
+    count: int = Field(ge=1, le=3)
+
+
+class BotsResponse(BaseModel):
+    """The seats the bots took."""
+
+    seats: list[int]
+
+
+class SeatInfo(BaseModel):
+    """One taken seat. ``connected``: a socket holds it (bots always true);
+    ``auto``: on auto-play (托管)."""
+
+    seat: int
+    name: str
+    bot: bool
+    connected: bool
+    auto: bool = False
+
+
+class RoomInfo(BaseModel):
+    """``GET /api/rooms/{code}``; also ``snapshot.room``. ``status``: ``open`` (seats free),
+    ``playing``, ``between`` (waiting for ``ready``), ``finished``."""
+
+    code: str
+    game: str
+    options: dict[str, Any]
+    seats: list[SeatInfo]
+    hand_no: int
+    hands: int
+    totals: list[int]
+    dealer: int
+    dealer_streak: int
+    status: Literal["open", "playing", "between", "finished"]
+
+
+class ErrorDetail(BaseModel):
+    """REST errors: ``{"detail": {"code", "message"}}``."""
+
+    code: str
+    message: str
+
+
+# ---------------------------------------------------------------- client -> server
+
+
+class ActionBody(_Strict):
+    """One engine action. ``tile`` for ``discard`` and own-turn ``kong``; ``suit`` for
+    ``ding_que``; ``bao_ting`` only with the first ``discard``."""
+
+    kind: ActionKind
+    tile: Tile | None = None
+    suit: Suit | None = None
+    bao_ting: bool = False
+
+
+class ActionMessage(_Strict):
+    """Play an action. ``seq`` is echoed in an ``error`` if the action is refused."""
+
+    type: Literal["action"]
+    seq: int | None = None
+    action: ActionBody
+
+
+class ReadyMessage(_Strict):
+    """Ready for the next hand (after ``hand_end``)."""
+
+    type: Literal["ready"]
+    seq: int | None = None
+
+
+class SyncMessage(_Strict):
+    """Ask for a fresh ``snapshot``."""
+
+    type: Literal["sync"]
+    seq: int | None = None
+
+
+class AutoMessage(_Strict):
+    """Turn auto-play (托管) on or off for one's own seat."""
+
+    type: Literal["auto"]
+    seq: int | None = None
+    on: bool
+
+
+class PingMessage(_Strict):
+    """Keep-alive; answered by ``pong``."""
+
+    type: Literal["ping"]
+    seq: int | None = None
+
+
+ClientMessage = Annotated[
+    ActionMessage | ReadyMessage | SyncMessage | AutoMessage | PingMessage,
+    Field(discriminator="type"),
+]
+ClientMessageAdapter: TypeAdapter[Any] = TypeAdapter(ClientMessage)
+
+
+# ---------------------------------------------------------------- server -> client
+
+
+class LegalAction(BaseModel):
+    """An action the receiving seat may send now, exactly as to send it."""
+
+    kind: ActionKind
+    tile: str | None = None
+    suit: str | None = None
+    bao_ting: bool | None = None
+
+
+class SnapshotMessage(BaseModel):
+    """The whole picture for one seat: on connect, at each hand's deal, on ``sync``.
+    ``view`` is ``null`` before the first deal. ``version`` counts the hand's events."""
+
+    type: Literal["snapshot"]
+    hand_no: int
+    version: int
+    seat: int | None
+    view: dict[str, Any] | None
+    legal: list[LegalAction]
+    deadline: int | None
+    auto: bool
+    room: RoomInfo
+    settlement: dict[str, Any] | None = None
+
+
+class EventMessage(BaseModel):
+    """One engine event, projected for the receiving seat, with the seat's ``view`` and
+    ``legal`` actions after the action that produced it."""
+
+    type: Literal["event"]
+    hand_no: int
+    version: int
+    event: dict[str, Any]
+    view: dict[str, Any]
+    legal: list[LegalAction]
+    deadline: int | None
+
+
+class HandEndMessage(BaseModel):
+    """The hand's settlement (engine ``settle``) and the session totals after it."""
+
+    type: Literal["hand_end"]
+    hand_no: int
+    version: int
+    settlement: dict[str, Any]
+    totals: list[int]
+    next_hand: int | None
+    deadline: int | None
+
+
+class ReadyStateMessage(BaseModel):
+    """Who is ready for the next hand (bots always are)."""
+
+    type: Literal["ready"]
+    ready: list[int]
+
+
+class AutoStateMessage(BaseModel):
+    """Seats on auto-play (托管)."""
+
+    type: Literal["auto"]
+    auto: list[int]
+
+
+class SessionEndMessage(BaseModel):
+    """All ``options.hands`` hands are played; final totals."""
+
+    type: Literal["session_end"]
+    totals: list[int]
+
+
+class PongMessage(BaseModel):
+    """Answer to ``ping``."""
+
+    type: Literal["pong"]
+    seq: int | None = None
+
+
+class ErrorMessage(BaseModel):
+    """A refused message: nothing changed. ``seq`` echoes the client's ``seq`` if any."""
+
+    type: Literal["error"]
+    code: Literal[
+        "bad_message",
+        "illegal_action",
+        "not_your_turn",
+        "bad_action",
+        "no_hand",
+        "bad_token",
+        "unknown_room",
+        "too_large",
+        "rate_limited",
+        "spectator",
+        "replaced",
+        "internal",
+    ]
+    message: str
+    seq: int | None = None
+
+
+ServerMessage = Annotated[
+    SnapshotMessage
+    | EventMessage
+    | HandEndMessage
+    | ReadyStateMessage
+    | AutoStateMessage
+    | SessionEndMessage
+    | PongMessage
+    | ErrorMessage,
+    Field(discriminator="type"),
+]
+ServerMessageAdapter: TypeAdapter[Any] = TypeAdapter(ServerMessage)
+
+
+def json_schemas() -> dict[str, Any]:
+    """JSON schemas of the client and server message unions."""
+    return {
+        "client": ClientMessageAdapter.json_schema(),
+        "server": ServerMessageAdapter.json_schema(),
+    }
+
+
+if __name__ == "__main__":
+    print(json.dumps(json_schemas(), indent=2, ensure_ascii=False))

@@ -1,0 +1,186 @@
+"""``WS /ws/rooms/{code}?token=TOKEN``: one client connection to a room.
+
+The handler authenticates the seat, subscribes to the seat's bus channel, sends a
+``snapshot``, then forwards every bus message (already projected for the seat by the room
+actor) while reading client messages, validating them (pydantic) and handing them to the
+actor. It never touches game state. Close codes: 4401 bad token, 4404 unknown room,
+4409 replaced by a newer connection of the same seat.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import secrets
+import time
+from typing import Any
+
+from fastapi import WebSocket, WebSocketDisconnect
+from pydantic import ValidationError
+
+from server.api.messages import ClientMessageAdapter
+from server.bus import SubscriptionClosed
+from server.room.actor import RoomError, seat_channel
+from server.rules.guiyang import Action, IllegalAction
+
+MAX_MESSAGE_BYTES = 4096
+#: Default per-connection rate limit: a token bucket of ``capacity`` messages refilled at
+#: ``per_second`` (``app.state.rate_limit`` overrides it, read when a socket connects).
+RATE_LIMIT = (40, 20.0)
+CLOSE_CODES = {"bad_token": 4401, "unknown_room": 4404}
+
+
+def _error(code: str, message: str, seq: int | None = None) -> dict[str, Any]:
+    return {"type": "error", "code": code, "message": message, "seq": seq}
+
+
+def _newer(msg: dict[str, Any], snap: dict[str, Any]) -> bool:
+    """False for a message the snapshot already covers (same hand, version not above)."""
+    if "version" not in msg or "hand_no" not in msg:
+        return True
+    return (msg["hand_no"], msg["version"]) > (snap["hand_no"], snap["version"])
+
+
+async def room_socket(websocket: WebSocket, code: str, token: str | None = None) -> None:
+    """Serve one connection (see module docstring and ``docs/protocol.md``)."""
+    await websocket.accept()
+    manager = websocket.app.state.manager
+    bus = websocket.app.state.bus
+    try:
+        actor, seat = await manager.authenticate(code, token)
+    except RoomError as err:
+        await websocket.send_json(_error(err.code, err.message))
+        await websocket.close(CLOSE_CODES.get(err.code, 4400))
+        return
+
+    conn_id = secrets.token_hex(8)
+    channel = seat_channel(code, seat)
+    sub = await bus.subscribe(channel)
+    if seat is not None:
+        await bus.publish(channel, {"type": "_takeover", "conn": conn_id})
+        actor.connected[seat] = actor.connected.get(seat, 0) + 1
+    send_lock = asyncio.Lock()
+
+    ctx: dict[str, Any] = {}
+
+    async def send(msg: dict[str, Any]) -> None:
+        """Send ``msg`` unless the last snapshot sent already covers it."""
+        async with send_lock:
+            if msg.get("type") == "snapshot":
+                ctx["snap"] = msg
+            elif "snap" in ctx and not _newer(msg, ctx["snap"]):
+                return
+            await websocket.send_json(msg)
+
+    snap: dict[str, Any] = await actor.snapshot(seat)
+    closing = asyncio.Event()
+
+    async def writer() -> None:
+        try:
+            async for msg in sub:
+                if msg.get("type") == "_takeover":
+                    if msg.get("conn") != conn_id:
+                        await send(_error("replaced", "this seat connected elsewhere"))
+                        closing.set()
+                        await websocket.close(4409)
+                        return
+                    continue
+                await send(msg)
+        except (SubscriptionClosed, WebSocketDisconnect, RuntimeError):
+            pass
+        if not closing.is_set():  # fell behind: the client must resync
+            closing.set()
+            with contextlib.suppress(Exception):
+                await websocket.close(1011)
+
+    try:
+        await send(snap)
+        writer_task = asyncio.create_task(writer())
+        try:
+            limit = getattr(websocket.app.state, "rate_limit", RATE_LIMIT)
+            await _reader(websocket, actor, seat, send, limit)
+        finally:
+            closing.set()
+            writer_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await writer_task
+    except WebSocketDisconnect:
+        pass
+    finally:
+        await sub.close()
+        if seat is not None:
+            actor.connected[seat] = max(0, actor.connected.get(seat, 1) - 1)
+
+
+async def _reader(
+    websocket: WebSocket, actor: Any, seat: int | None, send: Any, limit: tuple[int, float]
+) -> None:
+    capacity, per_second = limit
+    tokens, last = float(capacity), time.monotonic()
+    too_large = f"messages are limited to {MAX_MESSAGE_BYTES} bytes"
+    while True:
+        raw = await websocket.receive()
+        if raw["type"] == "websocket.disconnect":
+            return
+        text = raw.get("text")
+        if text is None and raw.get("bytes") is not None:
+            data: bytes = raw["bytes"]
+            if len(data) > MAX_MESSAGE_BYTES:
+                await send(_error("too_large", too_large))
+                continue
+            try:
+                text = data.decode()
+            except UnicodeDecodeError:
+                await send(_error("bad_message", "not UTF-8 text"))
+                continue
+        text = text or ""
+        if len(text.encode()) > MAX_MESSAGE_BYTES:
+            await send(_error("too_large", too_large))
+            continue
+        now = time.monotonic()
+        tokens = min(float(capacity), tokens + (now - last) * per_second)
+        last = now
+        if tokens < 1:
+            await send(_error("rate_limited", f"at most {per_second:g} messages per second"))
+            continue
+        tokens -= 1
+        seq = None
+        try:
+            data_obj = json.loads(text)
+            if isinstance(data_obj, dict) and isinstance(data_obj.get("seq"), int):
+                seq = data_obj["seq"]
+            msg = ClientMessageAdapter.validate_python(data_obj)
+        except json.JSONDecodeError:
+            await send(_error("bad_message", "not JSON", seq))
+            continue
+        except ValidationError as err:
+            first = err.errors()[0]
+            where = ".".join(str(p) for p in first["loc"])
+            await send(_error("bad_message", f"{where}: {first['msg']}", seq))
+            continue
+        await _dispatch(actor, seat, msg, send)
+
+
+async def _dispatch(actor: Any, seat: int | None, msg: Any, send: Any) -> None:
+    seq = msg.seq
+    if msg.type == "ping":
+        await send({"type": "pong", "seq": seq})
+        return
+    if msg.type == "sync":
+        await send(await actor.snapshot(seat))
+        return
+    if seat is None:
+        await send(_error("spectator", "spectators cannot play", seq))
+        return
+    try:
+        if msg.type == "action":
+            await actor.act(seat, Action.from_dict(msg.action.model_dump(exclude_none=True)))
+        elif msg.type == "ready":
+            await actor.mark_ready(seat)
+        elif msg.type == "auto":
+            await actor.set_auto(seat, msg.on)
+    except IllegalAction as err:
+        await send(_error(err.code, err.message, seq))
+    except RoomError as err:
+        await send(_error(err.code, err.message, seq))

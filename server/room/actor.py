@@ -1,0 +1,600 @@
+"""The room actor: one asyncio task per room, the only writer of the room's game state.
+
+Everything that changes a room goes through :meth:`RoomActor.submit` (or the small helpers
+built on it) into the actor's inbox; the actor handles one command at a time:
+
+1. ask the engine (``apply`` is pure) whether the action is legal for that seat now;
+2. append it to the store's action log (**durable first**);
+3. commit the new state;
+4. publish the events on the bus, one message per audience (each seat, and spectators),
+   every message already projected for its audience (``project_event`` / ``view``);
+5. on hand end: settle in the store (one transaction), publish ``hand_end``.
+
+Timers (claim window, turn, auto-play, ready) run on an injectable :class:`Clock`; their
+callbacks only post commands to the inbox, so the actor stays the single writer.
+
+Bus channels: ``room:{code}:seat:{n}`` for seat ``n`` and ``room:{code}:spectator``. Message
+shapes are documented in ``docs/protocol.md`` (models in :mod:`server.api.messages`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from server.room.bots import choose_action
+from server.room.clock import Clock, RealClock, TimerHandle
+from server.rules.guiyang import (
+    Action,
+    GuiyangOptions,
+    IllegalAction,
+    acting_seats,
+    apply,
+    deal,
+    default_action,
+    legal_actions,
+    project_event,
+    prompt_kind,
+    settle,
+    view,
+)
+
+log = logging.getLogger(__name__)
+
+
+def seat_channel(code: str, seat: int | None) -> str:
+    """The bus channel carrying messages for ``seat`` (``None`` = spectators) of room ``code``."""
+    return f"room:{code}:spectator" if seat is None else f"room:{code}:seat:{seat}"
+
+
+@dataclass
+class Timing:
+    """Timer settings of one room (seconds unless named ``_ms``).
+
+    ``claim_min_ms`` holds the events of a discard that long before they are published, so
+    a discard looks the same whether or not somebody could claim it (0 for bot-only rooms).
+    ``auto_seconds`` is how long a seat on auto-play (托管) gets before its default action.
+    """
+
+    claim_seconds: float = 10.0
+    turn_seconds: float = 20.0
+    claim_min_ms: int = 0
+    auto_seconds: float = 1.0
+    ready_seconds: float = 30.0
+
+
+@dataclass
+class Seat:
+    """One seat of the room; ``token_hash`` is the sha256 hex of the seat's token."""
+
+    seat: int
+    name: str
+    bot: bool
+    token_hash: str = ""
+
+
+class RoomError(Exception):
+    """A refused command: ``code`` as in the protocol's error codes, ``message`` for humans."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+@dataclass
+class _Cmd:
+    kind: str  # action | bot | timeout | ready | ready_timeout | auto | snapshot | start | stop
+    seat: int | None = None
+    action: Action | None = None
+    window: int = -1
+    on: bool = False
+    future: asyncio.Future[Any] | None = None
+
+
+@dataclass
+class _SeatTimer:
+    handle: TimerHandle
+    deadline: float
+    window: int
+    auto: bool
+
+
+def replay_hand(
+    options: GuiyangOptions,
+    seed: str,
+    dealer: int,
+    dealer_streak: int,
+    actions: list[tuple[int, dict[str, Any]]],
+) -> tuple[Any, int]:
+    """Rebuild a hand's state from its seed and action log.
+
+    ``actions`` is the store's ``hand_actions`` list: ``[(seat, payload), ...]`` with
+    ``payload = {"action": Action.to_dict(), "source": ...}``. Returns ``(state, version)``
+    where ``version`` is the number of events the actions produced (the hand's event counter).
+    Raises ``IllegalAction`` if the log does not replay (a corrupt log).
+    """
+    state = deal(options, seed, dealer, dealer_streak)
+    version = 0
+    for seat, payload in actions:
+        state, events = apply(state, seat, Action.from_dict(payload["action"]))
+        version += len(events)
+    return state, version
+
+
+@dataclass
+class RoomActor:
+    """The actor of room ``code``. Construct, fill ``seats``, then ``start()``.
+
+    ``status``: ``"open"`` (seats free), ``"playing"`` (a hand in progress), ``"between"``
+    (waiting for ``ready`` after a hand), ``"finished"`` (all ``options["hands"]`` played).
+    """
+
+    code: str
+    options: dict[str, Any]
+    store: Any
+    bus: Any
+    clock: Clock = field(default_factory=RealClock)
+    timing: Timing = field(default_factory=Timing)
+    seats: list[Seat] = field(default_factory=list)
+    status: str = "open"
+    hand_no: int = 0
+    dealer: int = 0
+    dealer_streak: int = 1
+    totals: list[int] = field(default_factory=list)
+    state: Any = None
+    version: int = 0
+    action_idx: int = 0
+    auto: set[int] = field(default_factory=set)
+    ready: set[int] = field(default_factory=set)
+    last_settlement: dict[str, Any] | None = None
+    #: Where each hand's seed comes from (tests inject fixed seeds).
+    new_seed: Callable[[], str] = field(default=lambda: secrets.token_hex(16))
+
+    def __post_init__(self) -> None:
+        self.opts = GuiyangOptions(**self.options)
+        self.options = self.opts.model_dump()
+        self.players: int = self.opts.players
+        if not self.totals:
+            self.totals = [0] * self.players
+        self.inbox: asyncio.Queue[_Cmd] = asyncio.Queue()
+        self._task: asyncio.Task[None] | None = None
+        self._timers: dict[int, _SeatTimer] = {}
+        self._window = 0
+        self._prompt: tuple[str, frozenset[int]] = ("", frozenset())
+        self._ready_timer: TimerHandle | None = None
+        self._ready_deadline: float | None = None
+        self.connected: dict[int, int] = {}
+        self._busy = 0
+        self._started = asyncio.Event()
+
+    # ------------------------------------------------------------------ lifecycle
+
+    @property
+    def full(self) -> bool:
+        """True when every seat is taken."""
+        return len(self.seats) >= self.players
+
+    @property
+    def running(self) -> bool:
+        """True while the actor's task runs."""
+        return self._task is not None and not self._task.done()
+
+    def start(self) -> None:
+        """Start the actor's task; it deals the first hand unless a rebuilt hand is loaded."""
+        if self.running:
+            return
+        self._task = asyncio.get_running_loop().create_task(self._run(), name=f"room-{self.code}")
+
+    async def wait_started(self, timeout: float = 10.0) -> None:
+        """Wait until the started actor has dealt (or resumed) its hand."""
+        async with asyncio.timeout(timeout):
+            await self._started.wait()
+
+    async def stop(self) -> None:
+        """Cancel timers and the task; the room can be rebuilt from the store later."""
+        for t in self._timers.values():
+            t.handle.cancel()
+        self._timers.clear()
+        if self._ready_timer:
+            self._ready_timer.cancel()
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._task
+            self._task = None
+
+    async def idle(self, timeout: float = 10.0) -> None:
+        """Wait (real time, at most ``timeout`` s) until the actor has nothing to do: inbox
+        empty and no command in progress. For tests driving a :class:`ManualClock`."""
+        async with asyncio.timeout(timeout):
+            quiet = 0
+            while quiet < 5:
+                await asyncio.sleep(0.001 if self._busy else 0)
+                quiet = quiet + 1 if self.inbox.empty() and self._busy == 0 else 0
+
+    # ------------------------------------------------------------------ public commands
+
+    async def submit(self, cmd: _Cmd) -> Any:
+        """Put ``cmd`` in the inbox and wait for its result. Raises :class:`RoomError`."""
+        fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        cmd.future = fut
+        self.inbox.put_nowait(cmd)
+        return await fut
+
+    async def act(self, seat: int, action: Action) -> None:
+        """A player's action. Raises :class:`RoomError` (``illegal_action``,
+        ``not_your_turn``, ``no_hand``) and changes nothing when refused."""
+        await self.submit(_Cmd("action", seat=seat, action=action))
+
+    async def mark_ready(self, seat: int) -> None:
+        """Seat ``seat`` is ready for the next hand (ignored when no hand is awaited)."""
+        await self.submit(_Cmd("ready", seat=seat))
+
+    async def set_auto(self, seat: int, on: bool) -> None:
+        """Turn auto-play (托管) on or off for ``seat``."""
+        await self.submit(_Cmd("auto", seat=seat, on=on))
+
+    async def snapshot(self, seat: int | None) -> dict[str, Any]:
+        """A ``snapshot`` message for ``seat`` (``None`` = spectator), consistent with the
+        event stream: every later event has a higher ``version``."""
+        if not self.running:
+            return self._snapshot(seat)
+        return await self.submit(_Cmd("snapshot", seat=seat))
+
+    # ------------------------------------------------------------------ read-only info
+
+    def info(self) -> dict[str, Any]:
+        """The room as ``GET /api/rooms/{code}`` shows it."""
+        return {
+            "code": self.code,
+            "game": "guiyang",
+            "options": self.options,
+            "seats": [
+                {
+                    "seat": s.seat,
+                    "name": s.name,
+                    "bot": s.bot,
+                    "connected": s.bot or self.connected.get(s.seat, 0) > 0,
+                    "auto": s.seat in self.auto,
+                }
+                for s in self.seats
+            ],
+            "hand_no": self.hand_no,
+            "hands": self.opts.hands,
+            "totals": list(self.totals),
+            "dealer": self.dealer,
+            "dealer_streak": self.dealer_streak,
+            "status": self.status,
+        }
+
+    def _deadline_for(self, seat: int | None) -> int | None:
+        if self.status == "between":
+            return None if self._ready_deadline is None else int(self._ready_deadline * 1000)
+        if seat is not None and seat in self._timers:
+            return int(self._timers[seat].deadline * 1000)
+        if not self._timers:
+            return None
+        return int(max(t.deadline for t in self._timers.values()) * 1000)
+
+    def _legal(self, seat: int | None) -> list[dict[str, Any]]:
+        if seat is None or self.state is None or self.state.ended:
+            return []
+        return [a.to_dict() for a in legal_actions(self.state, seat)]
+
+    def _view(self, seat: int | None) -> dict[str, Any] | None:
+        return None if self.state is None else view(self.state, seat)
+
+    def _snapshot(self, seat: int | None) -> dict[str, Any]:
+        return {
+            "type": "snapshot",
+            "hand_no": self.hand_no,
+            "version": self.version,
+            "prompt": self._window,
+            "seat": seat,
+            "view": self._view(seat),
+            "legal": self._legal(seat),
+            "deadline": self._deadline_for(seat),
+            "auto": seat in self.auto if seat is not None else False,
+            "room": self.info(),
+            "settlement": self.last_settlement if self.status in ("between", "finished") else None,
+        }
+
+    def _audiences(self) -> list[int | None]:
+        return [*range(self.players), None]
+
+    async def _publish(self, seat: int | None, message: dict[str, Any]) -> None:
+        await self.bus.publish(seat_channel(self.code, seat), message)
+
+    async def _publish_all(self, message: dict[str, Any]) -> None:
+        for seat in self._audiences():
+            await self._publish(seat, message)
+
+    # ------------------------------------------------------------------ the loop
+
+    async def _run(self) -> None:
+        self._busy += 1
+        try:
+            if self.state is None and self.status in ("open", "playing"):
+                await self._start_hand()
+            elif self.state is not None and self.state.ended and self.status == "playing":
+                await self._end_hand()  # rebuilt after a crash between the last action and settle
+            elif self.status == "between":
+                self._begin_ready()
+            else:
+                self._after_change()
+            self._busy -= 1
+            self._started.set()
+            while True:
+                cmd = await self.inbox.get()
+                self._busy += 1
+                try:
+                    result = await self._handle(cmd)
+                except RoomError as err:
+                    if cmd.future is not None and not cmd.future.done():
+                        cmd.future.set_exception(err)
+                except asyncio.CancelledError:
+                    raise
+                except Exception as err:  # a bug: keep the room alive, tell the caller
+                    log.exception("room %s: command %s failed", self.code, cmd.kind)
+                    if cmd.future is not None and not cmd.future.done():
+                        cmd.future.set_exception(RoomError("internal", str(err)))
+                else:
+                    if cmd.future is not None and not cmd.future.done():
+                        cmd.future.set_result(result)
+                finally:
+                    self._busy -= 1
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("room %s: actor crashed", self.code)
+            raise
+
+    async def _handle(self, cmd: _Cmd) -> Any:
+        if cmd.kind == "snapshot":
+            return self._snapshot(cmd.seat)
+        if cmd.kind == "action":
+            assert cmd.seat is not None and cmd.action is not None
+            await self._apply(cmd.seat, cmd.action, "player", cmd.future)
+            return None
+        if cmd.kind in ("bot", "timeout"):
+            assert cmd.seat is not None
+            if cmd.window != self._window or self.state is None or self.state.ended:
+                return None
+            if cmd.seat not in acting_seats(self.state):
+                return None
+            if cmd.kind == "bot":
+                action, source = choose_action(self.state, cmd.seat), "bot"
+            else:
+                timer = self._timers.get(cmd.seat)
+                if timer is None or timer.window != cmd.window:
+                    return None
+                kind = prompt_kind(self.state)
+                source = "auto" if timer.auto else "timeout"
+                action = default_action(self.state, cmd.seat)
+                if kind == "turn" and source == "timeout":
+                    self.auto.add(cmd.seat)
+            try:
+                await self._apply(cmd.seat, action, source, None)
+            except RoomError:
+                log.exception("room %s: %s action refused", self.code, source)
+            return None
+        if cmd.kind == "ready":
+            assert cmd.seat is not None
+            if self.status == "between":
+                self.ready.add(cmd.seat)
+                await self._publish_all({"type": "ready", "ready": sorted(self.ready)})
+                if len(self.ready) >= self.players:
+                    await self._next_hand()
+            return None
+        if cmd.kind == "ready_timeout":
+            if self.status == "between" and cmd.window == self._window:
+                await self._next_hand()
+            return None
+        if cmd.kind == "auto":
+            assert cmd.seat is not None
+            changed = (cmd.seat in self.auto) != cmd.on
+            if cmd.on:
+                self.auto.add(cmd.seat)
+            else:
+                self.auto.discard(cmd.seat)
+            if changed and self.state is not None and not self.state.ended:
+                self._reset_timer(cmd.seat)
+                await self._publish_auto()
+            return None
+        if cmd.kind == "start":
+            if self.state is None and self.status == "open":
+                await self._start_hand()
+            return None
+        raise RoomError("bad_message", f"unknown command {cmd.kind}")
+
+    # ------------------------------------------------------------------ hands
+
+    async def _start_hand(self) -> None:
+        self.hand_no += 1
+        seed = self.new_seed()
+        await self.store.start_hand(self.code, self.hand_no, seed, self.dealer, self.dealer_streak)
+        self.state = deal(self.opts, seed, self.dealer, self.dealer_streak)
+        self.version = 0
+        self.action_idx = 0
+        self.auto.clear()
+        self.ready.clear()
+        self.last_settlement = None
+        if self.status != "playing":
+            self.status = "playing"
+            await self.store.set_room_status(self.code, "playing")
+        self._prompt = ("", frozenset())
+        self._after_change()
+        for seat in self._audiences():
+            await self._publish(seat, self._snapshot(seat))
+
+    async def _apply(
+        self, seat: int, action: Action, source: str, future: asyncio.Future[Any] | None
+    ) -> None:
+        if self.state is None or self.state.ended:
+            raise RoomError("no_hand", "no hand in progress")
+        try:
+            new_state, events = apply(self.state, seat, action)
+        except IllegalAction as err:
+            raise RoomError(err.code, err.message)
+        payload = {"action": action.to_dict(), "source": source}
+        await self.store.append_action(self.code, self.hand_no, self.action_idx, seat, payload)
+        self.action_idx += 1
+        self.state = new_state
+        if source == "player" and seat in self.auto:
+            self.auto.discard(seat)
+            await self._publish_auto()
+        if future is not None and not future.done():
+            future.set_result(None)  # accepted; publishing may wait (claim_min_ms)
+        hold = (
+            self.timing.claim_min_ms > 0
+            and any(e.get("type") == "discard" for e in events)
+            and any(not s.bot for s in self.seats)
+        )
+        if hold:
+            await self.clock.sleep(self.timing.claim_min_ms / 1000)
+        if not self.state.ended:
+            self._after_change()
+        views = {aud: self._view(aud) for aud in self._audiences()}
+        legal = {aud: self._legal(aud) for aud in self._audiences()}
+        for event in events:
+            self.version += 1
+            for aud in self._audiences():
+                projected = project_event(event, aud)
+                if projected is None:  # a private event of another seat
+                    continue
+                await self._publish(
+                    aud,
+                    {
+                        "type": "event",
+                        "hand_no": self.hand_no,
+                        "version": self.version,
+                        "prompt": self._window,
+                        "event": projected,
+                        "view": views[aud],
+                        "legal": legal[aud],
+                        "deadline": self._deadline_for(aud),
+                    },
+                )
+        if self.state.ended:
+            await self._end_hand()
+
+    async def _end_hand(self) -> None:
+        self._cancel_timers()
+        settlement = settle(self.state)
+        assert settlement is not None
+        await self.store.settle_hand(
+            self.code,
+            self.hand_no,
+            settlement["result"],
+            settlement,
+            settlement["payments"],
+            settlement["deltas"],
+        )
+        self.totals = await self.store.totals(self.code)
+        self.last_settlement = settlement
+        next_dealer = settlement["next_dealer"]
+        self.dealer_streak = self.dealer_streak + 1 if next_dealer == self.dealer else 1
+        self.dealer = next_dealer
+        last = self.hand_no >= self.opts.hands
+        self.status = "finished" if last else "between"
+        await self.store.set_room_status(self.code, self.status)
+        if not last:
+            self._begin_ready()
+        self.version += 1
+        await self._publish_all(
+            {
+                "type": "hand_end",
+                "hand_no": self.hand_no,
+                "version": self.version,
+                "settlement": settlement,
+                "totals": list(self.totals),
+                "next_hand": None if last else self.hand_no + 1,
+                "deadline": self._deadline_for(None),
+            }
+        )
+        if last:
+            await self._publish_all({"type": "session_end", "totals": list(self.totals)})
+
+    def _begin_ready(self) -> None:
+        self._window += 1
+        self.ready = {s.seat for s in self.seats if s.bot}
+        window = self._window
+        self._ready_deadline = self.clock.now() + self.timing.ready_seconds
+        self._ready_timer = self.clock.call_later(
+            self.timing.ready_seconds,
+            lambda: self.inbox.put_nowait(_Cmd("ready_timeout", window=window)),
+        )
+        if len(self.ready) >= self.players:
+            self.inbox.put_nowait(_Cmd("ready_timeout", window=window))
+
+    async def _next_hand(self) -> None:
+        if self._ready_timer:
+            self._ready_timer.cancel()
+        self._ready_timer = None
+        self._ready_deadline = None
+        self._window += 1
+        await self._start_hand()
+
+    async def _publish_auto(self) -> None:
+        await self._publish_all({"type": "auto", "auto": sorted(self.auto)})
+
+    # ------------------------------------------------------------------ prompts & timers
+
+    def _cancel_timers(self) -> None:
+        for t in self._timers.values():
+            t.handle.cancel()
+        self._timers.clear()
+
+    def _set_timer(self, seat: int, window: int) -> None:
+        old = self._timers.pop(seat, None)
+        if old:
+            old.handle.cancel()
+        kind = prompt_kind(self.state)
+        is_auto = seat in self.auto
+        if is_auto:
+            seconds = self.timing.auto_seconds
+        elif kind == "claim":
+            seconds = self.timing.claim_seconds
+        else:
+            seconds = self.timing.turn_seconds
+        handle = self.clock.call_later(
+            seconds,
+            lambda: self.inbox.put_nowait(_Cmd("timeout", seat=seat, window=window)),
+        )
+        self._timers[seat] = _SeatTimer(handle, self.clock.now() + seconds, window, is_auto)
+
+    def _reset_timer(self, seat: int) -> None:
+        if seat in self._timers:
+            self._set_timer(seat, self._timers[seat].window)
+
+    def _after_change(self) -> None:
+        """Recompute who must act; (re)arm timers; queue bot moves. Called after each change.
+
+        A claim window or a 定缺 round keeps its deadline while its seats answer one by one;
+        anything else opens a new window (new deadlines).
+        """
+        kind = prompt_kind(self.state)
+        acting = frozenset(acting_seats(self.state))
+        prev_kind, prev_acting = self._prompt
+        same_window = kind == prev_kind and kind in ("claim", "ding_que") and acting <= prev_acting
+        self._prompt = (kind, acting)
+        if not same_window:
+            self._window += 1
+            self._cancel_timers()
+        else:
+            for seat in list(self._timers):
+                if seat not in acting:
+                    self._timers.pop(seat).handle.cancel()
+        window = self._window
+        for seat in sorted(acting):
+            if self.seats[seat].bot:
+                if not same_window:
+                    self.inbox.put_nowait(_Cmd("bot", seat=seat, window=window))
+            elif seat not in self._timers:
+                self._set_timer(seat, window)

@@ -1,0 +1,42 @@
+"""The ``live`` fixture: uvicorn in a thread on a free port, over a real database
+(``database_url``: SQLite, and Postgres when TEST_DATABASE_URL is set). Helpers are in
+``live_helpers.py``."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+
+import pytest
+import uvicorn
+from live_helpers import ADMIN_TOKEN, Live, free_port
+
+from server.api.app import create_app
+from server.config import Settings
+
+
+@pytest.fixture
+def live(database_url: str) -> Iterator[Live]:
+    """A live server (claim_min_ms=0, admin token set) on ``database_url``."""
+    settings = Settings(
+        database_url=database_url, redis_url=None, admin_token=ADMIN_TOKEN, claim_min_ms=0
+    )
+    app = create_app(settings)
+    port = free_port()
+    config = uvicorn.Config(
+        app, host="127.0.0.1", port=port, log_level="warning", ws="websockets-sansio", lifespan="on"
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            raise RuntimeError("server did not start")
+        time.sleep(0.02)
+    try:
+        yield Live(f"http://127.0.0.1:{port}", f"ws://127.0.0.1:{port}", app, database_url)
+    finally:
+        server.should_exit = True
+        thread.join(timeout=15)

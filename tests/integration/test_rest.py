@@ -1,0 +1,56 @@
+"""The rooms REST API on a live server."""
+
+from __future__ import annotations
+
+from live_helpers import Live, create_room
+
+from server.room.manager import CODE_ALPHABET, CODE_LENGTH
+
+
+async def test_create_room_fills_defaults_and_validates(live: Live) -> None:
+    async with live.client() as client:
+        r = await client.post("/api/rooms", json={"game": "guiyang", "options": {"players": 3}})
+        assert r.status_code == 201
+        body = r.json()
+        assert body["game"] == "guiyang" and body["options"]["players"] == 3
+        assert body["options"]["hands"] == 8 and body["options"]["man_tang_ji"] is True
+        code = body["code"]
+        assert len(code) == CODE_LENGTH and set(code) <= set(CODE_ALPHABET)
+
+        r = await client.post("/api/rooms", json={"game": "guiyang", "options": {"players": 5}})
+        assert r.status_code == 422
+        assert r.json()["detail"][0]["loc"] == ["body", "options", "players"]
+        r = await client.post("/api/rooms", json={"game": "guiyang", "options": {"nope": 1}})
+        assert r.status_code == 422 and r.json()["detail"][0]["loc"][-1] == "nope"
+        r = await client.post("/api/rooms", json={"game": "chess"})
+        assert r.status_code == 422
+
+
+async def test_join_bots_and_room_info(live: Live) -> None:
+    async with live.client() as client:
+        code = await create_room(client, {"players": 2, "hands": 4})
+        info = (await client.get(f"/api/rooms/{code}")).json()
+        assert info["status"] == "open" and info["seats"] == [] and info["hand_no"] == 0
+        r = await client.post(f"/api/rooms/{code}/join", json={"name": "ann"})
+        assert r.status_code == 200
+        assert r.json()["seat"] == 0 and len(r.json()["token"]) >= 24
+        r = await client.post(f"/api/rooms/{code}/bots", json={"count": 3})
+        assert r.json() == {"seats": [1]}
+        info = (await client.get(f"/api/rooms/{code}")).json()
+        assert [s["bot"] for s in info["seats"]] == [False, True]
+        assert info["status"] == "playing" and info["hand_no"] == 1
+        assert info["totals"] == [0, 0]
+        assert "token" not in str(info) and "token_hash" not in str(info)
+        r = await client.post(f"/api/rooms/{code}/bots", json={"count": 1})
+        assert r.status_code == 409 and r.json()["detail"]["code"] == "room_full"
+
+        assert (await client.get("/api/rooms/NOSUCH")).status_code == 404
+        r = await client.post("/api/rooms/NOSUCH/join", json={"name": "x"})
+        assert r.status_code == 404 and r.json()["detail"]["code"] == "unknown_room"
+        assert (await client.post(f"/api/rooms/{code}/join", json={})).status_code == 422
+
+
+async def test_health(live: Live) -> None:
+    async with live.client() as client:
+        r = await client.get("/api/health")
+        assert r.status_code == 200 and r.json()["status"] == "ok"

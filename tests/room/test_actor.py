@@ -1,0 +1,232 @@
+"""Room actor with a manual clock, a real store and the in-memory bus.
+
+Covers: turn timeout (default action = discard, seat goes on auto), claim timeout (= default
+action for each claimant, no auto), refused actions change nothing, bot-only sessions run
+to the end with zero-sum hands, and rebuilding a room from the stored action log.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from server.room.actor import RoomActor, RoomError, Seat, Timing, replay_hand, seat_channel
+from server.room.clock import ManualClock
+from server.room.manager import RoomManager
+from server.rules.guiyang import (
+    Action,
+    GuiyangOptions,
+    acting_seats,
+    apply,
+    deal,
+    default_action,
+    legal_actions,
+    prompt_kind,
+    view,
+)
+
+TIMING = Timing(claim_seconds=10, turn_seconds=20, claim_min_ms=0, auto_seconds=1, ready_seconds=30)
+
+
+async def make_room(
+    store: Any,
+    bus: Any,
+    clock: ManualClock,
+    *,
+    bots: list[bool],
+    seeds: list[str] | None = None,
+    options: dict[str, Any] | None = None,
+    code: str = "TEST01",
+) -> RoomActor:
+    """A started room whose seats are humans (False) or bots (True)."""
+    opts = GuiyangOptions(**(options or {})).model_dump()
+    await store.create_room(code, "guiyang", opts)
+    for i, is_bot in enumerate(bots):
+        await store.add_player(code, i, f"p{i}", f"hash{i}", is_bot)
+    actor = RoomActor(
+        code,
+        opts,
+        store,
+        bus,
+        clock,
+        TIMING,
+        seats=[Seat(i, f"p{i}", b, f"hash{i}") for i, b in enumerate(bots)],
+    )
+    if seeds is not None:
+        it = iter(seeds)
+        actor.new_seed = lambda: next(it)
+    actor.start()
+    await actor.idle()
+    return actor
+
+
+def find_claim_seed(opts: GuiyangOptions) -> tuple[str, Action]:
+    """A seed and a first-turn action of the dealer after which a claim window opens."""
+    for n in range(2000):
+        seed = f"claim-{n}"
+        state = deal(opts, seed, 0, 1)
+        if prompt_kind(state) != "turn":
+            continue
+        for a in legal_actions(state, 0):
+            if a.kind != "discard" or a.bao_ting:
+                continue
+            after, _ = apply(state, 0, a)
+            if prompt_kind(after) == "claim":
+                return seed, a
+    raise AssertionError("no seed with a claim window found")
+
+
+async def test_turn_timeout_discards_and_sets_auto(
+    store: Any, bus: Any, clock: ManualClock
+) -> None:
+    actor = await make_room(store, bus, clock, bots=[False] * 4, seeds=["turn-timeout"])
+    state = actor.state
+    assert prompt_kind(state) == "turn" and acting_seats(state) == [0]
+    expected = default_action(state, 0)
+    clock.advance(19.9)
+    await actor.idle()
+    assert actor.state is state, "nothing happens before the turn timer fires"
+    clock.advance(0.2)
+    await actor.idle()
+    log = await store.hand_actions("TEST01", 1)
+    assert log[0] == (0, {"action": expected.to_dict(), "source": "timeout"})
+    assert actor.auto == {0}
+    assert actor.info()["seats"][0]["auto"] is True
+    await actor.stop()
+
+
+async def test_auto_seat_plays_fast_and_acting_clears_auto(
+    store: Any, bus: Any, clock: ManualClock
+) -> None:
+    actor = await make_room(store, bus, clock, bots=[False] * 4, seeds=["auto-clear"])
+    await actor.set_auto(0, True)
+    await actor.idle()
+    clock.advance(TIMING.auto_seconds + 0.01)
+    await actor.idle()
+    log = await store.hand_actions("TEST01", 1)
+    assert log and log[0][1]["source"] == "auto"
+    # seat 0 acts itself later: auto is cleared
+    await actor.set_auto(0, False)
+    assert 0 not in actor.auto
+    await actor.stop()
+
+
+async def test_claim_timeout_is_default_action_without_auto(
+    store: Any, bus: Any, clock: ManualClock
+) -> None:
+    opts = GuiyangOptions()
+    seed, discard = find_claim_seed(opts)
+    actor = await make_room(store, bus, clock, bots=[False] * 4, seeds=[seed])
+    await actor.act(0, discard)
+    await actor.idle()
+    state = actor.state
+    assert prompt_kind(state) == "claim"
+    claimants = acting_seats(state)
+    assert claimants and 0 not in claimants
+    expected = {s: default_action(state, s) for s in claimants}
+    clock.advance(TIMING.claim_seconds - 0.5)
+    await actor.idle()
+    assert actor.state is state
+    clock.advance(1)
+    await actor.idle()
+    log = await store.hand_actions("TEST01", 1)
+    answered = {seat: payload for seat, payload in log[1:]}
+    for s in claimants:
+        assert answered[s] == {"action": expected[s].to_dict(), "source": "timeout"}
+    assert not actor.auto, "a claim timeout does not put a seat on auto-play"
+    await actor.stop()
+
+
+async def test_claim_window_keeps_its_deadline(store: Any, bus: Any, clock: ManualClock) -> None:
+    opts = GuiyangOptions()
+    seed, discard = find_claim_seed(opts)
+    actor = await make_room(store, bus, clock, bots=[False] * 4, seeds=[seed])
+    await actor.act(0, discard)
+    await actor.idle()
+    claimants = acting_seats(actor.state)
+    deadlines = {s: actor._deadline_for(s) for s in claimants}
+    assert all(d == int((clock.now() + TIMING.claim_seconds) * 1000) for d in deadlines.values())
+    if len(claimants) > 1:
+        clock.advance(3)
+        await actor.act(claimants[0], Action("pass"))
+        await actor.idle()
+        if prompt_kind(actor.state) == "claim":
+            for s in acting_seats(actor.state):
+                assert actor._deadline_for(s) == deadlines[s]
+    await actor.stop()
+
+
+async def test_refused_actions_change_nothing(store: Any, bus: Any, clock: ManualClock) -> None:
+    actor = await make_room(store, bus, clock, bots=[False] * 4, seeds=["refuse"])
+    state = actor.state
+    sub = await bus.subscribe(seat_channel("TEST01", 1))
+    with pytest.raises(RoomError) as wrong_turn:
+        await actor.act(1, Action("discard", view(state, 1)["hand"][0]))
+    assert wrong_turn.value.code == "not_your_turn"
+    held = set(view(state, 0)["hand"]) | {view(state, 0).get("drawn")}
+    missing = next(f"{n}{s}" for s in "mps" for n in range(1, 10) if f"{n}{s}" not in held)
+    with pytest.raises(RoomError) as not_held:
+        await actor.act(0, Action("discard", missing))
+    assert not_held.value.code == "illegal_action"
+    with pytest.raises(RoomError):
+        await actor.act(0, Action("pong"))
+    assert actor.state is state
+    assert await store.hand_actions("TEST01", 1) == []
+    with pytest.raises(TimeoutError):
+        await sub.get(timeout=0.05)
+    await sub.close()
+    await actor.stop()
+
+
+async def test_bot_room_plays_whole_session(store: Any, bus: Any, clock: ManualClock) -> None:
+    actor = await make_room(store, bus, clock, bots=[True] * 4, options={"hands": 4})
+    spectator = await bus.subscribe(seat_channel("TEST01", None))
+    for _ in range(200):
+        if actor.status == "finished":
+            break
+        await actor.idle()
+    assert actor.status == "finished"
+    hands = await store.hands("TEST01")
+    assert [h.hand_no for h in hands] == [1, 2, 3, 4]
+    for h in hands:
+        assert h.settlement is not None and sum(h.deltas) == 0
+    for prev, nxt in zip(hands, hands[1:], strict=False):
+        assert nxt.dealer == prev.settlement["next_dealer"]
+        assert nxt.dealer_streak == (prev.dealer_streak + 1 if nxt.dealer == prev.dealer else 1)
+    assert actor.totals == [sum(h.deltas[i] for h in hands) for i in range(4)]
+    # replaying each stored hand gives the stored settlement's result
+    for h in hands:
+        actions = await store.hand_actions("TEST01", h.hand_no)
+        state, _ = replay_hand(GuiyangOptions(hands=4), h.seed, h.dealer, h.dealer_streak, actions)
+        assert state.ended
+    await spectator.close()
+    await actor.stop()
+
+
+async def test_rebuild_from_store(store: Any, bus: Any, clock: ManualClock) -> None:
+    manager = RoomManager(store, bus, clock, TIMING)
+    actor = await manager.create_room({})
+    code = actor.code
+    seat0, _token = await manager.join(code, "ann")
+    assert seat0 == 0
+    await manager.add_bots(code, 3)
+    await actor.idle()
+    # let seat 0 time out a few times so bots and auto-play advance the hand
+    for _ in range(3):
+        clock.advance(TIMING.turn_seconds + 1)
+        await actor.idle()
+    if actor.status != "playing":
+        pytest.skip("hand ended too fast to test a mid-hand rebuild")
+    before = {s: view(actor.state, s) for s in [0, 1, 2, 3, None]}
+    version = actor.version
+    await manager.close()
+
+    manager2 = RoomManager(store, bus, clock, TIMING)
+    rebuilt = await manager2.get(code)
+    await rebuilt.idle()
+    assert rebuilt.version >= version
+    if rebuilt.version == version:
+        assert {s: view(rebuilt.state, s) for s in [0, 1, 2, 3, None]} == before
+    assert rebuilt.hand_no == 1 and rebuilt.seats[0].name == "ann"
+    await manager2.close()
