@@ -99,21 +99,51 @@ def is_complete(counts: list[int], melds: int) -> bool:
     return is_standard(counts) or (melds == 0 and is_seven_pairs(counts))
 
 
+@cache
+def _suit_completions(suit: Suit) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Ranks (0..8) whose addition makes the suit sets only, and sets plus one pair."""
+    sets: list[int] = []
+    with_pair: list[int] = []
+    c = list(suit)
+    r = (sum(suit) + 1) % 3
+    for rank in range(9):
+        if c[rank] >= 4:
+            continue
+        c[rank] += 1
+        key: Suit = tuple(c)  # type: ignore[assignment]
+        if r == 0 and _sets_only(key):
+            sets.append(rank)
+        elif r == 2 and _sets_and_pair(key):
+            with_pair.append(rank)
+        c[rank] -= 1
+    return tuple(sets), tuple(with_pair)
+
+
 def completing_tiles(counts: list[int], melds: int) -> list[int]:
-    """Kinds (0..26) that would complete a hand of 13 - 3 * melds concealed tiles.
+    """Kinds (0..26) that would complete a hand of 13 - 3 * melds concealed tiles, sorted.
 
     Only kinds the hand could still draw are listed (fewer than four in ``counts``); the
-    caller removes kinds whose other copies sit in the seat's own melds (§6.3).
+    caller removes kinds whose other copies sit in the seat's own melds (§6.3). Works suit by
+    suit: the tile must land in one suit while the other two already split cleanly.
     """
-    result = []
-    for k in range(NUM_KINDS):
-        if counts[k] >= 4:
-            continue
-        counts[k] += 1
-        if is_complete(counts, melds):
-            result.append(k)
-        counts[k] -= 1
-    return result
+    if sum(counts) != 13 - 3 * melds:
+        return []
+    suits = _suits(counts)
+    clean = [sum(x) % 3 == 0 and _sets_only(x) for x in suits]
+    paired = [sum(x) % 3 == 2 and _sets_and_pair(x) for x in suits]
+    result: set[int] = set()
+    for s in range(3):
+        o1, o2 = (s + 1) % 3, (s + 2) % 3
+        sets, with_pair = _suit_completions(suits[s])
+        if clean[o1] and clean[o2]:
+            result.update(s * 9 + r for r in with_pair)
+        if (clean[o1] and paired[o2]) or (paired[o1] and clean[o2]):
+            result.update(s * 9 + r for r in sets)
+    if melds == 0:
+        odd = [k for k in range(NUM_KINDS) if counts[k] % 2]
+        if len(odd) == 1 and counts[odd[0]] < 4:
+            result.add(odd[0])
+    return sorted(result)
 
 
 Blocks = frozenset[tuple[int, int, int]]

@@ -167,12 +167,9 @@ def _turn_actions(state: State, seat: int) -> list[Action]:
     void = state.ding_que[seat]
     locked = state.bao_ting[seat]
     if not locked and state.wall_count > 0:
+        pongs = {m.tile for m in state.melds[seat] if m.kind == "pong"}
         for k in range(NUM_KINDS):
-            if suit_of(k) == void:
-                continue
-            if counts[k] == 4 or (
-                counts[k] and any(m.kind == "pong" and m.tile == k for m in state.melds[seat])
-            ):
+            if (counts[k] == 4 or (counts[k] and k in pongs)) and suit_of(k) != void:
                 actions.append(Action("kong", tile=tile_name(k)))
     drawn = state.drawn[seat]
     kinds = [drawn] if locked and drawn is not None else [k for k in range(NUM_KINDS) if counts[k]]

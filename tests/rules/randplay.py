@@ -1,0 +1,45 @@
+"""A seeded random player for property tests: any legal action, biased to finish hands.
+
+Wins are taken with high probability so hands end both in wins and in 黄庄; claims are
+taken sometimes so pongs, kongs, robbing and 热炮 occur.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+
+from server.rules import guiyang
+from server.rules.guiyang import Action, GuiyangOptions, State
+
+
+def play_hand(
+    options: GuiyangOptions, seed: str, policy_seed: int, dealer: int = 0, streak: int = 1
+) -> Iterator[tuple[State, int, Action, State, list[dict]]]:
+    """Deal from ``seed`` and play to the end; yields (before, seat, action, after, events)."""
+    rng = random.Random(policy_seed)
+    state = guiyang.deal(options, seed, dealer, streak)
+    while not state.ended:
+        seat = rng.choice(guiyang.acting_seats(state))
+        legal = guiyang.legal_actions(state, seat)
+        action = choose(rng, legal)
+        after, events = guiyang.apply(state, seat, action)
+        yield state, seat, action, after, events
+        state = after
+
+
+def choose(rng: random.Random, legal: list[Action]) -> Action:
+    wins = [a for a in legal if a.kind in ("win", "self_draw")]
+    if wins and rng.random() < 0.85:
+        return wins[0]
+    kongs = [a for a in legal if a.kind == "kong"]
+    if kongs and rng.random() < 0.6:
+        return rng.choice(kongs)
+    pongs = [a for a in legal if a.kind == "pong"]
+    if pongs and rng.random() < 0.4:
+        return pongs[0]
+    rest = [a for a in legal if a.kind not in ("win", "self_draw", "kong", "pong")]
+    reported = [a for a in rest if a.bao_ting]
+    if reported and rng.random() < 0.5:
+        return reported[0]
+    return rng.choice(rest or legal)

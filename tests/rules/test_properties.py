@@ -1,0 +1,149 @@
+"""Property tests over random played hands (hypothesis): tile conservation, zero-sum and
+burned-seat settlements, replay determinism, and views that hide what they must."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from server.rules import guiyang
+from server.rules.guiyang import GuiyangOptions, State
+from tests.rules.randplay import play_hand
+
+options_strategy = st.builds(
+    GuiyangOptions,
+    players=st.sampled_from([4, 3, 2]),
+    scoring=st.sampled_from(["yi_kou_er", "yi_kou_san", "lian_zhuang"]),
+    yao_bai_ji=st.booleans(),
+    man_tang_ji=st.booleans(),
+    fan_table=st.sampled_from(["standard", "app"]),
+    dou_values=st.sampled_from(["standard", "all_three"]),
+    multiple_winners=st.booleans(),
+    pass_pong_lock=st.booleans(),
+    base_points=st.integers(1, 5),
+)
+seeds = st.text(min_size=1, max_size=12)
+policies = st.integers(0, 2**32)
+hands_settings = settings(
+    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+
+
+def tile_total(state: State) -> int:
+    """Tiles in hands + melds + unclaimed discards + the wall (+ a tile being robbed)."""
+    held = sum(sum(h) for h in state.hands)
+    melded = sum(m.size for melds in state.melds for m in melds)
+    river = sum(1 for d in state.discards for x in d if not x.claimed)
+    robbing = 1 if state.phase == "rob" else 0
+    return held + melded + river + state.wall_count + robbing
+
+
+@hands_settings
+@given(
+    options=options_strategy, seed=st.text(min_size=1, max_size=12), policy=st.integers(0, 2**32)
+)
+def test_tiles_conserved_and_settlement_zero_sum(
+    options: GuiyangOptions, seed: str, policy: int
+) -> None:
+    last: State | None = None
+    for _, _, _, after, _ in play_hand(options, seed, policy, streak=1 + policy % 3):
+        assert tile_total(after) == 108
+        last = after
+    assert last is not None and last.ended
+    check_settlement(last)
+
+
+def check_settlement(state: State) -> dict:
+    """Zero-sum, integer, reasoned, burned-seat-respecting settlement of an ended hand."""
+    options = state.options
+    settlement = guiyang.settle(state)
+    assert settlement is not None
+    assert sum(settlement["deltas"]) == 0
+    per_seat = [0] * options.players
+    for line in settlement["payments"]:
+        assert isinstance(line["points"], int) and line["points"] > 0
+        assert line["points"] % options.base_points == 0
+        assert line["reason"]
+        per_seat[line["from"]] -= line["points"]
+        per_seat[line["to"]] += line["points"]
+        # §9.5: a burned seat collects no 豆 and no chickens.
+        if line["to"] in settlement["burned"]:
+            assert line["reason"] not in ("dou", "ji", "chong_feng_ji", "ze_ren_ji")
+    assert per_seat == settlement["deltas"]
+    if settlement["result"] == "huang_zhuang":
+        assert not any(p["reason"] in ("dou", "ji") for p in settlement["payments"])
+    return settlement
+
+
+@hands_settings
+@given(
+    options=options_strategy, seed=st.text(min_size=1, max_size=12), policy=st.integers(0, 2**32)
+)
+def test_replay_is_deterministic(options: GuiyangOptions, seed: str, policy: int) -> None:
+    played = list(play_hand(options, seed, policy))
+    events = [e for *_, evs in played for e in evs]
+    state = guiyang.deal(options, seed)
+    replayed = []
+    for _, seat, action, _, _ in played:
+        state, evs = guiyang.apply(state, seat, action)
+        replayed.extend(evs)
+    assert json.dumps(replayed, sort_keys=True) == json.dumps(events, sort_keys=True)
+    assert guiyang.settle(state) == guiyang.settle(played[-1][3])
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    options=options_strategy, seed=st.text(min_size=1, max_size=12), policy=st.integers(0, 2**32)
+)
+def test_views_and_events_hide_other_seats_and_the_wall(
+    options: GuiyangOptions, seed: str, policy: int
+) -> None:
+    for _, _, _, after, events in play_hand(options, seed, policy):
+        if after.ended:
+            break
+        for seat in [*range(options.players), None]:
+            v = guiyang.view(after, seat)
+            text = json.dumps(v)
+            assert "wall" not in {k for k in v if k != "wall_count"}
+            assert v["seed"] is None
+            if seat is None:
+                assert "hand" not in v and "drawn" not in v
+            for s in v["seats"]:
+                assert set(s) >= {"concealed_count"} and "hand" not in s
+            assert "settlement" not in text
+            for event in events:
+                projected = guiyang.project_event(event, seat)
+                if projected is None:
+                    continue
+                if event["type"] == "draw" and event["seat"] != seat:
+                    assert "tile" not in projected
+                if event["type"] == "ding_que_chosen" and event["seat"] != seat:
+                    assert "suit" not in projected
+                assert "_private" not in projected and "_only" not in projected
+
+
+SWEEP_HANDS = int(os.environ.get("ZHUOJI_SWEEP_HANDS", "1000"))
+
+
+@pytest.mark.parametrize(
+    ("players", "scoring"),
+    list(itertools.product([4, 3, 2], ["yi_kou_er", "yi_kou_san", "lian_zhuang"])),
+)
+def test_sweep_of_random_hands(players: int, scoring: str) -> None:
+    """Thousands of seeded random hands per player count and scoring mode: conservation,
+    zero-sum, burned seats, and both endings (win and 黄庄) actually reached."""
+    options = GuiyangOptions(players=players, scoring=scoring)
+    results: dict[str, int] = {}
+    for i in range(SWEEP_HANDS):
+        last = None
+        for _, _, _, after, _ in play_hand(options, f"sweep-{players}-{scoring}-{i}", i):
+            last = after
+        assert last is not None and tile_total(last) == 108
+        settlement = check_settlement(last)
+        results[settlement["result"]] = results.get(settlement["result"], 0) + 1
+    assert set(results) == {"win", "huang_zhuang"}, results
