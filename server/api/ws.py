@@ -60,6 +60,7 @@ async def room_socket(websocket: WebSocket, code: str, token: str | None = None)
     if seat is not None:
         await bus.publish(channel, {"type": "_takeover", "conn": conn_id})
         actor.connected[seat] = actor.connected.get(seat, 0) + 1
+        await actor.publish_room()
     send_lock = asyncio.Lock()
 
     ctx: dict[str, Any] = {}
@@ -111,6 +112,8 @@ async def room_socket(websocket: WebSocket, code: str, token: str | None = None)
         await sub.close()
         if seat is not None:
             actor.connected[seat] = max(0, actor.connected.get(seat, 1) - 1)
+            with contextlib.suppress(Exception):
+                await actor.publish_room()
 
 
 async def _reader(

@@ -453,7 +453,7 @@ class RoomActor:
             future.set_result(None)  # accepted; publishing may wait (claim_min_ms)
         hold = (
             self.timing.claim_min_ms > 0
-            and any(e.get("type") == "discard" for e in events)
+            and any(e.get("type") in ("discard", "kong_declared") for e in events)
             and any(not s.bot for s in self.seats)
         )
         if hold:
@@ -540,6 +540,11 @@ class RoomActor:
         self._ready_deadline = None
         self._window += 1
         await self._start_hand()
+
+    async def publish_room(self) -> None:
+        """Tell every audience the room info changed (a seat taken, a socket came or went).
+        Read-only: safe to call from outside the actor's task."""
+        await self._publish_all({"type": "room", "room": self.info()})
 
     async def _publish_auto(self) -> None:
         await self._publish_all({"type": "auto", "auto": sorted(self.auto)})

@@ -131,6 +131,7 @@ class RoomManager:
             actor.seats.append(Seat(seat, name, False, hash_token(token)))
             if actor.full:
                 actor.start()
+        await actor.publish_room()
         if actor.full:
             await actor.wait_started()
         return seat, token
@@ -153,6 +154,7 @@ class RoomManager:
                 filled.append(seat)
             if actor.full:
                 actor.start()
+        await actor.publish_room()
         if actor.full:
             await actor.wait_started()
         return filled
