@@ -18,8 +18,14 @@ CODE = "MOCK42"
 
 
 def seat_view(seat: int, **kw: Any) -> dict[str, Any]:
-    d = {"seat": seat, "concealed_count": 13, "melds": [], "discards": [], "bao_ting": False,
-         "ding_que": None}
+    d = {
+        "seat": seat,
+        "concealed_count": 13,
+        "melds": [],
+        "discards": [],
+        "bao_ting": False,
+        "ding_que": None,
+    }
     d.update(kw)
     return d
 
@@ -34,17 +40,39 @@ def base_view() -> dict[str, Any]:
         "wall_count": 47,
         "seed_hash": "ab" * 32,
         "seed": None,
-        "hand": ["1m", "2m", "3m", "5p", "5p", "9p", "1s", "2s", "3s", "7s", "7s", "8s", "9s",
-                 "4m"],
+        "hand": [
+            "1m",
+            "2m",
+            "3m",
+            "5p",
+            "5p",
+            "9p",
+            "1s",
+            "2s",
+            "3s",
+            "7s",
+            "7s",
+            "8s",
+            "9s",
+            "4m",
+        ],
         "drawn": "4m",
         "seats": [
             seat_view(0, concealed_count=14, discards=["9m", "1p"]),
-            seat_view(1, concealed_count=10, melds=[{"kind": "pong", "tiles": ["6m"] * 3,
-                                                     "from": 3}],
-                      discards=["2p", "4s"], auto=True),
+            seat_view(
+                1,
+                concealed_count=10,
+                melds=[{"kind": "pong", "tiles": ["6m"] * 3, "from": 3}],
+                discards=["2p", "4s"],
+                auto=True,
+            ),
             seat_view(2, discards=["1s", "7p", "8m"], bao_ting=True),
-            seat_view(3, concealed_count=9, melds=[{"kind": "ming_dou", "tiles": ["3p"] * 4,
-                                                    "from": 0}], discards=["5s", "6s"]),
+            seat_view(
+                3,
+                concealed_count=9,
+                melds=[{"kind": "ming_dou", "tiles": ["3p"] * 4, "from": 0}],
+                discards=["5s", "6s"],
+            ),
         ],
         "last_discard": {"seat": 3, "tile": "6s"},
         "waits": [{"tile": "3m", "unseen": 2}, {"tile": "6p", "unseen": 4}],
@@ -53,16 +81,26 @@ def base_view() -> dict[str, Any]:
 
 def room_info(totals: list[int] | None = None) -> dict[str, Any]:
     return {
-        "code": CODE, "game": "guiyang",
-        "options": {"players": 4, "scoring": "lian_zhuang", "yao_bai_ji": True,
-                    "man_tang_ji": True, "hands": 8, "base_points": 1},
+        "code": CODE,
+        "game": "guiyang",
+        "options": {
+            "players": 4,
+            "scoring": "lian_zhuang",
+            "yao_bai_ji": True,
+            "man_tang_ji": True,
+            "hands": 8,
+            "base_points": 1,
+        },
         "seats": [
             {"seat": 0, "name": "小明", "bot": False, "connected": True},
             {"seat": 1, "name": "Bot 1", "bot": True, "connected": True},
             {"seat": 2, "name": "阿花", "bot": False, "connected": False},
             {"seat": 3, "name": "Bot 3", "bot": True, "connected": True},
         ],
-        "hand_no": 3, "totals": totals or [12, -4, 0, -8], "dealer": 0, "dealer_streak": 2,
+        "hand_no": 3,
+        "totals": totals or [12, -4, 0, -8],
+        "dealer": 0,
+        "dealer_streak": 2,
         "status": "playing",
     }
 
@@ -89,30 +127,58 @@ class MockServer:
         if req.method == "POST" and url.endswith("/api/rooms"):
             body = json.loads(req.post_data or "{}")
             if self.create_status != 201:
-                route.fulfill(status=422, content_type="application/json", body=json.dumps({
-                    "detail": [{"loc": ["body", "options", "base_points"],
-                                "msg": "Input should be greater than or equal to 1",
-                                "type": "greater_than_equal"}]}))
+                route.fulfill(
+                    status=422,
+                    content_type="application/json",
+                    body=json.dumps(
+                        {
+                            "detail": [
+                                {
+                                    "loc": ["body", "options", "base_points"],
+                                    "msg": "Input should be greater than or equal to 1",
+                                    "type": "greater_than_equal",
+                                }
+                            ]
+                        }
+                    ),
+                )
                 return
-            route.fulfill(status=201, content_type="application/json",
-                          body=json.dumps({"code": CODE, "game": "guiyang",
-                                           "options": body.get("options", {})}))
+            route.fulfill(
+                status=201,
+                content_type="application/json",
+                body=json.dumps(
+                    {"code": CODE, "game": "guiyang", "options": body.get("options", {})}
+                ),
+            )
         elif url.endswith("/join"):
-            route.fulfill(status=200, content_type="application/json",
-                          body=json.dumps({"seat": 0, "token": "tok0"}))
+            route.fulfill(
+                status=200,
+                content_type="application/json",
+                body=json.dumps({"seat": 0, "token": "tok0"}),
+            )
         elif url.endswith("/bots"):
-            route.fulfill(status=200, content_type="application/json",
-                          body=json.dumps({"seats": [1, 3]}))
+            route.fulfill(
+                status=200, content_type="application/json", body=json.dumps({"seats": [1, 3]})
+            )
         else:
-            route.fulfill(status=200, content_type="application/json",
-                          body=json.dumps(room_info()))
+            route.fulfill(status=200, content_type="application/json", body=json.dumps(room_info()))
 
     def _ws(self, ws: Any) -> None:
         self.sockets.append(ws)
         ws.on_message(lambda m: self.sent.append(json.loads(m)))
-        ws.send(json.dumps({"type": "snapshot", "version": 5, "seat": 0, "view": self.view,
-                            "legal": self.legal, "deadline": int(time.time() * 1000) + 15000,
-                            "room": room_info()}))
+        ws.send(
+            json.dumps(
+                {
+                    "type": "snapshot",
+                    "version": 5,
+                    "seat": 0,
+                    "view": self.view,
+                    "legal": self.legal,
+                    "deadline": int(time.time() * 1000) + 15000,
+                    "room": room_info(),
+                }
+            )
+        )
 
     def push(self, msg: dict[str, Any]) -> None:
         self.sockets[-1].send(json.dumps(msg))
@@ -165,12 +231,15 @@ def test_lobby_create_table_discard_claim_settle(
     assert drawn.count() == 1 and drawn.get_attribute("data-tile") == "4m"
     # main part sorted: m before p before s
     tiles = page.locator("#hand .hand-main .hand-tile").evaluate_all(
-        "els => els.map(e => e.dataset.tile)")
+        "els => els.map(e => e.dataset.tile)"
+    )
     assert tiles == ["1m", "2m", "3m", "5p", "5p", "9p", "1s", "2s", "3s", "7s", "7s", "8s", "9s"]
     assert page.locator('.seat-panel[data-seat="1"] .badge.auto').count() == 1
     assert page.locator('.seat-panel[data-seat="2"] .badge.baoting').count() == 1
-    assert page.locator('.river[data-seat="3"] .tile[data-last="true"]').get_attribute(
-        "data-tile") == "6s"
+    assert (
+        page.locator('.river[data-seat="3"] .tile[data-last="true"]').get_attribute("data-tile")
+        == "6s"
+    )
     assert page.locator("#waits .wait").count() == 2
     assert page.locator("#wall-count").get_attribute("data-count") == "47"
     assert page.locator("#conn-state").get_attribute("data-state") == "connected"
@@ -187,13 +256,24 @@ def test_lobby_create_table_discard_claim_settle(
 
     # a claim prompt
     v = base_view()
-    v.update(phase="claim", turn=1, hand=v["hand"][:13], drawn=None,
-             last_discard={"seat": 1, "tile": "5p"})
+    v.update(
+        phase="claim",
+        turn=1,
+        hand=v["hand"][:13],
+        drawn=None,
+        last_discard={"seat": 1, "tile": "5p"},
+    )
     v["seats"][1]["discards"].append("5p")
-    mock.push({"type": "event", "version": 6, "event": {"type": "discard", "seat": 1,
-                                                         "tile": "5p"},
-               "view": v, "legal": [{"kind": "pong"}, {"kind": "pass"}],
-               "deadline": int(time.time() * 1000) + 8000})
+    mock.push(
+        {
+            "type": "event",
+            "version": 6,
+            "event": {"type": "discard", "seat": 1, "tile": "5p"},
+            "view": v,
+            "legal": [{"kind": "pong"}, {"kind": "pass"}],
+            "deadline": int(time.time() * 1000) + 8000,
+        }
+    )
     page.wait_for_selector('[data-action="pong"]')
     assert page.locator("#hand .hand-tile.playable").count() == 0
     page.screenshot(path=str(shots_dir / "mock-claim.png"), full_page=True)
@@ -203,16 +283,42 @@ def test_lobby_create_table_discard_claim_settle(
     # settlement
     v2 = dict(v, phase="ended", seed="deadbeef" * 4)
     settlement = {
-        "result": "win", "winners": [2], "hand_types": {"2": "qi_dui"}, "win_kind": "dian_pao",
-        "turned": "3s", "chickens": ["1s", "4s"],
-        "payments": [[1, 2, 7, "hu"], [1, 2, 10, "sha_bao"], [0, 2, 1, "ji"],
-                     {"from": 3, "to": 2, "points": 1, "reason": "ji"}, [3, 0, 2, "chong_feng_ji"]],
-        "deltas": [1, -17, 19, -3], "next_dealer": 2, "seed": "deadbeef" * 4,
+        "result": "win",
+        "winners": [2],
+        "hand_types": {"2": "qi_dui"},
+        "win_kind": "dian_pao",
+        "turned": "3s",
+        "chickens": ["1s", "4s"],
+        "payments": [
+            [1, 2, 7, "hu"],
+            [1, 2, 10, "sha_bao"],
+            [0, 2, 1, "ji"],
+            {"from": 3, "to": 2, "points": 1, "reason": "ji"},
+            [3, 0, 2, "chong_feng_ji"],
+        ],
+        "deltas": [1, -17, 19, -3],
+        "next_dealer": 2,
+        "seed": "deadbeef" * 4,
     }
-    mock.push({"type": "event", "version": 7, "event": {"type": "win", "seat": 2}, "view": v2,
-               "legal": [], "deadline": None})
-    mock.push({"type": "hand_end", "version": 8, "settlement": settlement,
-               "totals": [13, -21, 19, -11], "next_hand": 4})
+    mock.push(
+        {
+            "type": "event",
+            "version": 7,
+            "event": {"type": "win", "seat": 2},
+            "view": v2,
+            "legal": [],
+            "deadline": None,
+        }
+    )
+    mock.push(
+        {
+            "type": "hand_end",
+            "version": 8,
+            "settlement": settlement,
+            "totals": [13, -21, 19, -11],
+            "next_hand": 4,
+        }
+    )
     page.wait_for_selector("#settlement", state="visible")
     assert page.locator("#settlement .payment").count() == 5
     assert "杀报" in page.locator("#settle-payments").inner_text()
@@ -227,20 +333,68 @@ def test_lobby_create_table_discard_claim_settle(
 
     # a new hand hides the settlement
     v3 = base_view()
-    mock.push({"type": "snapshot", "version": 0, "seat": 0, "view": v3, "legal": [],
-               "deadline": None, "room": room_info([13, -21, 19, -11])})
+    mock.push(
+        {
+            "type": "snapshot",
+            "version": 0,
+            "seat": 0,
+            "view": v3,
+            "legal": [],
+            "deadline": None,
+            "room": room_info([13, -21, 19, -11]),
+        }
+    )
     page.wait_for_selector("#settlement", state="hidden")
+    assert page.locator("#last-settlement-btn").is_visible()
+
+    # the last hand of the session: final standings, no ready button
+    mock.push(
+        {
+            "type": "event",
+            "version": 1,
+            "event": {"type": "huang_zhuang"},
+            "view": v2,
+            "legal": [],
+            "deadline": None,
+        }
+    )
+    mock.push(
+        {
+            "type": "hand_end",
+            "version": 2,
+            "settlement": dict(
+                settlement, result="huang_zhuang", winners=[], payments=[], deltas=[0, 0, 0, 0]
+            ),
+            "totals": [13, -21, 19, -11],
+            "next_hand": None,
+        }
+    )
+    mock.push({"type": "session_end", "totals": [13, -21, 19, -11]})
+    page.wait_for_selector("#final-standings", state="visible")
+    order = page.locator("#final-standings li").evaluate_all(
+        "els => els.map(e => Number(e.dataset.seat))"
+    )
+    assert order == [2, 0, 3, 1]
+    assert page.locator("#ready-btn").is_hidden()
+    assert "黄庄" in page.locator("#settle-result").inner_text()
+
+    # English toggle
+    page.click("#lang-toggle")
+    assert "Settlement" in page.locator("#settlement").inner_text()
+    page.click("#lang-toggle")
     assert not errors, errors
 
 
 def test_phone_width_and_reconnect(browser: Any, static_server: str, shots_dir: Path) -> None:
-    ctx = browser.new_context(viewport={"width": 375, "height": 800}, locale="zh-CN",
-                              is_mobile=True, has_touch=True)
+    ctx = browser.new_context(
+        viewport={"width": 375, "height": 800}, locale="zh-CN", is_mobile=True, has_touch=True
+    )
     try:
         page = ctx.new_page()
         mock = MockServer(page)
         page.add_init_script(
-            f"localStorage.setItem('gy.seat.{CODE}', JSON.stringify({{seat: 0, token: 'tok0'}}))")
+            f"localStorage.setItem('gy.seat.{CODE}', JSON.stringify({{seat: 0, token: 'tok0'}}))"
+        )
         page.goto(static_server + "/")
         page.screenshot(path=str(shots_dir / "mock-lobby-375.png"), full_page=True)
         page.goto(static_server + f"/?room={CODE}")
@@ -252,12 +406,12 @@ def test_phone_width_and_reconnect(browser: Any, static_server: str, shots_dir: 
         # the server closes the socket: the client shows 重连中 and reconnects
         mock.sockets[-1].close()
         page.wait_for_function(
-            "document.querySelector('#conn-state').dataset.state === 'reconnecting'",
-            timeout=3000)
+            "document.querySelector('#conn-state').dataset.state === 'reconnecting'", timeout=3000
+        )
         assert "重连" in page.locator("#conn-state").inner_text()
         page.wait_for_function(
-            "document.querySelector('#conn-state').dataset.state === 'connected'",
-            timeout=8000)
+            "document.querySelector('#conn-state').dataset.state === 'connected'", timeout=8000
+        )
         assert len(mock.sockets) == 2
     finally:
         ctx.close()

@@ -100,10 +100,11 @@ def test_create_add_bots_discard(browser: Any, live_server: str, shots_dir: Path
         tile = tile_el.get_attribute("data-tile")
         tile_el.click()
         page.wait_for_function(
-            "n => document.querySelectorAll('#my-river .tile').length > n", arg=before,
-            timeout=10000)
-        river = page.locator("#my-river .tile").evaluate_all(
-            "els => els.map(e => e.dataset.tile)")
+            "n => document.querySelectorAll('#my-river .tile').length > n",
+            arg=before,
+            timeout=10000,
+        )
+        river = page.locator("#my-river .tile").evaluate_all("els => els.map(e => e.dataset.tile)")
         assert river[before] == tile
         assert int(page.locator("#hand").get_attribute("data-count")) <= hand_before
         page.wait_for_timeout(400)
@@ -139,8 +140,7 @@ def test_two_players_full_hand(browser: Any, live_server: str, shots_dir: Path) 
                 if settlement_visible(page):
                     continue
                 if not shot_claim and page.locator('#actions [data-action="pass"]').count():
-                    page.screenshot(path=str(shots_dir / f"live-claim-{label}.png"),
-                                    full_page=True)
+                    page.screenshot(path=str(shots_dir / f"live-claim-{label}.png"), full_page=True)
                     shot_claim = True
                 what = step(page)
                 if what:
@@ -172,7 +172,8 @@ def test_two_players_full_hand(browser: Any, live_server: str, shots_dir: Path) 
             # the payment rows add up to the deltas
             pays = page.locator("#settle-payments tr.payment").evaluate_all(
                 "els => els.map(e => [Number(e.dataset.from), Number(e.dataset.to),"
-                " Number(e.dataset.points)])")
+                " Number(e.dataset.points)])"
+            )
             per_seat = [0] * len(totals)
             for f, t, p in pays:
                 per_seat[f] -= p
@@ -187,8 +188,7 @@ def test_two_players_full_hand(browser: Any, live_server: str, shots_dir: Path) 
         a.click("#ready-btn")
         b.click("#ready-btn")
         a.wait_for_selector("#settlement", state="hidden", timeout=15000)
-        a.wait_for_function("window.__gy.room && window.__gy.room.hand_no === 2",
-                            timeout=15000)
+        a.wait_for_function("window.__gy.room && window.__gy.room.hand_no === 2", timeout=15000)
         assert not a.errors and not b.errors, (a.errors, b.errors)  # type: ignore[attr-defined]
     finally:
         ctx_a.close()
@@ -213,7 +213,8 @@ def test_reload_restores_seat(browser: Any, live_server: str) -> None:
         assert page.evaluate("window.__gy.seat") == seat
         assert page.locator("#my-river .tile").count() >= river
         page.wait_for_function(
-            "document.querySelector('#conn-state').dataset.state === 'connected'")
+            "document.querySelector('#conn-state').dataset.state === 'connected'"
+        )
         info = get_room(live_server, code)
         assert info["seats"][seat]["name"] == "丙"
         assert len(info["seats"]) == 4  # no extra seat taken by the reload
