@@ -16,16 +16,16 @@ from server.api.app import create_app
 from server.config import Settings
 
 
-@pytest.fixture
-def live(database_url: str) -> Iterator[Live]:
-    """A live server (claim_min_ms=0, admin token set) on ``database_url``."""
-    settings = Settings(
-        database_url=database_url, redis_url=None, admin_token=ADMIN_TOKEN, claim_min_ms=0
-    )
+def _serve(settings: Settings, database_url: str) -> Iterator[Live]:
     app = create_app(settings)
     port = free_port()
     config = uvicorn.Config(
-        app, host="127.0.0.1", port=port, log_level="warning", ws="websockets-sansio", lifespan="on"
+        app,
+        host="127.0.0.1",
+        port=port,
+        log_level="warning",
+        ws="websockets-sansio",
+        lifespan="on",
     )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
@@ -40,3 +40,21 @@ def live(database_url: str) -> Iterator[Live]:
     finally:
         server.should_exit = True
         thread.join(timeout=15)
+
+
+@pytest.fixture
+def live(database_url: str) -> Iterator[Live]:
+    """A live server (in-memory bus, claim_min_ms=0, admin token set) on ``database_url``."""
+    settings = Settings(
+        database_url=database_url, redis_url=None, admin_token=ADMIN_TOKEN, claim_min_ms=0
+    )
+    yield from _serve(settings, database_url)
+
+
+@pytest.fixture
+def live_redis(database_url: str, redis_url: str) -> Iterator[Live]:
+    """Like ``live`` but every message goes over the Redis bus (``TEST_REDIS_URL``)."""
+    settings = Settings(
+        database_url=database_url, redis_url=redis_url, admin_token=ADMIN_TOKEN, claim_min_ms=0
+    )
+    yield from _serve(settings, database_url)

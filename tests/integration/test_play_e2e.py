@@ -75,7 +75,9 @@ def choose(legal: list[dict[str, Any]], view: dict[str, Any]) -> dict[str, Any]:
     return legal[0]
 
 
-async def play_room(live: Live, options: dict[str, Any], results: list[str]) -> str:
+async def play_room(
+    live: Live, options: dict[str, Any], results: list[str], max_hands: int = 1000
+) -> str:
     """Play one room: join, add bots, answer prompts until a win and a 黄庄 were seen (or the
     session ends). Returns the room code."""
     async with live.client() as client:
@@ -110,6 +112,8 @@ async def play_room(live: Live, options: dict[str, Any], results: list[str]) -> 
                 assert sum(settlement["deltas"]) == 0
                 results.append("win" if settlement["winners"] else settlement["result"])
                 if "win" in results and "huang_zhuang" in results:
+                    break
+                if len(results) >= max_hands:
                     break
                 if msg["next_hand"] is None:
                     break
@@ -167,3 +171,10 @@ async def test_play_until_win_and_huang_zhuang(live: Live) -> None:
         r = await client.get("/api/admin/ledger", params={"room": codes[0]}, headers=auth)
         assert r.status_code == 200
         assert all(row["room"] == codes[0] for row in r.json()["rows"])
+
+
+async def test_play_over_redis_bus(live_redis: Live) -> None:
+    live_redis.app.state.rate_limit = (100_000, 100_000.0)
+    results: list[str] = []
+    await play_room(live_redis, {"hands": 4}, results, max_hands=2)
+    assert len(results) == 2
