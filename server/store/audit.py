@@ -1,16 +1,20 @@
 """Ledger audit: checks every settled hand in the database.
 
-For each settled hand: the seat deltas exist and sum to zero, and the ledger rows (the
-payments) net exactly to those deltas. Run as ``python -m server audit``.
+For each settled hand: the seat deltas exist and sum to zero, the ledger rows (the
+payments) net exactly to those deltas, and replaying the hand from its stored seed and
+actions through the engine gives the same deltas and the same payments (summed per
+payer, payee and reason). Run as ``python -m server audit``; exit status 1 on any problem.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+from collections import defaultdict
 from collections.abc import Sequence
+from typing import Any
 
-from server.store.store import Store
+from server.store.store import HandRecord, Store
 
 
 async def audit(store: Store) -> list[str]:
@@ -36,6 +40,43 @@ async def audit(store: Store) -> list[str]:
             net[pay["to"]] += pay["points"]
         if net != hand.deltas:
             problems.append(f"{where}: payments net to {net}, deltas are {hand.deltas}")
+        problems.extend(await _replay_problems(store, hand, where))
+    return problems
+
+
+def _summed(payments: list[dict[str, Any]]) -> dict[tuple[int, int, str], int]:
+    sums: dict[tuple[int, int, str], int] = defaultdict(int)
+    for p in payments:
+        sums[(p["from"], p["to"], p["reason"])] += p["points"]
+    return dict(sums)
+
+
+async def _replay_problems(store: Store, hand: HandRecord, where: str) -> list[str]:
+    """Replay the hand from its seed and action log; compare with what the ledger holds."""
+    from server.room.actor import replay_hand
+    from server.rules.guiyang import GuiyangOptions, IllegalAction, settle
+
+    room = await store.get_room(hand.code)
+    if room is None:
+        return [f"{where}: room is missing"]
+    actions = await store.hand_actions(hand.code, hand.hand_no)
+    try:
+        state, _ = replay_hand(
+            GuiyangOptions(**room.options), hand.seed, hand.dealer, hand.dealer_streak, actions
+        )
+    except (IllegalAction, KeyError, TypeError, ValueError) as exc:
+        return [f"{where}: the action log does not replay: {exc}"]
+    settlement = settle(state)
+    if settlement is None:
+        return [f"{where}: settled in the ledger, but its actions do not end the hand"]
+    problems = []
+    if settlement["deltas"] != hand.deltas:
+        problems.append(
+            f"{where}: replay gives deltas {settlement['deltas']}, the ledger has {hand.deltas}"
+        )
+    stored = _summed(await store.ledger_by_hand(hand.code, hand.hand_no))
+    if _summed(settlement["payments"]) != stored:
+        problems.append(f"{where}: replayed payments differ from the ledger rows")
     return problems
 
 
