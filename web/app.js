@@ -223,6 +223,7 @@ function showLobby(code) {
   $('#room').hidden = true;
   $('#room-badge').hidden = true;
   $('#conn-state').hidden = true;
+  $('#reconnect-btn').hidden = true;
   $('#name').value = store.name();
   if (code) {
     $('#join-code').value = code;
@@ -260,6 +261,12 @@ function enterRoom(code, seatInfo) {
     onMessage,
     onState: setConn,
     onFatal: (wsCode) => {
+      if (wsCode === 4409) {
+        S.replaced = true;
+        toast(t('replaced'));
+        renderAll();
+        return;
+      }
       if (wsCode === 4401) {
         store.clearSeat(code);
         toast('bad_token');
@@ -293,15 +300,20 @@ async function refreshRoom() {
 
 function setConn(state) {
   S.conn = state;
+  if (state === 'connected') S.replaced = false;
   const el = $('#conn-state');
   el.dataset.state = state;
   el.textContent = t(`conn_${state}`);
+  el.title = '';
+  const rb = $('#reconnect-btn');
+  if (rb) rb.hidden = state !== 'closed';
 }
 
 function onMessage(msg) {
   S.pending = false;
   switch (msg.type) {
     case 'snapshot':
+      if (msg.version === 0) { S.lastDiscardSeen = null; S.eventText = ''; }
       if (msg.version !== undefined) S.version = msg.version;
       if (msg.seat !== undefined) S.seat = msg.seat;
       if (msg.room) S.room = msg.room;
@@ -323,6 +335,7 @@ function onMessage(msg) {
       if (msg.event && msg.event.type === 'discard') {
         S.lastDiscardSeen = { seat: msg.event.seat, tile: msg.event.tile };
       }
+      if (msg.event) noteEvent(msg.event);
       noteHandNo(msg);
       applyView(msg);
       break;
@@ -352,7 +365,11 @@ function onMessage(msg) {
       if (msg.room) S.room = msg.room;
       renderAll();
       break;
+    case 'pong':
+      break;
     case 'error':
+      if (msg.code === 'replaced') break; // the close (4409) follows
+      if (msg.code === 'no_hand' || msg.code === 'stale_prompt') break;
       toast(`${msg.code || 'error'}${msg.message ? ': ' + msg.message : ''}`);
       if (msg.code === 'bad_token') store.clearSeat(S.code);
       renderAll();
@@ -386,6 +403,25 @@ function applyView(msg) {
     }
   }
   renderAll();
+}
+
+function noteEvent(ev) {
+  const who = seatName(ev.seat);
+  const tn = ev.tile ? tileName(ev.tile) : '';
+  let text = '';
+  switch (ev.type) {
+    case 'pong': text = `${who} ${t('act_pong')} ${tn}`; break;
+    case 'kong': case 'kong_declared': text = `${who} ${t('act_kong')} ${tn}`; break;
+    case 'win': {
+      const ws = (ev.winners || []).map(seatName).join(', ');
+      text = `${ws} ${t('act_win')} ${tn}${ev.kind && WIN_KINDS[ev.kind] ? ' · ' + WIN_KINDS[ev.kind] : ''}`;
+      break;
+    }
+    case 'discard': if (ev.bao_ting) text = `${who} ${t('bao_ting')}`; else return; break;
+    case 'huang_zhuang': text = t('result_huang'); break;
+    default: return;
+  }
+  S.eventText = text;
 }
 
 function onHandEnd(settlement, tots, msg) {
@@ -572,7 +608,7 @@ function riverEl(i, sv) {
   const claimed = new Set(Array.isArray(sv.claimed) ? sv.claimed : []);
   ds.forEach((d, k) => {
     const tl = typeof d === 'string' ? d : d && d.tile;
-    const isLast = last && last.seat === i && k === ds.length - 1 && last.tile === tl;
+    const isLast = last && last.seat === i && k === ds.length - 1 && last.tile === tl && !claimed.has(k);
     const el = tileEl(tl, { size: 'sm', classes: isLast ? ['last-discard'] : [] });
     if (isLast) el.dataset.last = 'true';
     if (claimed.has(k)) el.classList.add('claimed');
@@ -628,6 +664,8 @@ function renderCenter() {
       tileEl(last.tile, { size: 'md', classes: ['center-tile'] }),
     );
   }
+  const evl = $('#event-line');
+  evl.textContent = v.phase === 'ended' ? '' : (S.eventText || '');
   const p = $('#prompt');
   let text = '';
   const kinds = new Set(S.legal.map((a) => a.kind));
@@ -650,7 +688,16 @@ function renderMe() {
   const sv = seatView(S.seat);
   me.dataset.seat = String(S.seat);
   me.classList.toggle('acting', actingSeats().includes(S.seat));
-  $('#my-head').replaceWith(Object.assign(seatHead(S.seat, sv), { id: 'my-head' }));
+  const myHead = Object.assign(seatHead(S.seat, sv), { id: 'my-head' });
+  if (v.phase !== 'ended') {
+    const on = isAuto(S.seat, sv);
+    myHead.insertBefore(h('button', {
+      type: 'button', id: 'auto-toggle', class: `ghost small ${on ? 'on' : ''}`,
+      dataset: { action: on ? 'auto_off' : 'auto_on' }, 'aria-pressed': on ? 'true' : 'false',
+      onclick: () => { if (S.socket) S.socket.send({ type: 'auto', on: !on }); },
+    }, on ? t('auto_off') : t('auto_on')), myHead.querySelector('.score'));
+  }
+  $('#my-head').replaceWith(myHead);
   $('#my-river').replaceWith(Object.assign(riverEl(S.seat, sv), { id: 'my-river' }));
   $('#my-melds').replaceWith(Object.assign(meldsEl(sv), { id: 'my-melds' }));
   const waits = $('#waits');
@@ -1005,6 +1052,7 @@ function bind() {
   });
   $('#settlement-close').addEventListener('click', () => { S.settlementOpen = false; renderAll(); });
   $('#last-settlement-btn').addEventListener('click', () => { S.settlementOpen = true; renderAll(); });
+  $('#reconnect-btn').addEventListener('click', () => { if (S.socket) S.socket.reopen(); });
   $('#lang-toggle').addEventListener('click', () => {
     setLang(getLang() === 'zh' ? 'en' : 'zh');
     translateDom();

@@ -99,6 +99,10 @@ const STRINGS = {
     next_dealer: '下局庄家',
     rank: '名次',
     robbing: '抢杠',
+    replaced: '此座位已在其他窗口打开',
+    reconnect: '重新连接',
+    auto_on: '托管',
+    auto_off: '取消托管',
   },
   en: {
     title: 'Guiyang Zhuoji Mahjong',
@@ -199,6 +203,10 @@ const STRINGS = {
     next_dealer: 'Next dealer',
     rank: 'Rank',
     robbing: 'Kong to rob',
+    replaced: 'This seat was opened in another window',
+    reconnect: 'Reconnect',
+    auto_on: 'Auto-play',
+    auto_off: 'Stop auto-play',
   },
 };
 

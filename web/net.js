@@ -40,6 +40,8 @@ export class RoomSocket {
       this.attempt = 0;
       this.everOpened = true;
       this.h.onState('connected');
+      clearInterval(this.pinger);
+      this.pinger = setInterval(() => this.send({ type: 'ping' }), 25000);
     };
     ws.onmessage = (ev) => {
       let msg;
@@ -49,8 +51,9 @@ export class RoomSocket {
     ws.onclose = (ev) => {
       if (this.ws !== ws) return;
       this.ws = null;
+      clearInterval(this.pinger);
       if (this.closed) return;
-      if (ev.code === 4401 || ev.code === 4404) {
+      if (ev.code === 4401 || ev.code === 4404 || ev.code === 4409) {
         this.closed = true;
         this.h.onState('closed');
         this.h.onFatal(ev.code, ev.reason);
@@ -81,9 +84,17 @@ export class RoomSocket {
     return this.send({ type: 'action', seq: this.seq, action });
   }
 
+  /** Reconnect after a fatal close (e.g. the seat was taken over by another tab). */
+  reopen() {
+    this.closed = false;
+    this.attempt = 0;
+    this.connect();
+  }
+
   close() {
     this.closed = true;
     clearTimeout(this.timer);
+    clearInterval(this.pinger);
     if (this.ws) this.ws.close();
     this.ws = null;
   }

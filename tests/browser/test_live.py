@@ -245,3 +245,29 @@ def test_lobby_refuses_invalid_options(browser: Any, live_server: str) -> None:
 @pytest.fixture(autouse=True)
 def _needs_server(live_server: str) -> None:
     """Every test here needs the real server."""
+
+
+def test_second_tab_replaces_and_auto_toggle(browser: Any, live_server: str) -> None:
+    ctx, page = new_page(browser)
+    try:
+        code = create_room(page, live_server, "丁")
+        add_bots(page)
+        page.wait_for_selector("#hand .hand-tile", timeout=15000)
+        # 托管 on and off from the seat header
+        page.click('#auto-toggle[data-action="auto_on"]')
+        page.wait_for_selector("#my-head .badge.auto", timeout=5000)
+        page.click('#auto-toggle[data-action="auto_off"]')
+        page.wait_for_selector('#auto-toggle[data-action="auto_on"]', timeout=5000)
+        # the same seat in a second tab (same localStorage token) takes the seat over;
+        # the first tab stops instead of fighting back
+        other = ctx.new_page()
+        other.goto(f"{live_server}/?room={code}")
+        other.wait_for_selector("#hand .hand-tile", timeout=15000)
+        page.wait_for_function(
+            "document.querySelector('#conn-state').dataset.state === 'closed'", timeout=5000
+        )
+        assert page.locator("#reconnect-btn").is_visible()
+        other.wait_for_timeout(1500)
+        assert other.locator("#conn-state").get_attribute("data-state") == "connected"
+    finally:
+        ctx.close()
