@@ -273,6 +273,12 @@ class RoomActor:
             "status": self.status,
         }
 
+    def ready_waiting(self) -> list[int]:
+        """Seats whose ``ready`` the room still waits for (empty unless ``between``)."""
+        if self.status != "between":
+            return []
+        return [s for s in range(self.players) if s not in self.ready]
+
     def _deadline_for(self, seat: int | None) -> int | None:
         if self.status == "between":
             return None if self._ready_deadline is None else int(self._ready_deadline * 1000)
@@ -379,6 +385,7 @@ class RoomActor:
                 action = default_action(self.state, cmd.seat)
                 if kind == "turn" and source == "timeout":
                     self.auto.add(cmd.seat)
+                    await self._publish_auto()
             try:
                 await self._apply(cmd.seat, action, source, None)
             except RoomError:

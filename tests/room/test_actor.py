@@ -7,13 +7,14 @@ to the end with zero-sum hands, and rebuilding a room from the stored action log
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
 
 from server.room.actor import RoomActor, RoomError, Seat, Timing, replay_hand, seat_channel
 from server.room.clock import ManualClock
-from server.room.manager import RoomManager
+from server.room.manager import RoomManager, rebuild
 from server.rules.guiyang import (
     Action,
     GuiyangOptions,
@@ -222,11 +223,110 @@ async def test_rebuild_from_store(store: Any, bus: Any, clock: ManualClock) -> N
     version = actor.version
     await manager.close()
 
+    # the same state, version and action counter from the stored log alone
+    copy = RoomActor(code, actor.options, store, bus, clock, TIMING, seats=list(actor.seats))
+    await rebuild(copy)
+    assert (copy.hand_no, copy.version, copy.action_idx) == (1, version, actor.action_idx)
+    assert {s: view(copy.state, s) for s in [0, 1, 2, 3, None]} == before
+
+    # and a new manager picks the room up and plays on
     manager2 = RoomManager(store, bus, clock, TIMING)
     rebuilt = await manager2.get(code)
     await rebuilt.idle()
-    assert rebuilt.version >= version
-    if rebuilt.version == version:
-        assert {s: view(rebuilt.state, s) for s in [0, 1, 2, 3, None]} == before
-    assert rebuilt.hand_no == 1 and rebuilt.seats[0].name == "ann"
+    assert rebuilt.running and rebuilt.hand_no >= 1 and rebuilt.seats[0].name == "ann"
+    clock.advance(TIMING.turn_seconds + 1)
+    await rebuilt.idle()
+    assert rebuilt.action_idx > actor.action_idx or rebuilt.hand_no > 1
     await manager2.close()
+
+
+async def run_until(actor: RoomActor, clock: ManualClock, done: Any, step: float = 1.0) -> None:
+    """Advance the clock ``step`` at a time until ``done()`` (at most 2000 steps)."""
+    for _ in range(2000):
+        await actor.idle()
+        if done():
+            return
+        clock.advance(step)
+    raise AssertionError("condition not reached")
+
+
+async def test_ready_timeout_and_ready_messages_start_next_hand(
+    store: Any, bus: Any, clock: ManualClock
+) -> None:
+    actor = await make_room(store, bus, clock, bots=[False, True, True, True], options={"hands": 4})
+    sub = await bus.subscribe(seat_channel("TEST01", 0))
+    # seat 0 times out once and then plays on auto until the hand ends
+    await run_until(actor, clock, lambda: actor.status == "between")
+    assert actor.hand_no == 1 and 0 in actor.ready_waiting()
+    types = []
+    while True:
+        try:
+            types.append((await sub.get(timeout=0.01))["type"])
+        except TimeoutError:
+            break
+    assert "auto" in types and "hand_end" in types
+    # the ready timer starts hand 2 without seat 0
+    clock.advance(TIMING.ready_seconds - 1)
+    await actor.idle()
+    assert actor.status == "between"
+    clock.advance(1.5)
+    await actor.idle()
+    assert actor.status == "playing" and actor.hand_no == 2
+    # hand 3 starts as soon as seat 0 says ready
+    await run_until(actor, clock, lambda: actor.status == "between")
+    await actor.mark_ready(0)
+    await actor.idle()
+    assert actor.status == "playing" and actor.hand_no == 3
+    await sub.close()
+    await actor.stop()
+
+
+async def test_claim_min_delay_holds_discard_events(
+    store: Any, bus: Any, clock: ManualClock
+) -> None:
+    actor = RoomActor(
+        "HOLD01",
+        GuiyangOptions().model_dump(),
+        store,
+        bus,
+        clock,
+        Timing(claim_seconds=10, turn_seconds=20, claim_min_ms=800),
+        seats=[Seat(i, f"p{i}", False, f"h{i}") for i in range(4)],
+    )
+    await store.create_room("HOLD01", "guiyang", actor.options)
+    actor.new_seed = lambda: "hold"
+    actor.start()
+    await actor.wait_started()
+    sub = await bus.subscribe(seat_channel("HOLD01", 1))
+    state = actor.state
+    tile = next(a for a in legal_actions(state, 0) if a.kind == "discard")
+    await actor.act(0, tile)  # accepted at once, published after 800 ms
+    for _ in range(50):
+        await asyncio.sleep(0)
+    with pytest.raises(TimeoutError):
+        await sub.get(timeout=0.02)
+    clock.advance(0.79)
+    with pytest.raises(TimeoutError):
+        await sub.get(timeout=0.02)
+    clock.advance(0.02)
+    msg = await sub.get(timeout=1)
+    assert msg["type"] == "event" and msg["event"]["type"] == "discard"
+    await sub.close()
+    await actor.stop()
+
+
+async def test_rebuild_after_settled_hand(store: Any, bus: Any, clock: ManualClock) -> None:
+    actor = await make_room(store, bus, clock, bots=[False, True, True, True], options={"hands": 4})
+    await run_until(actor, clock, lambda: actor.status == "between")
+    dealer, streak, totals = actor.dealer, actor.dealer_streak, actor.totals
+    await actor.stop()
+    manager = RoomManager(store, bus, clock, TIMING)
+    rebuilt = await manager.get("TEST01")
+    await rebuilt.idle()
+    assert rebuilt.status == "between" and rebuilt.hand_no == 1
+    assert (rebuilt.dealer, rebuilt.dealer_streak, rebuilt.totals) == (dealer, streak, totals)
+    await rebuilt.mark_ready(0)
+    await rebuilt.idle()
+    assert rebuilt.status == "playing" and rebuilt.hand_no == 2
+    assert (await store.hands("TEST01"))[-1].dealer == dealer
+    await manager.close()
