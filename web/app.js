@@ -544,7 +544,7 @@ function actingSeats() {
   if (!v) return [];
   if (v.phase === 'turn') return [v.turn];
   if (v.phase === 'ding_que') {
-    return (v.seats || []).filter((s) => !s.ding_que).map((s) => s.seat);
+    return (v.seats || []).filter((s) => !s.ding_que && !s.ding_que_chosen).map((s) => s.seat);
   }
   if (v.phase === 'claim' || v.phase === 'rob') {
     if (Array.isArray(v.claimants)) return v.claimants;

@@ -271,3 +271,22 @@ def test_second_tab_replaces_and_auto_toggle(browser: Any, live_server: str) -> 
         assert other.locator("#conn-state").get_attribute("data-state") == "connected"
     finally:
         ctx.close()
+
+
+def test_three_players_ding_que(browser: Any, live_server: str, shots_dir: Path) -> None:
+    ctx, page = new_page(browser, width=375, height=812, is_mobile=True, has_touch=True)
+    try:
+        page.goto(live_server + "/")
+        page.fill("#name", "戊")
+        page.check("#opt-players-3")
+        page.click("#create-room")
+        page.wait_for_selector("#room-code:not(:empty)")
+        add_bots(page)
+        page.wait_for_selector('#actions [data-action="ding_que"]', timeout=15000)
+        assert page.locator('#actions [data-action="ding_que"]').count() == 3
+        assert page.locator("#opponents .seat-panel").count() == 2
+        page.screenshot(path=str(shots_dir / "live-ding-que-375.png"), full_page=True)
+        page.click('#actions [data-action="ding_que"][data-suit="m"]')
+        page.wait_for_selector('#my-head .badge.que[data-que="m"]', timeout=10000)
+    finally:
+        ctx.close()
