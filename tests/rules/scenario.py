@@ -52,7 +52,7 @@ def build(
     drawn, in order; ``back`` the kong replacement tiles in the order they are drawn (with
     no kong, ``back[0]`` is the last tile of the wall). Options are keyword arguments.
     """
-    opts = GuiyangOptions(players=len(hands), **options)
+    opts = GuiyangOptions(**{"players": len(hands), **options})
     pool = Counter(full_set())
     given = [parse_tiles((h or "").rstrip("+")) for h in hands]
     partial = [h is None or h.rstrip().endswith("+") for h in hands]
