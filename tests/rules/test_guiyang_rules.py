@@ -360,3 +360,376 @@ def test_qiang_gang_three_players_pays_two_times() -> None:
     s = settle(play(state, actions))
     assert s["win_kind"] == "qiang_gang" and s["burned"] == [2]
     assert by_reason(s, "hu") == {(2, 1): 2 * 2}
+
+
+# ---------------------------------------------------------------------------- §8.5 硬报
+
+
+def test_ying_bao_dealer_dealt_hand_wins() -> None:
+    state = build(["123m 456m 789m 234p 55s", None, None, None], "5s")
+    assert SELF_DRAW in legal(state, 0)
+    s = settle(play(state, [[0, "self_draw"]]))
+    assert payments(s) == {
+        **{(p, 0, "hu"): 2 for p in (1, 2, 3)},
+        **{(p, 0, "ying_bao"): 20 for p in (1, 2, 3)},
+    }
+    assert s["deltas"] == [66, -22, -22, -22]
+
+
+def test_ying_bao_non_dealer_first_draw() -> None:
+    s = settle(play(build(["9m +", W, None, None], "4p 5s"), [[0, "discard", "9m"], [1, "self_draw"]]))
+    each_pays(s, 1, 2)
+    each_pays(s, 1, 20, "ying_bao")
+    assert s["deltas"] == [-22, 66, -22, -22]
+
+
+def test_no_ying_bao_after_a_kong_on_the_first_draw() -> None:
+    # §5: 硬报 needs "no meld made"; a 闷豆 is a meld. This is 杠开 with the 闷豆 paid.
+    state = build(["9m +", "123m 456m 23p 55s 777s", None, None], "7s 5s", "4p")
+    s = settle(play(state, [[0, "discard", "9m"], [1, "kong", "7s"], [1, "self_draw"]]))
+    assert by_reason(s, "ying_bao") == {}
+    each_pays(s, 1, 3)
+    each_pays(s, 1, 2, "dou")
+    assert s["deltas"] == [-5, 15, -5, -5]
+
+
+def test_no_ying_bao_on_a_later_draw() -> None:
+    assert by_reason(zimo(), "ying_bao") == {}
+
+
+# ---------------------------------------------------------------------------- §5 软报
+
+
+def test_soft_report_refused_when_not_ready() -> None:
+    state = play(build(["9m +", None, None, None]), [[0, "discard", "9m"]])
+    assert state.turn == 1 and state.drawn[1] is not None
+    assert not any(a.bao_ting for a in guiyang.legal_actions(state, 1))
+    tile = tile_name(state.drawn[1])
+    before = fresh(state)
+    with pytest.raises(IllegalAction):
+        guiyang.apply(state, 1, Action("discard", tile=tile, bao_ting=True))
+    assert state == before
+
+
+def test_soft_report_offered_exactly_for_discards_that_leave_the_hand_ready() -> None:
+    state = play(build(["9m +", "123m 456m 789m 23p 5s 9s", None, None], "5s"), ROUND[:1])
+    reports = {a.tile for a in guiyang.legal_actions(state, 1) if a.bao_ting}
+    # Only discarding 9s leaves a ready hand: 123m 456m 789m 23p 55s.
+    assert reports == {"9s"}
+    for tile in reports:
+        after, _ = guiyang.apply(state, 1, Action("discard", tile=tile, bao_ting=True))
+        assert guiyang.is_ready(after, 1)
+
+
+def test_soft_report_refused_after_a_meld() -> None:
+    state = build(["5p +", "123m 456m 789m 2p 55p 9s", None, None])
+    state = play(state, [[0, "discard", "5p"], [1, "pong"]])
+    assert state.turn == 1 and state.melds[1]
+    assert ("discard", "9s", False) in legal(state, 1)
+    assert ("discard", "9s", True) not in legal(state, 1)
+    with pytest.raises(IllegalAction):
+        guiyang.apply(state, 1, Action("discard", tile="9s", bao_ting=True))
+    after, _ = guiyang.apply(state, 1, Action("discard", tile="9s"))
+    assert guiyang.is_ready(after, 1)  # ready, yet it may not report
+
+
+def test_soft_report_only_on_the_first_discard() -> None:
+    state = build(["9m +", "123m 456m 789m 23p 5s 9s", None, None], "8p 8p 8p 8p 5s")
+    state = play(state, ROUND)  # seat 1's first discard was its 8p, without a report
+    assert state.turn == 1 and tile_name(state.drawn[1]) == "5s"
+    assert ("discard", "9s", False) in legal(state, 1)
+    assert ("discard", "9s", True) not in legal(state, 1)
+    with pytest.raises(IllegalAction):
+        guiyang.apply(state, 1, Action("discard", tile="9s", bao_ting=True))
+
+
+def test_after_a_soft_report_no_pong_no_kong_and_only_the_drawn_tile() -> None:
+    state = build(["9m +", "111m 456m 789m 23p 5s 9s", None, None], "5s 5s 8p 8p 1m 5s")
+    state = play(
+        state,
+        [[0, "discard", "9m"], [1, "discard", "9s", {"bao_ting": True}]],
+    )
+    assert state.bao_ting[1]
+    state, _ = guiyang.apply(state, 2, Action("discard", tile="5s"))
+    # Seat 1 holds 55s but may not pong: no claim window, seat 3 draws.
+    assert state.phase == "turn" and state.turn == 3
+    state = play(state, [[3, "discard_drawn"], [0, "discard_drawn"]])
+    assert state.turn == 1 and tile_name(state.drawn[1]) == "1m"
+    # Four 1m in hand, but no kong; only the drawn tile may be discarded.
+    assert legal(state, 1) == {("discard", "1m", False)}
+    with pytest.raises(IllegalAction):
+        guiyang.apply(state, 1, Action("discard", tile="5s"))
+    with pytest.raises(IllegalAction):
+        guiyang.apply(state, 1, Action("kong", tile="1m"))
+
+
+def test_after_a_soft_report_a_drawn_winning_tile_may_be_won_or_discarded() -> None:
+    state = build(["9m +", "123m 456m 789m 23p 5s 9s", None, None], "5s 8p 8p 8p 4p")
+    state = play(
+        state,
+        [
+            [0, "discard", "9m"],
+            [1, "discard", "9s", {"bao_ting": True}],
+            [2, "discard_drawn"],
+            [3, "discard_drawn"],
+            [0, "discard_drawn"],
+        ],
+    )
+    assert legal(state, 1) == {SELF_DRAW, ("discard", "4p", False)}
+
+
+# ---------------------------------------------------------------------------- §9.2 豆
+
+
+def test_no_dou_for_a_seat_that_is_not_ready() -> None:
+    # Seat 2 (filler, never ready) makes a 闷豆; seat 1 self-draws.
+    state = build(["9m +", W, "7777s +", None], "8p 8p 8p 8p 4p 5s", "3s")
+    actions = [
+        [0, "discard", "9m"],
+        [1, "discard_drawn"],
+        [2, "kong", "7s"],
+        [2, "discard", "3s"],
+        [3, "discard_drawn"],
+        [0, "discard_drawn"],
+        [1, "self_draw"],
+    ]
+    s = settle(play(state, actions))
+    assert 2 not in s["ready"]
+    assert by_reason(s, "dou") == {}
+    assert s["deltas"] == [-2, 6, -2, -2]
+
+
+def test_huang_zhuang_settles_no_dou_and_no_chickens() -> None:
+    # Seat 2 makes a 闷豆 and is ready (waits 1p / 4p) holding 11s; nobody wins.
+    state = build(["9m +", None, "7777s 123m 456m 23p 1s", None], "8p 8p", "1s")
+    state = play(
+        state,
+        [[0, "discard", "9m"], [1, "discard_drawn"], [2, "kong", "7s"], [2, "discard", "8p"]],
+    )
+    s = settle(drain(state))
+    assert s["result"] == "huang_zhuang"
+    assert s["ready"] == [2]
+    assert payments(s) == {(p, 2, "cha_jiao"): 1 for p in (0, 1, 3)}
+    assert s["turned"] is None
+    assert not any(p["reason"] in ("dou", "ji") for p in s["payments"])
+    assert s["deltas"] == [-1, -1, 3, -1]
+
+
+# ---------------------------------------------------------------------------- §9.3 chickens
+
+W11 = "123m 456m 789m 23p 11s"  # W with 幺鸡 as its pair
+
+
+def test_yao_ji_every_other_seat_pays_each_1s() -> None:
+    s = zimo(W11)
+    assert set(s["chickens"]) == {"1s", "6s"} and s["turned"] == "5s"
+    each_pays(s, 1, 2, "ji")  # two 1s, 1 each
+    assert s["deltas"] == [-4, 12, -4, -4]
+
+
+@pytest.mark.parametrize(
+    ("win", "turned", "chicken"),
+    [("4p", "4m", "5m"), ("1p", "9p", "1p")],  # 9 wraps to 1
+)
+def test_fan_pai_ji_the_next_tile_of_the_turned_suit(win: str, turned: str, chicken: str) -> None:
+    s = zimo(win=win, turned=turned)
+    assert s["turned"] == turned and set(s["chickens"]) == {"1s", chicken}
+    each_pays(s, 1, 1, "ji")
+    assert s["deltas"] == [-3, 9, -3, -3]
+
+
+def test_no_turned_chicken_when_the_wall_is_empty() -> None:
+    # Seat 2 waits on 5s with 大对子 and holds three 1s; seat 3 draws the last tile, 5s.
+    state = build(["9m +", "55s 1s +", "111s 222p 333s 444m 5s", None], back="5s")
+    state = drain(play(state, [[0, "discard", "9m"]]), keep=0)
+    assert state.wall_count == 0 and state.turn == 3 and tile_name(state.drawn[3]) == "5s"
+    state, _ = guiyang.apply(state, 3, Action("discard", tile="5s"))
+    # Empty wall: only a win may be claimed (§2), seat 1's pair of 5s gives no pong.
+    assert legal(state, 1) == set()
+    assert legal(state, 2) == {WIN, PASS}
+    s = settle(play(state, [[2, "win"]]))
+    assert s["turned"] is None and s["chickens"] == ["1s"]
+    assert payments(s) == {
+        (3, 2, "hu"): 5,
+        **{(p, 2, "ji"): 3 for p in (0, 1, 3)},
+    }
+    assert s["deltas"] == [-3, -3, 14, -8]
+
+
+@pytest.mark.parametrize(
+    ("turned", "yao_bai_ji", "chickens", "each"),
+    [
+        ("5m", False, {"1s", "6m"}, 1),
+        ("5m", True, {"1s", "4m", "6m"}, 2),  # 摇摆鸡: both neighbours
+        ("9m", True, {"1s", "8m", "1m"}, 2),  # 9m: 8m and 1m
+    ],
+)
+def test_yao_bai_ji(turned: str, yao_bai_ji: bool, chickens: set[str], each: int) -> None:
+    s = zimo(turned=turned, yao_bai_ji=yao_bai_ji)
+    assert set(s["chickens"]) == chickens
+    each_pays(s, 1, each, "ji")
+    assert s["deltas"] == [-2 - each, 3 * (2 + each), -2 - each, -2 - each]
+
+
+@pytest.mark.parametrize(
+    ("turned", "yao_bai_ji", "per_1s"),
+    [
+        ("9s", False, 2),  # turned 9s: 1s is also the turned chicken, 金鸡
+        ("2s", True, 2),  # 摇摆鸡 on 2s: 1s and 3s, 金鸡
+        ("2s", False, 1),  # without 摇摆鸡 2s turns 3s only: no 金鸡
+        ("8s", True, 1),  # 摇摆鸡 on 8s: 7s and 9s
+    ],
+)
+def test_jin_ji_doubles_every_yao_ji(turned: str, yao_bai_ji: bool, per_1s: int) -> None:
+    s = zimo(W11, turned=turned, yao_bai_ji=yao_bai_ji)
+    each_pays(s, 1, 2 * per_1s, "ji")  # W11 holds two 1s
+    assert s["deltas"][1] == 3 * (2 + 2 * per_1s)
+
+
+@pytest.mark.parametrize(("turned", "value"), [("5s", 2), ("9s", 4)])
+def test_chong_feng_ji_of_a_seat_not_ready_is_paid_to_each_ready_seat(
+    turned: str, value: int
+) -> None:
+    s = zimo(draws="8p 1s 8p 8p", turned=turned)  # seat 2 discards the first 1s, unclaimed
+    assert by_reason(s, "chong_feng_ji") == {(2, 1): value}
+    assert by_reason(s, "ji") == {}
+    assert s["deltas"] == [-2, 6 + value, -2 - value, -2]
+
+
+@pytest.mark.parametrize("man_tang_ji", [True, False])
+def test_chong_feng_ji_of_a_ready_seat_is_worth_two_not_one_plus_two(man_tang_ji: bool) -> None:
+    s = zimo(draws="1s 8p 8p 8p", man_tang_ji=man_tang_ji)  # the winner discarded it
+    each_pays(s, 1, 2, "chong_feng_ji")
+    assert by_reason(s, "ji") == {}
+    assert s["deltas"] == [-4, 12, -4, -4]
+
+
+def test_a_first_1s_that_is_won_on_is_a_plain_chicken_of_the_winner() -> None:
+    # Seat 1 holds a 大对子 waiting on 1s and 5p; the dealer's first 1s completes it.
+    state = build(["1s +", "111m 222p 333s 11s 55p", None, None], "5s")
+    s = settle(play(state, [[0, "discard", "1s"], [1, "win"]]))
+    assert s["hand_types"] == {"1": "da_dui_zi"}
+    assert by_reason(s, "chong_feng_ji") == {} and by_reason(s, "ze_ren_ji") == {}
+    each_pays(s, 1, 3, "ji")  # three 1s in the winner's hand
+    assert s["deltas"] == [-5 - 3, 5 + 9, -3, -3]
+
+
+@pytest.mark.parametrize(("turned", "jin"), [("5s", False), ("9s", True)])
+def test_ze_ren_ji_claimer_ready_the_discarder_pays(turned: str, jin: bool) -> None:
+    # Seat 1 pongs the dealer's first 1s and self-draws 2p (single wait).
+    state = build(
+        ["1s 9m +", "11s 123m 456m 789m 2p 5p", None, None], f"8p 8p 8p 2p {turned}"
+    )
+    actions = [
+        [0, "discard", "1s"],
+        [1, "pong"],
+        [1, "discard", "5p"],
+        [2, "discard_drawn"],
+        [3, "discard_drawn"],
+        [0, "discard_drawn"],
+        [1, "self_draw"],
+    ]
+    s = settle(play(state, actions))
+    per_1s = 2 if jin else 1
+    ze_ren = 4 if jin else 2
+    assert by_reason(s, "ze_ren_ji") == {(0, 1): ze_ren}
+    each_pays(s, 1, 3 * per_1s, "ji")  # the three 1s of the pong are seat 1's chickens
+    each_pays(s, 1, 2)
+    assert s["deltas"][1] == 3 * (2 + 3 * per_1s) + ze_ren
+    assert s["deltas"][0] == -2 - 3 * per_1s - ze_ren
+
+
+def test_ze_ren_ji_claimer_not_ready_pays_the_ready_discarder() -> None:
+    # Seat 1 (W) discards the first 1s, seat 2 (not ready) pongs it; seat 1 self-draws.
+    state = build(["9m +", W, "11s 9p +", None], "1s 8p 8p 4p 5s")
+    actions = [
+        [0, "discard", "9m"],
+        [1, "discard_drawn"],
+        [2, "pong"],
+        [2, "discard", "9p"],
+        [3, "discard_drawn"],
+        [0, "discard_drawn"],
+        [1, "self_draw"],
+    ]
+    s = settle(play(state, actions))
+    assert s["ready"] == [1]
+    assert by_reason(s, "ze_ren_ji") == {(2, 1): 2}
+    assert by_reason(s, "ji") == {(2, 1): 3}  # 包鸡 for the three 1s in seat 2's pong
+    assert s["deltas"] == [-2, 11, -7, -2]
+
+
+def test_ze_ren_ji_neither_ready_nothing() -> None:
+    # The dealer discards the first 1s, seat 2 pongs it; neither is ready; seat 1 wins.
+    state = build(["1s 9m +", W, "11s 9p +", None], "8p 8p 8p 8p 3s 3s 4p 5s")
+    actions = [
+        [0, "discard", "1s"],
+        [2, "pong"],
+        [2, "discard", "9p"],
+        [3, "discard_drawn"],
+        [0, "discard_drawn"],
+        [1, "discard_drawn"],
+        [2, "discard_drawn"],
+        [3, "discard_drawn"],
+        [0, "discard_drawn"],
+        [1, "self_draw"],
+    ]
+    s = settle(play(state, actions))
+    assert s["ready"] == [1]
+    assert by_reason(s, "ze_ren_ji") == {}
+    assert by_reason(s, "chong_feng_ji") == {}
+    assert by_reason(s, "ji") == {(2, 1): 3}
+    assert s["deltas"] == [-2, 9, -5, -2]
+
+
+@pytest.mark.parametrize(("man_tang_ji", "each"), [(True, 1), (False, 0)])
+def test_man_tang_ji_counts_the_ready_seats_unclaimed_discards(
+    man_tang_ji: bool, each: int
+) -> None:
+    # Turned 7p: 8p is a chicken; seat 1 discarded one 8p and holds none.
+    s = zimo(turned="7p", man_tang_ji=man_tang_ji)
+    assert "8p" in s["chickens"]
+    assert by_reason(s, "ji") == ({(p, 1): 1 for p in (0, 2, 3)} if each else {})
+    assert s["deltas"] == [-2 - each, 6 + 3 * each, -2 - each, -2 - each]
+
+
+@pytest.mark.parametrize("man_tang_ji", [True, False])
+def test_bao_ji_a_seat_not_ready_pays_for_its_open_yao_ji(man_tang_ji: bool) -> None:
+    # Seat 2 discards the first 1s, seat 3 (not ready) pongs it; the dealer discards the
+    # last 1s. Concealed chickens of seats not ready (seat 2's 6s, turned 5s) cost nothing.
+    state = build(["9m +", W, None, "11s 9p +"], "8p 1s 1s 4p 5s", man_tang_ji=man_tang_ji)
+    actions = [
+        [0, "discard", "9m"],
+        [1, "discard_drawn"],
+        [2, "discard_drawn"],
+        [3, "pong"],
+        [3, "discard", "9p"],
+        [0, "discard_drawn"],
+        [1, "self_draw"],
+    ]
+    s = settle(play(state, actions))
+    assert s["ready"] == [1]
+    assert by_reason(s, "ji") == {(3, 1): 3, (0, 1): 1}
+    assert by_reason(s, "ze_ren_ji") == {}  # neither seat 2 nor seat 3 is ready
+    assert s["deltas"] == [-3, 10, -2, -5]
+
+
+def test_bao_ji_is_paid_to_every_ready_seat_and_ready_seats_pay_each_other() -> None:
+    # Seat 3 is ready (waits 6s) but does not win; seat 2 (not ready) discarded the first
+    # 1s (冲锋鸡, 包鸡 to both ready seats). Seat 3 holds a 6s chicken: everyone pays it.
+    state = build(
+        ["9m +", W, None, "234m 678m 345p 567p 6s"], "8p 1s 9s 8p 4p 5s"
+    )
+    actions = [
+        [0, "discard", "9m"],
+        [1, "discard_drawn"],
+        [2, "discard_drawn"],
+        [3, "discard", "9s"],
+        [0, "discard_drawn"],
+        [1, "self_draw"],
+    ]
+    s = settle(play(state, actions))
+    assert s["ready"] == [1, 3]
+    assert by_reason(s, "chong_feng_ji") == {(2, 1): 2, (2, 3): 2}
+    assert by_reason(s, "ji") == {(0, 3): 1, (1, 3): 1, (2, 3): 1}
+    each_pays(s, 1, 2)
+    assert s["deltas"] == [-3, 6 + 2 - 1, -2 - 4 - 1, -2 + 2 + 3]
