@@ -3,9 +3,9 @@
 `build` takes the hands a test cares about (the others are filled with scattered tiles that
 can neither pong, kong nor win), the front of the wall in draw order and the kong
 replacements in draw order; the rest of the 108 tiles fill the middle of the wall in sorted
-order, so every scenario is deterministic. `play` runs fixture-form actions through
-`server.rules.replay.run_hand` (implicit passes included) and also accepts
-``[seat, "discard_drawn"]``: discard the tile that seat just drew (摸打).
+order, so every scenario is deterministic. `play` runs fixture-form actions with the
+implicit passes of `server.rules.replay.run_hand`, and ``[seat, "discard_drawn"]``
+discards the tile that seat just drew (摸打).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Any
 from server.rules import guiyang
 from server.rules.guiyang import Action, GuiyangOptions, State
 from server.rules.hand import shanten
-from server.rules.replay import close_window, run_hand
+from server.rules.replay import close_window, parse_action
 from server.rules.tiles import TILE_NAMES, full_set, parse_tiles, tile_name, to_counts
 
 # Filler hands take one tile of each kind in this order: single tiles two apart at most
@@ -69,18 +69,24 @@ def build(
 
 
 def play(state: State, actions: Sequence[Sequence[Any]]) -> State:
-    """Apply fixture-form actions (plus ``discard_drawn``); return the final state."""
-    pending: list[Sequence[Any]] = []
+    """Apply fixture-form actions and return the final state.
+
+    Like `server.rules.replay.run_hand`: before an action that is not an answer to the open
+    claim window, every seat still owing an answer passes. Unlike it, a window still open
+    after the last action stays open, so a test can look at the claims. Also accepts
+    ``[seat, "discard_drawn"]``: discard the tile that seat just drew (摸打).
+    """
     for entry in actions:
         if entry[1] == "discard_drawn":
-            state, _ = run_hand(state, pending)
             state = close_window(state)
             drawn = state.drawn[entry[0]]
             assert drawn is not None, f"seat {entry[0]} has no drawn tile"
-            pending = [[entry[0], "discard", tile_name(drawn)]]
-        else:
-            pending.append(entry)
-    state, _ = run_hand(state, pending)
+            entry = [entry[0], "discard", tile_name(drawn)]
+        seat, action, _ = parse_action(entry)
+        answers = state.phase in ("claim", "rob") and seat in state.claim_options
+        if not (answers and action.kind in ("win", "pong", "kong", "pass") and not action.tile):
+            state = close_window(state)
+        state, _ = guiyang.apply(state, seat, action)
     return state
 
 

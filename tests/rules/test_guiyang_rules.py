@@ -16,6 +16,7 @@ from pydantic import ValidationError
 from server.rules import guiyang
 from server.rules.guiyang import Action, GuiyangOptions, IllegalAction, State
 from server.rules.tiles import tile_name
+from server.rules.replay import close_window
 from tests.rules.scenario import build, by_reason, drain, legal, payments, play, settle
 
 # Seat 1's standard hand: 平胡, waits 1p / 4p, no chicken, no pair that the others discard.
@@ -733,3 +734,206 @@ def test_bao_ji_is_paid_to_every_ready_seat_and_ready_seats_pay_each_other() -> 
     assert by_reason(s, "ji") == {(0, 3): 1, (1, 3): 1, (2, 3): 1}
     each_pays(s, 1, 2)
     assert s["deltas"] == [-3, 6 + 2 - 1, -2 - 4 - 1, -2 + 2 + 3]
+
+
+# ---------------------------------------------------------------------------- §3 claims
+
+DD_2 = "111m 222p 333s 555m 4p"  # 大对子, single wait on 4p
+DD_3 = "666m 777p 888s 999m 4p"  # 大对子, single wait on 4p
+
+
+def test_win_beats_pong_and_a_pong_waits_for_the_seat_that_could_win() -> None:
+    state = build(["4p +", None, "44p +", DD_2.replace("555m", "555s")], "5s")
+    state, _ = guiyang.apply(state, 0, Action("discard", tile="4p"))
+    assert legal(state, 2) == {PONG, PASS}
+    assert legal(state, 3) == {WIN, PASS}
+    state, _ = guiyang.apply(state, 2, Action("pong"))
+    assert state.phase == "claim" and not state.melds[2]  # not resolved yet
+    won = settle(play(state, [[3, "win"]]))
+    assert won["winners"] == [3]
+    assert won["deltas"] == [-5, 0, 0, 5]
+
+
+def test_pong_resolves_once_the_seat_that_could_win_passes() -> None:
+    state = build(["4p +", None, "44p +", DD_2.replace("555m", "555s")], "5s")
+    state, _ = guiyang.apply(state, 0, Action("discard", tile="4p"))
+    state, _ = guiyang.apply(state, 2, Action("pong"))
+    state, _ = guiyang.apply(state, 3, Action("pass"))
+    # The claimer discards next, without drawing.
+    assert state.phase == "turn" and state.turn == 2 and state.drawn[2] is None
+    assert [(m.kind, tile_name(m.tile), m.from_seat) for m in state.melds[2]] == [
+        ("pong", "4p", 0)
+    ]
+    assert sum(state.hands[2]) == 11
+    tile = next(a.tile for a in guiyang.legal_actions(state, 2) if a.kind == "discard")
+    state, _ = guiyang.apply(state, 2, Action("discard", tile=tile))
+    state = close_window(state)  # nobody claims
+    assert state.turn == 3  # play continues from the claimer
+
+
+def two_winners(multiple_winners: bool, answers: list[list]) -> dict:
+    state = build(["4p +", None, DD_2, DD_3], "4s", multiple_winners=multiple_winners)
+    return settle(play(state, [[0, "discard", "4p"], *answers]))
+
+
+def test_multiple_winners_every_claimed_win_stands() -> None:
+    s = two_winners(True, [[3, "win"], [2, "win"]])
+    assert s["winners"] == [2, 3]
+    assert payments(s) == {(0, 2, "hu"): 5, (0, 3, "hu"): 5}
+    assert s["deltas"] == [-10, 0, 5, 5]
+    assert s["next_dealer"] == 2
+
+
+@pytest.mark.parametrize(
+    ("answers", "winner"),
+    [
+        ([[3, "win"], [2, "win"]], 2),  # seat 2 is first after the discarder
+        ([[3, "win"], [2, "pass"]], 3),
+        ([[2, "pass"], [3, "win"]], 3),
+    ],
+)
+def test_multiple_winners_off_first_in_turn_order_from_the_discarder(
+    answers: list[list], winner: int
+) -> None:
+    s = two_winners(False, answers)
+    assert s["winners"] == [winner]
+    assert payments(s) == {(0, winner, "hu"): 5}
+
+
+def test_multiple_winners_off_a_later_win_waits_for_the_earlier_seat() -> None:
+    state = build(["4p +", None, DD_2, DD_3], "4s", multiple_winners=False)
+    state, _ = guiyang.apply(state, 0, Action("discard", tile="4p"))
+    state, _ = guiyang.apply(state, 3, Action("win"))
+    assert state.phase == "claim" and not state.ended
+
+
+def discard_of_seat_2(multiple_winners: bool = True) -> dict:
+    """Dealer 0; seat 2 discards 4p; seats 3 and 1 both claim the win, 3 first."""
+    state = build(["9m +", DD_2, None, DD_3], "8p 4p 4s", multiple_winners=multiple_winners)
+    actions = [[0, "discard", "9m"], [1, "discard_drawn"], [2, "discard_drawn"], [3, "win"]]
+    state = play(state, actions)
+    return settle(state if state.ended else play(state, [[1, "win"]]))
+
+
+def test_two_winners_next_dealer_is_the_first_from_the_dealers_seat() -> None:
+    s = discard_of_seat_2()
+    assert sorted(s["winners"]) == [1, 3]
+    assert payments(s) == {(2, 1, "hu"): 5, (2, 3, "hu"): 5}
+    assert s["next_dealer"] == 1  # from the dealer (0): 1 before 3; from the discarder: 3
+
+
+def test_multiple_winners_off_counts_from_the_discarder_not_the_dealer() -> None:
+    s = discard_of_seat_2(multiple_winners=False)
+    assert s["winners"] == [3]
+    assert s["next_dealer"] == 3
+
+
+def test_three_winners_the_discarder_deals_next() -> None:
+    state = build(
+        [None, DD_2, DD_3, "222m 333p 444s 777m 4p 9p"], "4p 5p", dealer=3
+    )
+    actions = [[3, "discard", "9p"], [0, "discard_drawn"], [1, "win"], [2, "win"], [3, "win"]]
+    s = settle(play(state, actions))
+    assert sorted(s["winners"]) == [1, 2, 3]
+    assert payments(s) == {(0, w, "hu"): 5 for w in (1, 2, 3)}
+    assert s["deltas"] == [-15, 5, 5, 5]
+    assert s["next_dealer"] == 0
+
+
+def test_guo_hu_passing_a_win_locks_discard_wins_until_own_next_discard() -> None:
+    state = build(["4p +", None, DD_2, None], "4p 3s 4p 5s")
+    state = play(state, [[0, "discard", "4p"], [2, "pass"], [1, "discard_drawn"]])
+    # Seat 1 discarded the other 4p: seat 2 is locked, nobody could claim, seat 2 drew.
+    assert state.phase == "turn" and state.turn == 2
+    s = settle(play(state, [[2, "discard_drawn"], [3, "discard_drawn"], [2, "win"]]))
+    assert s["winners"] == [2] and payments(s) == {(3, 2, "hu"): 5}
+
+
+def test_guo_hu_does_not_lock_self_draw() -> None:
+    state = build(["4p +", None, DD_2, None], "8p 4p 5s")
+    state = play(state, [[0, "discard", "4p"], [2, "pass"], [1, "discard_drawn"]])
+    assert state.turn == 2 and SELF_DRAW in legal(state, 2)
+    s = settle(play(state, [[2, "self_draw"]]))
+    each_pays(s, 2, 5 + 1)
+
+
+def test_guo_hu_passing_a_robbable_kong_locks_too() -> None:
+    # Seat 1 pongs 4p and later adds the kong; seat 2 (W: 1p / 4p) passes the rob. Seat 1's
+    # discard of 1p right after the kong would be a 热炮 win, but seat 2 is locked.
+    state = build(["4p +", "44p 9m +", W, None], "8p 8p 8p 4p", "1p")
+    actions = [
+        [0, "discard", "4p"],
+        [1, "pong"],
+        [1, "discard", "9m"],
+        [2, "discard_drawn"],
+        [3, "discard_drawn"],
+        [0, "discard_drawn"],
+        [1, "kong", "4p"],
+    ]
+    state = play(state, actions)
+    assert state.phase == "rob" and legal(state, 2) == {WIN, PASS}
+    state = play(state, [[2, "pass"], [1, "discard", "1p"]])
+    assert state.phase == "turn" and state.turn == 2
+
+
+def test_without_the_lock_the_same_discard_after_a_kong_is_a_re_pao_win() -> None:
+    # Control for the test above: a 闷豆 cannot be robbed, so seat 2 is not locked.
+    state = build(["9m +", "4444p +", W, None], "8p", "1p")
+    state = play(state, [[0, "discard", "9m"], [1, "kong", "4p"], [1, "discard", "1p"]])
+    assert legal(state, 2) == {WIN, PASS}
+
+
+def test_concealed_and_exposed_kongs_cannot_be_robbed() -> None:
+    # Seat 2 (W) waits on 1p; seat 1 kongs 1p, first from the dealer's discard, then
+    # (another build) with four in hand.
+    state = build(["1p +", "111p 9m +", W, None], "", "5s")
+    state = play(state, [[0, "discard", "1p"], [1, "kong"]])
+    assert state.phase == "turn" and state.turn == 1 and state.melds[1][0].kind == "ming_dou"
+    state = build(["9m +", "1111p +", W, None], "8p", "5s")
+    state = play(state, [[0, "discard", "9m"], [1, "kong", "1p"]])
+    assert state.phase == "turn" and state.turn == 1 and state.melds[1][0].kind == "men_dou"
+
+
+def pass_pong(pass_pong_lock: bool, wall: str, after: list[list]) -> State:
+    state = build(["5s +", None, "55s 77s +", None], wall, pass_pong_lock=pass_pong_lock)
+    return play(state, [[0, "discard", "5s"], [2, "pass"], *after])
+
+
+@pytest.mark.parametrize("lock", [True, False])
+def test_pass_pong_lock_blocks_the_same_kind_until_own_next_discard(lock: bool) -> None:
+    state = pass_pong(lock, "5s", [[1, "discard_drawn"]])
+    if lock:
+        assert state.phase == "turn" and state.turn == 2  # no pong was offered
+    else:
+        assert legal(state, 2) == {PONG, PASS}
+
+
+def test_pass_pong_lock_is_per_tile_kind() -> None:
+    state = pass_pong(True, "7s", [[1, "discard_drawn"]])
+    assert legal(state, 2) == {PONG, PASS}
+
+
+def test_pass_pong_lock_ends_with_own_next_discard() -> None:
+    state = pass_pong(
+        True, "8p 8p 5s", [[1, "discard_drawn"], [2, "discard_drawn"], [3, "discard_drawn"]]
+    )
+    assert state.last_discard is not None and tile_name(state.last_discard[1]) == "5s"
+    assert legal(state, 2) == {PONG, PASS}
+
+
+def test_no_pong_or_kong_claim_when_the_wall_is_empty() -> None:
+    # Seat 1 holds three 5s; seat 3 draws the last tile, 5s, and discards it: no claim.
+    state = build(["9m +", "555s +", None, None], back="5s")
+    state = drain(play(state, [[0, "discard", "9m"]]), keep=0)
+    assert state.turn == 3 and tile_name(state.drawn[3]) == "5s"
+    state, _ = guiyang.apply(state, 3, Action("discard", tile="5s"))
+    assert state.ended and state.result == "huang_zhuang"  # seat 0 had to draw
+
+
+def test_no_self_kong_when_the_wall_is_empty() -> None:
+    state = drain(play(build(["9m +", None, None, "777m +"], back="7m"), ROUND[:1]), keep=0)
+    assert state.turn == 3 and tile_name(state.drawn[3]) == "7m"
+    assert ("kong", "7m", False) not in legal(state, 3)
+    # Control: with tiles left, the same four 7m give a kong.
+    state = play(build(["9m +", None, None, "777m +"], "8p 8p 7m"), ROUND[:3])
+    assert state.turn == 3 and ("kong", "7m", False) in legal(state, 3)
