@@ -937,3 +937,195 @@ def test_no_self_kong_when_the_wall_is_empty() -> None:
     # Control: with tiles left, the same four 7m give a kong.
     state = play(build(["9m +", None, None, "777m +"], "8p 8p 7m"), ROUND[:3])
     assert state.turn == 3 and ("kong", "7m", False) in legal(state, 3)
+
+
+# ---------------------------------------------------------------------------- §11 三丁拐 / 二丁拐
+
+# Dealer voids m but keeps 2m 7m; seat 1 voids s and never had one (原缺); seat 2 voids p
+# but keeps 5p.
+VOID_M = "27m 2468p 2468s 9p 37s 9s"
+W_NO_S = "123m 456m 789m 23p 55p"
+VOID_P = "5p 13579m 2468s 789s"
+
+
+def test_ding_que_is_hidden_until_everybody_has_chosen() -> None:
+    state = build([VOID_M, W_NO_S, VOID_P], players=3)
+    assert state.phase == "ding_que"
+    choices = guiyang.legal_actions(state, 0)
+    assert {a.kind for a in choices} == {"ding_que"} and {a.suit for a in choices} == set("mps")
+    with pytest.raises(IllegalAction):  # the dealer may not discard before 定缺
+        guiyang.apply(state, 0, Action("discard", tile="9s"))
+    state, events = guiyang.apply(state, 0, Action("ding_que", suit="m"))
+    (chosen,) = events
+    assert guiyang.project_event(chosen, 0)["suit"] == "m"
+    assert "suit" not in guiyang.project_event(chosen, 1)
+    assert "suit" not in guiyang.project_event(chosen, None)
+    assert guiyang.view(state, 1)["seats"][0]["ding_que"] is None
+    assert guiyang.view(state, 1)["seats"][0]["ding_que_chosen"] is True
+    assert guiyang.view(state, 0)["seats"][0]["ding_que"] == "m"
+    assert guiyang.legal_actions(state, 0) == []  # chosen once, for good
+    state, _ = guiyang.apply(state, 1, Action("ding_que", suit="s"))
+    assert guiyang.view(state, 2)["seats"][1]["ding_que"] is None
+    state, events = guiyang.apply(state, 2, Action("ding_que", suit="p"))
+    reveal = [e for e in events if e["type"] == "ding_que_reveal"]
+    assert reveal and reveal[0]["suits"] == ["m", "s", "p"]
+    assert state.phase == "turn" and state.turn == 0
+    assert [s["ding_que"] for s in guiyang.view(state, 2)["seats"]] == ["m", "s", "p"]
+
+
+def test_no_ding_que_with_four_players() -> None:
+    assert build([None] * 4).phase == "turn"
+
+
+def test_cha_que_and_yuan_que_three_players() -> None:
+    state = build([VOID_M, W_NO_S, VOID_P], "8p 8p 8p 4p 5s", players=3)
+    actions = [
+        [0, "ding_que", "m"],
+        [1, "ding_que", "s"],
+        [2, "ding_que", "p"],
+        [0, "discard", "9s"],
+        [1, "discard_drawn"],
+        [2, "discard_drawn"],
+        [0, "discard_drawn"],
+        [1, "self_draw"],
+    ]
+    s = settle(play(state, actions))
+    assert s["ready"] == [1]
+    assert payments(s) == {
+        (0, 1, "hu"): 2,
+        (2, 1, "hu"): 2,
+        (0, 1, "cha_que"): 2,  # 2m 7m
+        (2, 1, "cha_que"): 1,  # 5p
+        (0, 1, "yuan_que"): 3,
+        (2, 1, "yuan_que"): 3,
+    }
+    assert s["deltas"] == [-7, 13, -6]
+
+
+def test_two_players() -> None:
+    state = build([VOID_M, W_NO_S], "8p 8p 4p 5s", players=2)
+    actions = [
+        [0, "ding_que", "m"],
+        [1, "ding_que", "s"],
+        [0, "discard", "9s"],
+        [1, "discard_drawn"],
+        [0, "discard_drawn"],
+        [1, "self_draw"],
+    ]
+    s = settle(play(state, actions))
+    assert payments(s) == {(0, 1, "hu"): 2, (0, 1, "cha_que"): 2, (0, 1, "yuan_que"): 3}
+    assert s["deltas"] == [-7, 7]
+    assert s["next_dealer"] == 1
+
+
+def choose(state: State, *suits: str) -> State:
+    return play(state, [[seat, "ding_que", suit] for seat, suit in enumerate(suits)])
+
+
+def test_a_seat_holding_its_void_suit_is_not_ready_and_cannot_win() -> None:
+    hand = "55m 123p 456p 789p 23s"  # complete shape on 1s / 4s, but holds 55m
+    voided = choose(build(["9m +", hand, None], "4s", players=3), "s", "m", "s")
+    assert not guiyang.is_ready(voided, 1) and guiyang.waits(voided, 1) == []
+    voided = play(voided, [[0, "discard", "9m"]])
+    assert voided.turn == 1 and SELF_DRAW not in legal(voided, 1)
+    # Control: with four players (no void suit) the same hand is ready and wins.
+    control = build(["9m +", hand, None, None], "4s")
+    assert guiyang.is_ready(control, 1)
+    assert SELF_DRAW in legal(play(control, [[0, "discard", "9m"]]), 1)
+
+
+@pytest.mark.parametrize(("void", "claims"), [("m", set()), ("s", {KONG, PONG, PASS})])
+def test_no_pong_or_kong_of_the_void_suit(void: str, claims: set) -> None:
+    state = choose(build(["7m +", None, "777m +"], players=3), "s", "s", void)
+    state, _ = guiyang.apply(state, 0, Action("discard", tile="7m"))
+    assert legal(state, 2) == claims
+
+
+@pytest.mark.parametrize(("void", "kong"), [("m", False), ("p", True)])
+def test_no_self_kong_of_the_void_suit(void: str, kong: bool) -> None:
+    state = choose(build(["9m +", "7777m +", None], "8p", players=3), "s", void, "s")
+    state = play(state, [[0, "discard", "9m"]])
+    assert (("kong", "7m", False) in legal(state, 1)) is kong
+
+
+# ---------------------------------------------------------------------------- §12 黄庄 and 查叫
+
+QD = "11m 33p 77s 88m 99p 22s 7p"  # 七对, waits 7p: ready value 7
+W9 = "123m 456m 789m 23p 99s"  # 平胡, waits 1p / 4p: ready value 1
+DDR = "222m 3m 444p 555s 666s"  # waits 1m 3m 4m: ready value 5 (3m: 大对子)
+R2 = "456p 789p 567s 88p 34s"  # 平胡, waits 2s / 5s: ready value 1
+
+
+def exhaust(hands: list[str | None], **options: object) -> dict:
+    """The dealer (seat 0, 14 tiles) discards 5m, then everybody discards what it draws."""
+    state = build(hands, **options)
+    return settle(drain(play(state, [[0, "discard", "5m"]])))
+
+
+def test_huang_zhuang_nobody_ready_no_payments_dealer_keeps() -> None:
+    s = exhaust(["5m +", None, None, None])
+    assert s["result"] == "huang_zhuang" and s["ready"] == []
+    assert s["payments"] == [] and s["deltas"] == [0, 0, 0, 0]
+    assert s["next_dealer"] == 0
+
+
+def test_huang_zhuang_nobody_ready_another_dealer_keeps() -> None:
+    state = build([None, None, "5m +", None], dealer=2)
+    s = settle(drain(play(state, [[2, "discard", "5m"]])))
+    assert s["ready"] == [] and s["next_dealer"] == 2
+
+
+def test_huang_zhuang_everybody_ready_no_payments_dealer_keeps() -> None:
+    s = exhaust([QD + " 5m", W9, R2, DDR])
+    assert s["ready"] == [0, 1, 2, 3]
+    assert s["payments"] == [] and s["deltas"] == [0, 0, 0, 0]
+    assert s["next_dealer"] == 0
+
+
+@pytest.mark.parametrize(("scoring", "streak"), [("yi_kou_er", 0), ("lian_zhuang", 2)])
+def test_huang_zhuang_all_but_one_ready_that_one_deals(scoring: str, streak: int) -> None:
+    s = exhaust([QD + " 5m", W9, None, DDR], scoring=scoring, streak=max(streak, 1))
+    assert s["ready"] == [0, 1, 3]
+    assert payments(s) == {
+        (2, 0, "cha_jiao"): 7 + streak,  # +N: the dealer is paid (§10.2)
+        (2, 1, "cha_jiao"): 1,
+        (2, 3, "cha_jiao"): 5,
+    }
+    assert s["deltas"] == [7 + streak, 1, -13 - streak, 5]
+    assert s["next_dealer"] == 2
+
+
+def test_huang_zhuang_dealer_ready_keeps_the_deal() -> None:
+    s = exhaust([QD + " 5m", W9, None, None])
+    assert s["ready"] == [0, 1]
+    assert payments(s) == {
+        (2, 0, "cha_jiao"): 7,
+        (3, 0, "cha_jiao"): 7,
+        (2, 1, "cha_jiao"): 1,
+        (3, 1, "cha_jiao"): 1,
+    }
+    assert s["deltas"] == [14, 2, -8, -8]
+    assert s["next_dealer"] == 0
+
+
+@pytest.mark.parametrize(("scoring", "streak"), [("yi_kou_er", 0), ("lian_zhuang", 3)])
+def test_huang_zhuang_otherwise_the_dealers_next_seat_deals(scoring: str, streak: int) -> None:
+    s = exhaust(["5m +", W9, None, DDR], scoring=scoring, streak=max(streak, 1))
+    assert s["ready"] == [1, 3]
+    assert payments(s) == {
+        (0, 1, "cha_jiao"): 1 + streak,  # +N: the dealer pays (§10.2)
+        (0, 3, "cha_jiao"): 5 + streak,
+        (2, 1, "cha_jiao"): 1,
+        (2, 3, "cha_jiao"): 5,
+    }
+    assert s["deltas"] == [-6 - 2 * streak, 2 + streak, -6, 10 + streak]
+    assert s["next_dealer"] == 1
+
+
+def test_huang_zhuang_cha_que_applies() -> None:
+    state = build([VOID_M, W_NO_S, VOID_P], players=3)
+    state = play(state, [[0, "ding_que", "m"], [1, "ding_que", "s"], [2, "ding_que", "p"]])
+    s = settle(drain(play(state, [[0, "discard", "9s"]])))
+    assert s["result"] == "huang_zhuang" and s["ready"] == [1]
+    assert by_reason(s, "cha_jiao") == {(0, 1): 1, (2, 1): 1}
+    assert by_reason(s, "cha_que") == {(0, 1): 2, (2, 1): 1}
