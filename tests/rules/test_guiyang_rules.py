@@ -15,8 +15,8 @@ from pydantic import ValidationError
 
 from server.rules import guiyang
 from server.rules.guiyang import Action, GuiyangOptions, IllegalAction, State
-from server.rules.tiles import tile_name
 from server.rules.replay import close_window
+from server.rules.tiles import tile_name
 from tests.rules.scenario import build, by_reason, drain, legal, payments, play, settle
 
 # Seat 1's standard hand: 平胡, waits 1p / 4p, no chicken, no pair that the others discard.
@@ -90,10 +90,16 @@ def test_self_draw_in_lian_zhuang_the_dealer_pays_plus_streak() -> None:
 
 
 def test_dealer_self_draw_in_lian_zhuang_every_payer_adds_the_streak() -> None:
-    state = build([None, W + " 9p", None, None], "8p 8p 8p 4p 5s", dealer=1, streak=3,
-                  scoring="lian_zhuang")
-    actions = [[1, "discard", "9p"], [2, "discard_drawn"], [3, "discard_drawn"],
-               [0, "discard_drawn"], [1, "self_draw"]]
+    state = build(
+        [None, W + " 9p", None, None], "8p 8p 8p 4p 5s", dealer=1, streak=3, scoring="lian_zhuang"
+    )
+    actions = [
+        [1, "discard", "9p"],
+        [2, "discard_drawn"],
+        [3, "discard_drawn"],
+        [0, "discard_drawn"],
+        [1, "self_draw"],
+    ]
     s = settle(play(state, actions))
     each_pays(s, 1, 2 + 3)
     assert s["deltas"] == [-5, 15, -5, -5]
@@ -252,9 +258,7 @@ def test_soft_report_self_draw_every_payer_adds_ten() -> None:
 
 def test_sha_bao_discarder_with_report_lets_ping_hu_win_and_pays_ten_more() -> None:
     # Seat 2 reports on its first discard (waits 9s), later must discard its drawn 4p.
-    state = build(
-        ["9m +", W, "234m 567m 345p 678p 8s", None], "9p 9s 9p 9p 9p 4p 2s"
-    )
+    state = build(["9m +", W, "234m 567m 345p 678p 8s", None], "9p 9s 9p 9p 9p 4p 2s")
     actions = [
         [0, "discard", "9m"],
         [1, "discard_drawn"],
@@ -275,12 +279,12 @@ def test_sha_bao_discarder_with_report_lets_ping_hu_win_and_pays_ten_more() -> N
 # ---------------------------------------------------------------------------- §8.3 after a kong
 
 
-@pytest.mark.parametrize(
-    ("scoring", "each"), [("yi_kou_er", 1 + 1 + 1), ("yi_kou_san", 3 + 0 + 1)]
-)
+@pytest.mark.parametrize(("scoring", "each"), [("yi_kou_er", 1 + 1 + 1), ("yi_kou_san", 3 + 0 + 1)])
 def test_gang_kai_is_a_self_draw_plus_one(scoring: str, each: int) -> None:
     state = build(
-        ["9m +", "123m 456m 23p 55s 777s", None, None], "8p 8p 8p 8p 7s 5s", "4p",
+        ["9m +", "123m 456m 23p 55s 777s", None, None],
+        "8p 8p 8p 8p 7s 5s",
+        "4p",
         scoring=scoring,
     )
     s = settle(play(state, [*ROUND, [1, "kong", "7s"], [1, "self_draw"]]))
@@ -293,9 +297,7 @@ def test_gang_kai_is_a_self_draw_plus_one(scoring: str, each: int) -> None:
 def test_re_pao_adds_one_and_burns_the_kong_maker() -> None:
     # Seat 2: 闷豆 6s, replacement 9s, then discards 4p (ready on 4p: 234m 567m 35p 99s).
     # Turned 8s makes 9s a chicken: burned seat 2 would have collected 豆 and chickens.
-    state = build(
-        ["9m +", W, "6666s 234m 567m 35p 9s", None], "8p 4p 8s", "9s"
-    )
+    state = build(["9m +", W, "6666s 234m 567m 35p 9s", None], "8p 4p 8s", "9s")
     actions = [
         [0, "discard", "9m"],
         [1, "discard_drawn"],
@@ -378,7 +380,9 @@ def test_ying_bao_dealer_dealt_hand_wins() -> None:
 
 
 def test_ying_bao_non_dealer_first_draw() -> None:
-    s = settle(play(build(["9m +", W, None, None], "4p 5s"), [[0, "discard", "9m"], [1, "self_draw"]]))
+    s = settle(
+        play(build(["9m +", W, None, None], "4p 5s"), [[0, "discard", "9m"], [1, "self_draw"]])
+    )
     each_pays(s, 1, 2)
     each_pays(s, 1, 20, "ying_bao")
     assert s["deltas"] == [-22, 66, -22, -22]
@@ -618,9 +622,7 @@ def test_a_first_1s_that_is_won_on_is_a_plain_chicken_of_the_winner() -> None:
 @pytest.mark.parametrize(("turned", "jin"), [("5s", False), ("9s", True)])
 def test_ze_ren_ji_claimer_ready_the_discarder_pays(turned: str, jin: bool) -> None:
     # Seat 1 pongs the dealer's first 1s and self-draws 2p (single wait).
-    state = build(
-        ["1s 9m +", "11s 123m 456m 789m 2p 5p", None, None], f"8p 8p 8p 2p {turned}"
-    )
+    state = build(["1s 9m +", "11s 123m 456m 789m 2p 5p", None, None], f"8p 8p 8p 2p {turned}")
     actions = [
         [0, "discard", "1s"],
         [1, "pong"],
@@ -717,9 +719,7 @@ def test_bao_ji_a_seat_not_ready_pays_for_its_open_yao_ji(man_tang_ji: bool) -> 
 def test_bao_ji_is_paid_to_every_ready_seat_and_ready_seats_pay_each_other() -> None:
     # Seat 3 is ready (waits 6s) but does not win; seat 2 (not ready) discarded the first
     # 1s (冲锋鸡, 包鸡 to both ready seats). Seat 3 holds a 6s chicken: everyone pays it.
-    state = build(
-        ["9m +", W, None, "234m 678m 345p 567p 6s"], "8p 1s 9s 8p 4p 5s"
-    )
+    state = build(["9m +", W, None, "234m 678m 345p 567p 6s"], "8p 1s 9s 8p 4p 5s")
     actions = [
         [0, "discard", "9m"],
         [1, "discard_drawn"],
@@ -761,9 +761,7 @@ def test_pong_resolves_once_the_seat_that_could_win_passes() -> None:
     state, _ = guiyang.apply(state, 3, Action("pass"))
     # The claimer discards next, without drawing.
     assert state.phase == "turn" and state.turn == 2 and state.drawn[2] is None
-    assert [(m.kind, tile_name(m.tile), m.from_seat) for m in state.melds[2]] == [
-        ("pong", "4p", 0)
-    ]
+    assert [(m.kind, tile_name(m.tile), m.from_seat) for m in state.melds[2]] == [("pong", "4p", 0)]
     assert sum(state.hands[2]) == 11
     tile = next(a.tile for a in guiyang.legal_actions(state, 2) if a.kind == "discard")
     state, _ = guiyang.apply(state, 2, Action("discard", tile=tile))
@@ -829,9 +827,7 @@ def test_multiple_winners_off_counts_from_the_discarder_not_the_dealer() -> None
 
 
 def test_three_winners_the_discarder_deals_next() -> None:
-    state = build(
-        [None, DD_2, DD_3, "222m 333p 444s 777m 4p 9p"], "4p 5p", dealer=3
-    )
+    state = build([None, DD_2, DD_3, "222m 333p 444s 777m 4p 9p"], "4p 5p", dealer=3)
     actions = [[3, "discard", "9p"], [0, "discard_drawn"], [1, "win"], [2, "win"], [3, "win"]]
     s = settle(play(state, actions))
     assert sorted(s["winners"]) == [1, 2, 3]
@@ -1129,3 +1125,332 @@ def test_huang_zhuang_cha_que_applies() -> None:
     assert s["result"] == "huang_zhuang" and s["ready"] == [1]
     assert by_reason(s, "cha_jiao") == {(0, 1): 1, (2, 1): 1}
     assert by_reason(s, "cha_que") == {(0, 1): 2, (2, 1): 1}
+
+
+# ---------------------------------------------------------------------------- §14 options
+
+
+def test_option_defaults() -> None:
+    o = GuiyangOptions()
+    assert o.model_dump() == {
+        "players": 4,
+        "scoring": "yi_kou_er",
+        "yao_bai_ji": False,
+        "man_tang_ji": True,
+        "fan_table": "standard",
+        "dou_values": "standard",
+        "multiple_winners": True,
+        "pass_pong_lock": False,
+        "base_points": 1,
+        "hands": 8,
+        "claim_seconds": 10,
+        "turn_seconds": 20,
+    }
+
+
+def test_scoring_checkboxes_exclude_each_other() -> None:
+    with pytest.raises(ValidationError) as exc:
+        GuiyangOptions(**{"lian_zhuang": True, "yi_kou_san": True})
+    assert "lian_zhuang" in str(exc.value) and "yi_kou_san" in str(exc.value)
+    assert GuiyangOptions(**{"lian_zhuang": True}).scoring == "lian_zhuang"
+    assert GuiyangOptions(**{"yi_kou_san": True, "lian_zhuang": False}).scoring == "yi_kou_san"
+    assert GuiyangOptions(**{"yi_kou_san": False, "lian_zhuang": False}).scoring == "yi_kou_er"
+    with pytest.raises(ValidationError):
+        GuiyangOptions(**{"scoring": "yi_kou_er", "lian_zhuang": True})
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [
+        ("players", 5),
+        ("players", 1),
+        ("players", "four"),
+        ("scoring", "yi_kou_si"),
+        ("yao_bai_ji", "maybe"),
+        ("man_tang_ji", 2),
+        ("fan_table", "apps"),
+        ("dou_values", "all"),
+        ("multiple_winners", "sometimes"),
+        ("pass_pong_lock", [True]),
+        ("base_points", 0),
+        ("base_points", -3),
+        ("base_points", 1.5),
+        ("hands", 5),
+        ("claim_seconds", 0),
+        ("turn_seconds", 0),
+        ("no_such_option", 1),
+    ],
+)
+def test_bad_option_values_are_refused_naming_the_option(key: str, value: object) -> None:
+    with pytest.raises(ValidationError) as exc:
+        GuiyangOptions(**{key: value})
+    assert key in str(exc.value)
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [
+        ("players", 3),
+        ("players", 2),
+        ("hands", 4),
+        ("hands", 16),
+        ("base_points", 5),
+        ("claim_seconds", 30),
+        ("turn_seconds", 60),
+    ],
+)
+def test_good_option_values_are_accepted(key: str, value: object) -> None:
+    assert getattr(GuiyangOptions(**{key: value}), key) == value
+
+
+@pytest.mark.parametrize(
+    ("options", "each"),
+    [
+        ({}, 7 + 1),
+        ({"fan_table": "app"}, 10 + 1),
+        ({"scoring": "yi_kou_san"}, 12),
+        ({"scoring": "yi_kou_san", "fan_table": "app"}, 12),  # the 一扣三 column is unchanged
+    ],
+)
+def test_fan_table_changes_what_is_paid(options: dict, each: int) -> None:
+    s = zimo("11m 33p 77s 88m 99p 22s 7p", win="7p", draws="3s 3s 3s 3s", **options)
+    assert s["hand_types"] == {"1": "qi_dui"}
+    each_pays(s, 1, each)
+
+
+def scenario_ze_ren(**options: object) -> dict:
+    state = build(["1s 9m +", "11s 123m 456m 789m 2p 5p", None, None], "8p 8p 8p 2p 9s", **options)
+    actions = [
+        [0, "discard", "1s"],
+        [1, "pong"],
+        [1, "discard", "5p"],
+        *ROUND[2:],
+        [1, "self_draw"],
+    ]
+    return settle(play(state, actions))
+
+
+def scenario_dou_and_chong_feng(**options: object) -> dict:
+    # Seat 1 makes a 闷豆 and wins 平胡 on seat 2's 4p; seat 2 discarded the first 1s.
+    state = build(
+        ["9m +", "123m 456m 23p 5s 7777s", "1s +", None], "8p 3s 3s 3s 3s 4p 5s", "5s", **options
+    )
+    actions = [
+        [0, "discard", "9m"],
+        [1, "kong", "7s"],
+        [1, "discard", "8p"],
+        [2, "discard", "1s"],
+        [3, "discard_drawn"],
+        [0, "discard_drawn"],
+        [1, "discard_drawn"],
+        [2, "discard_drawn"],
+        [1, "win"],
+    ]
+    return settle(play(state, actions))
+
+
+def scenario_sha_bao(**options: object) -> dict:
+    state = build(["9m +", W, "234m 567m 345p 678p 8s", None], "9p 9s 9p 9p 9p 4p 2s", **options)
+    actions = [
+        [0, "discard", "9m"],
+        [1, "discard_drawn"],
+        [2, "discard", "8s", {"bao_ting": True}],
+        [3, "discard_drawn"],
+        [0, "discard_drawn"],
+        [1, "discard_drawn"],
+        [2, "discard", "4p"],
+        [1, "win"],
+    ]
+    return settle(play(state, actions))
+
+
+def scenario_ying_bao(**options: object) -> dict:
+    state = build(["123m 456m 789m 234p 55s", None, None, None], "5s", **options)
+    return settle(play(state, [[0, "self_draw"]]))
+
+
+def scenario_qiang_gang(**options: object) -> dict:
+    state = build(["4p +", W, "44p 9m +", None], "8p 8p 8p 4p 5s", **options)
+    return settle(play(state, [*ROB, [1, "win"]]))
+
+
+def scenario_void(**options: object) -> dict:
+    state = build([VOID_M, W_NO_S, VOID_P], "8p 8p 8p 4p 5s", players=3, **options)
+    actions = [
+        [0, "ding_que", "m"],
+        [1, "ding_que", "s"],
+        [2, "ding_que", "p"],
+        [0, "discard", "9s"],
+        [1, "discard_drawn"],
+        [2, "discard_drawn"],
+        [0, "discard_drawn"],
+        [1, "self_draw"],
+    ]
+    return settle(play(state, actions))
+
+
+def scenario_cha_jiao(**options: object) -> dict:
+    return exhaust(["5m +", W9, None, DDR], **options)
+
+
+SCENARIOS = {
+    "ze_ren": (scenario_ze_ren, {"hu", "ji", "ze_ren_ji"}),
+    "dou_chong_feng": (scenario_dou_and_chong_feng, {"hu", "dou", "chong_feng_ji"}),
+    "sha_bao": (scenario_sha_bao, {"hu", "sha_bao"}),
+    "ying_bao": (scenario_ying_bao, {"hu", "ying_bao"}),
+    "qiang_gang": (scenario_qiang_gang, {"hu"}),
+    "void": (scenario_void, {"hu", "cha_que", "yuan_que"}),
+    "cha_jiao": (scenario_cha_jiao, {"cha_jiao"}),
+}
+
+
+@pytest.mark.parametrize("name", list(SCENARIOS))
+@pytest.mark.parametrize("scoring", ["yi_kou_er", "lian_zhuang"])
+def test_base_points_multiplies_every_payment(name: str, scoring: str) -> None:
+    run, reasons = SCENARIOS[name]
+    one = run(scoring=scoring, streak=2)
+    three = run(scoring=scoring, streak=2, base_points=3)
+    assert {p["reason"] for p in one["payments"]} == reasons
+    assert payments(three) == {k: 3 * v for k, v in payments(one).items()}
+    assert three["deltas"] == [3 * d for d in one["deltas"]]
+
+
+# ---------------------------------------------------------------------------- refusals
+
+
+def refused(state: State, seat: int, action: Action, code: str) -> None:
+    before = fresh(state)
+    with pytest.raises(IllegalAction) as exc:
+        guiyang.apply(state, seat, action)
+    assert exc.value.code == code
+    assert state == before  # nothing changed
+
+
+def test_wrong_turn_is_refused() -> None:
+    state = build(["9m +", None, None, None])
+    refused(state, 1, Action("discard", tile="2m"), "not_your_turn")
+    refused(state, 7, Action("discard", tile="2m"), "not_your_turn")
+
+
+def test_discarding_a_tile_not_held_is_refused() -> None:
+    state = build(["9m +", None, None, None])
+    assert state.hands[0][18] == 0  # no 1s
+    refused(state, 0, Action("discard", tile="1s"), "illegal_action")
+
+
+def test_pong_without_two_is_refused() -> None:
+    state = build(["4p +", None, None, DD_2], "5s")
+    state, _ = guiyang.apply(state, 0, Action("discard", tile="4p"))
+    assert legal(state, 3) == {WIN, PASS}  # one 4p: it may win, not pong
+    refused(state, 3, Action("pong"), "illegal_action")
+    refused(state, 3, Action("kong"), "illegal_action")
+    refused(state, 1, Action("pong"), "not_your_turn")  # seat 1 may not claim at all
+
+
+def test_win_without_a_complete_hand_is_refused() -> None:
+    state = build(["9m +", None, None, None])
+    refused(state, 0, Action("self_draw"), "illegal_action")
+    state = build(["4p +", None, "44p +", None])
+    state, _ = guiyang.apply(state, 0, Action("discard", tile="4p"))
+    refused(state, 2, Action("win"), "illegal_action")
+
+
+def test_kong_of_a_tile_not_held_four_times_is_refused() -> None:
+    state = build(["999m +", None, None, None])
+    refused(state, 0, Action("kong", tile="9m"), "illegal_action")
+
+
+def test_actions_after_the_end_are_refused() -> None:
+    state = play(build(["123m 456m 789m 234p 55s", None, None, None], "5s"), [[0, "self_draw"]])
+    refused(state, 1, Action("discard", tile="2m"), "hand_over")
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        "discard",
+        {},
+        {"kind": "chow"},
+        {"kind": "discard", "tile": "0m"},
+        {"kind": "discard", "tile": "1m2m"},
+        {"kind": "ding_que", "suit": "z"},
+        {"kind": "discard", "tile": "1m", "bao_ting": "yes"},
+        {"kind": "discard", "tile": "1m", "extra": 1},
+    ],
+)
+def test_malformed_actions_are_refused(data: object) -> None:
+    with pytest.raises(IllegalAction) as exc:
+        Action.from_dict(data)
+    assert exc.value.code == "bad_action"
+
+
+def test_new_hand_refuses_tiles_that_are_not_the_108() -> None:
+    good = build([None] * 4)
+    hands = [[tile_name(k) for k in range(27) for _ in range(h[k])] for h in good.hands]
+    wall = [tile_name(k) for k in good.wall]
+    with pytest.raises(ValueError):
+        guiyang.new_hand(GuiyangOptions(), hands, wall[1:])  # 107 tiles
+    other = next(t for t in wall if t != wall[0])
+    with pytest.raises(ValueError):
+        guiyang.new_hand(GuiyangOptions(), hands, [*wall[1:], other])  # five of a kind
+    with pytest.raises(ValueError):
+        guiyang.new_hand(GuiyangOptions(), [hands[1], hands[0], *hands[2:]], wall)  # dealer 13
+
+
+# ---------------------------------------------------------------------------- timeouts
+
+
+def test_claim_timeout_is_a_pass() -> None:
+    # §3: "answered or timed out (timeout = pass)", even for a seat that could win.
+    state = build(["4p +", None, "44p +", DD_2.replace("555m", "555s")], "5s")
+    state, _ = guiyang.apply(state, 0, Action("discard", tile="4p"))
+    assert guiyang.default_action(state, 3) == Action("pass")
+    assert guiyang.default_action(state, 2) == Action("pass")
+
+
+def test_rob_timeout_is_a_pass() -> None:
+    state = play(build(["4p +", W, "44p 9m +", None], "8p 8p 8p 4p 5s"), ROB)
+    assert state.phase == "rob"
+    assert guiyang.default_action(state, 1) == Action("pass")
+
+
+def test_soft_report_timeout_discards_the_drawn_tile_even_a_winning_one() -> None:
+    # §5: "the client offers 胡 or the discard; on timeout the server discards it".
+    state = build(["9m +", "123m 456m 789m 23p 5s 9s", None, None], "5s 8p 8p 8p 4p")
+    state = play(
+        state,
+        [[0, "discard", "9m"], [1, "discard", "9s", {"bao_ting": True}], *ROUND[2:]],
+    )
+    assert SELF_DRAW in legal(state, 1)
+    assert guiyang.default_action(state, 1) == Action("discard", tile="4p")
+
+
+def test_ding_que_timeout_voids_the_shortest_suit() -> None:
+    state = build([VOID_M, W_NO_S, VOID_P], players=3)
+    assert guiyang.default_action(state, 0) == Action("ding_que", suit="m")  # 2m 7m
+    assert guiyang.default_action(state, 1) == Action("ding_que", suit="s")  # none
+    assert guiyang.default_action(state, 2) == Action("ding_que", suit="p")  # 5p
+
+
+# ---------------------------------------------------------------------------- §2, §13 deal
+
+
+def test_deal_is_determined_by_the_seed_and_publishes_its_hash() -> None:
+    import hashlib
+
+    a = guiyang.deal(GuiyangOptions(), "seed-1", dealer=2)
+    b = guiyang.deal(GuiyangOptions(), "seed-1", dealer=2)
+    c = guiyang.deal(GuiyangOptions(), "seed-2", dealer=2)
+    assert a == b and a.wall != c.wall
+    assert a.seed_hash == hashlib.sha256(b"seed-1").hexdigest()
+    assert [sum(h) for h in a.hands] == [13, 13, 14, 13]
+    assert a.wall_count == 108 - 53 and a.turn == 2
+    assert guiyang.view(a, 0)["seed"] is None
+
+
+def test_kong_replacement_comes_from_the_back_of_the_wall() -> None:
+    state = build(["9m +", "7777s +", None, None], "8p", "3s")
+    state = play(state, [[0, "discard", "9m"], [1, "kong", "7s"]])
+    assert tile_name(state.drawn[1]) == "3s"
+    assert state.wall[state.front] != state.drawn[1] or state.front == 1
+    assert state.front == 1 and state.back == len(state.wall) - 1

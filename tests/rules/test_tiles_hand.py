@@ -148,9 +148,7 @@ def test_all_triplets_shape() -> None:
 
 
 def test_nine_gates_waits_on_all_nine() -> None:
-    assert names(completing_tiles(counts("1112345678999m"), 0)) == [
-        f"{r}m" for r in range(1, 10)
-    ]
+    assert names(completing_tiles(counts("1112345678999m"), 0)) == [f"{r}m" for r in range(1, 10)]
 
 
 @pytest.mark.parametrize(

@@ -217,8 +217,10 @@ def prompt_kind(state: State) -> str:
 
 
 def default_action(state: State, seat: int) -> Action:
-    """What the server plays for a seat that timed out (托管): win if it can, else discard the
-    drawn tile (or the last tile of the hand), pass a claim, or void the shortest suit.
+    """What the server plays for a seat that timed out (托管): pass a claim (§3: timeout =
+    pass), void the shortest suit, or on its turn win by self-draw if it can (not under 报听:
+    §5, the server discards the drawn tile), else discard the drawn tile (or the last tile
+    of the hand).
 
     Raises:
         IllegalAction: code ``not_your_turn`` if the seat owes no action.
@@ -226,15 +228,14 @@ def default_action(state: State, seat: int) -> Action:
     legal = legal_actions(state, seat)
     if not legal:
         raise IllegalAction("not_your_turn", "this seat has nothing to do now")
-    for a in legal:
-        if a.kind in ("self_draw", "win"):
-            return a
+    if state.phase in ("claim", "rob"):
+        return Action("pass")
     if state.phase == "ding_que":
         counts = state.hands[seat]
         suit = min(range(3), key=lambda s: (sum(counts[s * 9 : s * 9 + 9]), s))
         return Action("ding_que", suit=SUIT_LETTERS[suit])
-    if state.phase in ("claim", "rob"):
-        return Action("pass")
+    if not state.bao_ting[seat] and Action("self_draw") in legal:
+        return Action("self_draw")
     drawn = state.drawn[seat]
     if drawn is not None:
         return Action("discard", tile=tile_name(drawn))
