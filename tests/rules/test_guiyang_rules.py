@@ -1145,6 +1145,7 @@ def test_option_defaults() -> None:
         "hands": 8,
         "claim_seconds": 10,
         "turn_seconds": 20,
+        "bank_seconds": 20,
     }
 
 
@@ -1452,5 +1453,50 @@ def test_kong_replacement_comes_from_the_back_of_the_wall() -> None:
     state = build(["9m +", "7777s +", None, None], "8p", "3s")
     state = play(state, [[0, "discard", "9m"], [1, "kong", "7s"]])
     assert tile_name(state.drawn[1]) == "3s"
-    assert state.wall[state.front] != state.drawn[1] or state.front == 1
     assert state.front == 1 and state.back == len(state.wall) - 1
+
+
+# ---------------------------------------------------------------------------- §9.5 burned
+
+
+def test_burned_seat_still_pays_its_chong_feng_ji() -> None:
+    # The robbed seat (not ready) discarded the first 1s: its 冲锋鸡 to the winner stands.
+    state = build(["4p +", W, "44p 1s +", None], "8p 8p 8p 4p 5s")
+    actions = [a if a[:2] != [2, "discard"] else [2, "discard", "1s"] for a in ROB]
+    s = settle(play(state, [*actions, [1, "win"]]))
+    assert s["burned"] == [2] and 2 not in s["ready"]
+    assert payments(s) == {(2, 1, "hu"): 6, (2, 1, "chong_feng_ji"): 2}
+    assert s["deltas"] == [0, 8, -8, 0]
+
+
+def test_burned_ready_seat_collects_no_chong_feng_ji() -> None:
+    # 热炮 as above; the dealer (not ready) discarded the first 1s: it pays each seat in R,
+    # but the payment to the burned seat 2 is dropped.
+    state = build(["1s +", W, "6666s 234m 567m 35p 9s", None], "8p 4p 5s", "9s")
+    actions = [
+        [0, "discard", "1s"],
+        [1, "discard_drawn"],
+        [2, "kong", "6s"],
+        [2, "discard", "4p"],
+        [1, "win"],
+    ]
+    s = settle(play(state, actions))
+    assert s["burned"] == [2] and s["ready"] == [1, 2]
+    assert payments(s) == {(2, 1, "hu"): 2, (0, 1, "chong_feng_ji"): 2}
+    assert s["deltas"] == [-2, 4, -2, 0]
+
+
+def test_the_dealer_may_report_on_its_first_discard() -> None:
+    state = build(["123m 456m 789m 23p 55s 9s", None, None, None])
+    assert ("discard", "9s", True) in legal(state, 0)
+    state, _ = guiyang.apply(state, 0, Action("discard", tile="9s", bao_ting=True))
+    assert state.bao_ting[0]
+
+
+def test_a_wait_whose_other_copies_are_in_the_seats_own_pong_is_no_wait() -> None:
+    # §6.3: seat 1 pongs 5p holding three, keeps the fourth: 123m 456m 789m 5p + pong 5p
+    # would only complete with a fifth 5p, so it is not ready.
+    state = build(["5p +", "555p 123m 456m 789m 9s", None, None])
+    state = play(state, [[0, "discard", "5p"], [1, "pong"], [1, "discard", "9s"]])
+    assert [m.kind for m in state.melds[1]] == ["pong"]
+    assert guiyang.waits(state, 1) == [] and not guiyang.is_ready(state, 1)
