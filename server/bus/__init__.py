@@ -62,10 +62,11 @@ class Subscription(Protocol):
 class Bus(Protocol):
     """Publish/subscribe over named channels."""
 
-    async def publish(self, channel: str, message: dict[str, Any]) -> None:
+    async def publish(self, channel: str, message: dict[str, Any]) -> int:
         """Send ``message`` (must be JSON-serializable: ``TypeError``/``ValueError``
         otherwise) to every current subscription of ``channel``. Each subscriber receives
-        its own decoded copy."""
+        its own decoded copy. Returns how many received it (Redis: how many subscribed
+        connections, one per process; memory: how many subscriptions)."""
         ...
 
     async def subscribe(self, channel: str) -> Subscription:

@@ -21,13 +21,15 @@ class MemoryBus:
         self._maxsize = maxsize
         self._closed = False
 
-    async def publish(self, channel: str, message: dict[str, Any]) -> None:
-        """Deliver ``message`` to every subscription of ``channel``."""
+    async def publish(self, channel: str, message: dict[str, Any]) -> int:
+        """Deliver ``message`` to every subscription of ``channel``; returns how many."""
         if self._closed:
             raise BusError("bus is closed")
         text = json.dumps(message, separators=(",", ":"), allow_nan=False)
-        for sub in list(self._subs.get(channel, ())):
+        subs = list(self._subs.get(channel, ()))
+        for sub in subs:
             sub._deliver(text)
+        return len(subs)
 
     async def subscribe(self, channel: str) -> QueueSubscription:
         """A new subscription of ``channel``."""

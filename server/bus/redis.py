@@ -42,12 +42,13 @@ class RedisBus:
         self._reader: asyncio.Task[None] | None = None
         self._closed = False
 
-    async def publish(self, channel: str, message: dict[str, Any]) -> None:
-        """PUBLISH the JSON encoding of ``message`` on ``prefix + channel``."""
+    async def publish(self, channel: str, message: dict[str, Any]) -> int:
+        """PUBLISH the JSON encoding of ``message`` on ``prefix + channel``; returns the
+        number of Redis connections (processes) that received it."""
         if self._closed:
             raise BusError("bus is closed")
         text = json.dumps(message, separators=(",", ":"), allow_nan=False)
-        await self._redis.publish(self.prefix + channel, text)
+        return int(await self._redis.publish(self.prefix + channel, text))
 
     async def subscribe(self, channel: str, timeout: float = 10.0) -> QueueSubscription:
         """A new subscription of ``channel``; returns once Redis confirmed the SUBSCRIBE

@@ -40,7 +40,10 @@ class Base(DeclarativeBase):
 
 class Room(Base):
     __tablename__ = "rooms"
-    __table_args__ = (UniqueConstraint("code", name="uq_rooms_code"),)
+    __table_args__ = (
+        UniqueConstraint("code", name="uq_rooms_code"),
+        Index("ix_rooms_status", "status"),
+    )
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
     code: Mapped[str] = mapped_column(String(32))
@@ -68,7 +71,10 @@ class Player(Base):
 
 class Hand(Base):
     __tablename__ = "hands"
-    __table_args__ = (UniqueConstraint("room_id", "hand_no", name="uq_hands_room_hand_no"),)
+    __table_args__ = (
+        UniqueConstraint("room_id", "hand_no", name="uq_hands_room_hand_no"),
+        Index("ix_hands_started_at", "started_at"),
+    )
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
     room_id: Mapped[int] = mapped_column(ForeignKey("rooms.id", ondelete="CASCADE"))
@@ -96,7 +102,10 @@ class Action(Base):
 
 class LedgerEntry(Base):
     __tablename__ = "ledger_entries"
-    __table_args__ = (Index("ix_ledger_entries_hand_id", "hand_id"),)
+    __table_args__ = (
+        Index("ix_ledger_entries_hand_id", "hand_id"),
+        Index("ix_ledger_entries_created_at", "created_at"),
+    )
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
     hand_id: Mapped[int] = mapped_column(ForeignKey("hands.id", ondelete="CASCADE"))

@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import event, func, or_, select, update
+from sqlalchemy import event, func, or_, select, text, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import (
@@ -142,6 +142,10 @@ class Store:
             command.upgrade(cfg, "head")
 
         async with self.engine.begin() as conn:
+            if self.engine.dialect.name == "postgresql":
+                # Several processes may start at once: one migrates, the others wait here
+                # (the lock ends with the transaction) and then find the schema current.
+                await conn.execute(text("SELECT pg_advisory_xact_lock(7461303931)"))
             await conn.run_sync(upgrade)
 
     # ------------------------------------------------------------------ helpers

@@ -12,6 +12,7 @@ from sqlalchemy import inspect, text
 from server.store import Conflict, NotFound, PlayerRecord, Store
 
 TABLES = {"rooms", "players", "hands", "actions", "ledger_entries", "seat_deltas"}
+HEAD = "0002"
 
 
 async def _seat_room(store: Store, code: str = "ROOM1", seats: int = 4) -> None:
@@ -45,9 +46,56 @@ async def test_migrate_creates_schema_and_is_idempotent(database_url: str) -> No
             names = set(await conn.run_sync(lambda c: inspect(c).get_table_names()))
             version = (await conn.execute(text("SELECT version_num FROM alembic_version"))).all()
         assert TABLES | {"alembic_version"} <= names
-        assert version == [("0001",)]
+        assert version == [(HEAD,)]
     finally:
         await store.close()
+
+
+async def test_schema_types_and_indexes(store: Store) -> None:
+    """Timestamps with time zone, integer points, JSONB on PostgreSQL, and the indexes the
+    admin's queries use (by player, by room, by time): all made by the migrations."""
+
+    def describe(conn: Any) -> dict[str, Any]:
+        insp = inspect(conn)
+        out: dict[str, Any] = {}
+        for table in TABLES:
+            out[table] = {
+                "columns": {c["name"]: c["type"] for c in insp.get_columns(table)},
+                "indexes": {tuple(i["column_names"]) for i in insp.get_indexes(table)}
+                | {tuple(u["column_names"]) for u in insp.get_unique_constraints(table)},
+            }
+        return out
+
+    async with store.engine.connect() as conn:
+        schema = await conn.run_sync(describe)
+    cols = {t: schema[t]["columns"] for t in TABLES}
+    for table, column in [
+        ("rooms", "created_at"),
+        ("hands", "started_at"),
+        ("hands", "ended_at"),
+        ("actions", "created_at"),
+        ("ledger_entries", "created_at"),
+    ]:
+        if store.engine.dialect.name == "postgresql":
+            assert getattr(cols[table][column], "timezone", False), (table, column)
+    for table, column in [("ledger_entries", "points"), ("seat_deltas", "delta")]:
+        assert cols[table][column].python_type is int
+    if store.engine.dialect.name == "postgresql":
+        from sqlalchemy.dialects.postgresql import JSONB
+
+        for table, column in [
+            ("rooms", "options"),
+            ("actions", "payload"),
+            ("hands", "settlement"),
+            ("ledger_entries", "detail"),
+        ]:
+            assert isinstance(cols[table][column], JSONB), (table, column)
+    assert ("name",) in schema["players"]["indexes"]  # by player
+    assert ("room_id", "seat") in schema["players"]["indexes"]
+    assert ("code",) in schema["rooms"]["indexes"]  # by room
+    assert ("room_id", "hand_no") in schema["hands"]["indexes"]
+    assert ("created_at",) in schema["ledger_entries"]["indexes"]  # by time
+    assert ("hand_id",) in schema["ledger_entries"]["indexes"]
 
 
 async def test_rooms_and_players(store: Store) -> None:
