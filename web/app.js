@@ -35,6 +35,7 @@ const S = {
   legal: [],
   deadline: null,
   version: 0,
+  prompt: null,
   conn: 'idle',
   socket: null,
   pending: false,
@@ -298,12 +299,14 @@ async function refreshRoom() {
   }
 }
 
-function setConn(state) {
+function setConn(state, info) {
   S.conn = state;
-  if (state === 'connected') S.replaced = false;
+  if (info) S.connInfo = info;
+  if (state === 'connected') { S.replaced = false; S.connInfo = null; }
   const el = $('#conn-state');
   el.dataset.state = state;
-  el.textContent = t(`conn_${state}`);
+  el.dataset.attempt = String((S.connInfo && S.connInfo.attempt) || 0);
+  renderConnText();
   el.title = '';
   const rb = $('#reconnect-btn');
   if (rb) rb.hidden = state !== 'closed';
@@ -311,6 +314,7 @@ function setConn(state) {
 
 function onMessage(msg) {
   S.pending = false;
+  if (typeof msg.prompt === 'number') S.prompt = msg.prompt; // the decision `legal` belongs to
   switch (msg.type) {
     case 'snapshot':
       if (msg.version === 0) { S.lastDiscardSeen = null; S.eventText = ''; }
@@ -810,6 +814,10 @@ function renderActions() {
     if (shown) btn.append(tileEl(shown, { size: 'xs' }));
     box.append(btn);
   }
+  if (claims.length || dq.length) {
+    // the answer's countdown next to the buttons (the status bar's is far away on a phone)
+    box.append(h('span', { id: 'claim-countdown', class: 'countdown-chip', dataset: { seconds: '' } }));
+  }
   box.hidden = !box.children.length;
 }
 
@@ -823,13 +831,21 @@ function paymentsOf(s) {
 
 const DOU_KINDS = { men_dou: '闷豆', ming_dou: '明豆', zhuan_wan_dou: '转弯豆' };
 
-function detailEl(d) {
+/** Which chicken a `ji` payment is for: 幺鸡 (金鸡 when doubled), 包鸡, or a turned one. */
+function chickenKind(d) {
+  if (d.bao_ji) return '包鸡';
+  if (d.tile === '1s') return d.jin ? '金鸡' : '幺鸡';
+  const o = S.room && S.room.options;
+  return o && o.yao_bai_ji ? '翻牌鸡/摇摆鸡' : '翻牌鸡';
+}
+
+function detailEl(d, reason) {
   if (!d || typeof d !== 'object') return null;
   const box = h('span', { class: 'detail' });
+  if (reason === 'ji') box.append(h('small', { class: 'ji-kind', text: chickenKind(d) }));
   if (d.kind) box.append(h('small', { text: DOU_KINDS[d.kind] || HAND_KIND_FALLBACK(d.kind) }));
   if (typeof d.tile === 'string') box.append(tileEl(d.tile, { size: 'xs' }));
-  if (d.jin) box.append(h('small', { class: 'badge', text: '金' }));
-  if (d.bao_ji) box.append(h('small', { text: '包鸡' }));
+  if (d.jin && reason !== 'ji') box.append(h('small', { class: 'badge', text: '金' }));
   if (d.suit) box.append(h('small', { text: suitChar(d.suit) }));
   return box.children.length ? box : null;
 }
@@ -906,27 +922,15 @@ function renderSettlement() {
   if (turned || chickens.length) {
     const cl = h('div', { id: 'settle-chickens', class: 'settle-line' });
     cl.append(h('span', { class: 'label', text: t('turned') }));
-    cl.append(turned ? tileEl(turned, { size: 'sm' }) : h('span', { class: 'muted', text: '—' }));
+    cl.append(turned ? tileEl(turned, { size: 'sm', classes: ['turned'] }) : h('span', { class: 'muted', text: '—' }));
+    cl.dataset.turned = turned || '';
     cl.append(h('span', { class: 'label', text: t('chickens') }));
-    for (const c of chickens) cl.append(tileEl(typeof c === 'string' ? c : c.tile, { size: 'sm' }));
+    for (const c of chickens) cl.append(tileEl(typeof c === 'string' ? c : c.tile, { size: 'sm', classes: ['chicken'] }));
     if (s.jin_ji) cl.append(h('span', { class: 'badge', text: '金鸡' }));
     body.append(cl);
   }
 
-  // payments
   const pays = paymentsOf(s);
-  const pt = h('table', { id: 'settle-payments', class: 'grid' },
-    h('thead', {}, h('tr', {}, h('th', { text: t('from') }), h('th', { text: t('to') }), h('th', { text: t('points') }), h('th', { text: t('reason') }))));
-  const tb = h('tbody');
-  if (!pays.length) tb.append(h('tr', {}, h('td', { colspan: '4', class: 'muted', text: t('no_payments') })));
-  for (const p of pays) {
-    tb.append(h('tr', { class: 'payment', dataset: { from: String(p.from), to: String(p.to), points: String(p.points), reason: p.reason || '' } },
-      h('td', { text: seatName(p.from) }), h('td', { text: seatName(p.to) }),
-      h('td', { class: 'num', text: String(p.points) }), h('td', {}, reasonText(p.reason), detailEl(p.detail))));
-  }
-  pt.append(tb);
-  body.append(h('h3', { text: t('payments') }), h('div', { class: 'scroll-x' }, pt));
-
   // per-seat deltas and totals
   const deltas = Array.isArray(s.deltas) ? s.deltas : (() => {
     const d = new Array(n).fill(0);
@@ -947,6 +951,19 @@ function renderSettlement() {
   }
   dt.append(tb2);
   body.append(h('div', { class: 'scroll-x' }, dt));
+
+  // payments, one row each (the ledger's rows)
+  const pt = h('table', { id: 'settle-payments', class: 'grid' },
+    h('thead', {}, h('tr', {}, h('th', { text: t('from') }), h('th', { text: t('to') }), h('th', { text: t('points') }), h('th', { text: t('reason') }))));
+  const tb = h('tbody');
+  if (!pays.length) tb.append(h('tr', {}, h('td', { colspan: '4', class: 'muted', text: t('no_payments') })));
+  for (const p of pays) {
+    tb.append(h('tr', { class: 'payment', dataset: { from: String(p.from), to: String(p.to), points: String(p.points), reason: p.reason || '' } },
+      h('td', { text: seatName(p.from) }), h('td', { text: seatName(p.to) }),
+      h('td', { class: 'num', text: String(p.points) }), h('td', {}, reasonText(p.reason), detailEl(p.detail, p.reason))));
+  }
+  pt.append(tb);
+  body.append(h('h3', { text: t('payments') }), h('div', { class: 'scroll-x' }, pt));
 
   // revealed hands
   if (s.hands && typeof s.hands === 'object') {
@@ -989,8 +1006,21 @@ function renderSettlement() {
   rs.textContent = t('ready_sent');
 }
 
+/** 重连中… (attempt n, next try in s) while the socket is down. */
+function renderConnText() {
+  const el = $('#conn-state');
+  const info = S.connInfo;
+  let text = t(`conn_${S.conn}`);
+  if (S.conn === 'reconnecting' && info && info.attempt) {
+    const secs = info.retryAt ? Math.max(0, Math.ceil((info.retryAt - Date.now()) / 1000)) : 0;
+    text += ` ${t('retry_n', { n: info.attempt })}${secs ? ` · ${secs}s` : ''}`;
+  }
+  if (el.textContent !== text) el.textContent = text;
+}
+
 // ------------------------------------------------------------------ countdown
 function tick() {
+  if (S.conn === 'reconnecting') renderConnText();
   const el = $('#countdown');
   if (!el) return;
   document.querySelectorAll('.seat-countdown').forEach((x) => { x.textContent = ''; });
@@ -1012,6 +1042,12 @@ function tick() {
   el.classList.toggle('urgent', secs <= 5);
   for (const i of actingSeats()) {
     document.querySelectorAll(`.seat-countdown[data-seat="${i}"]`).forEach((x) => { x.textContent = `${secs}s`; });
+  }
+  const cc = $('#claim-countdown');
+  if (cc) {
+    cc.textContent = `${secs}s`;
+    cc.dataset.seconds = String(secs);
+    cc.classList.toggle('urgent', secs <= 3);
   }
 }
 

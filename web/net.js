@@ -27,7 +27,7 @@ export class RoomSocket {
   connect() {
     if (this.closed) return;
     clearTimeout(this.timer);
-    this.h.onState(this.everOpened ? 'reconnecting' : 'connecting');
+    this.h.onState(this.everOpened ? 'reconnecting' : 'connecting', { attempt: this.attempt, retryAt: null });
     let ws;
     try {
       ws = new WebSocket(this.url());
@@ -64,11 +64,13 @@ export class RoomSocket {
     ws.onerror = () => { /* onclose follows */ };
   }
 
+  /** Next try after 0.5 s, 1 s, 2 s, ... up to 10 s (±20 % jitter); `delays` keeps them. */
   scheduleReconnect() {
     if (this.closed) return;
-    this.h.onState('reconnecting');
     const delay = Math.min(10000, 500 * 2 ** this.attempt) * (0.8 + Math.random() * 0.4);
     this.attempt += 1;
+    this.delays = [...(this.delays || []), Math.round(delay)].slice(-20);
+    this.h.onState('reconnecting', { attempt: this.attempt, retryAt: Date.now() + delay });
     clearTimeout(this.timer);
     this.timer = setTimeout(() => this.connect(), delay);
   }

@@ -1,25 +1,32 @@
-"""The web client against the real server (``python -m server serve`` in a subprocess).
+"""The web client against the real server (the app in a uvicorn thread, see conftest.py).
 
 Everything is done by clicking, as a player would: create a room, add bots, discard,
-answer claims, read the settlement, reload mid-hand.
+answer claims, read the settlement, reload mid-hand, lose the server and get it back.
+
+Where a test needs a particular hand (a claim prompt, a ready hand, a win with chickens and
+豆) it picks a seed offline (``scripted.find_seed``: the pure engine plus the bot policy),
+fixes the room's seeds on the live server, and then clicks, for each human seat, the moves
+the bot policy predicts; the server's bots play as predicted because they use that policy.
 """
 
 from __future__ import annotations
 
-import json
+import hashlib
 import time
-import urllib.request
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import SHOTS, LiveServer
+from scripted import Hand, Step, find_seed
 
-HAND_TIMEOUT = 240.0  # seconds for a whole hand played by clicking
+from server.rules.guiyang import GuiyangOptions, deal, legal_actions
+
+HAND_TIMEOUT = 180.0  # seconds for a whole hand played by clicking
 
 
-def get_room(base: str, code: str) -> dict[str, Any]:
-    with urllib.request.urlopen(f"{base}/api/rooms/{code}", timeout=5) as r:
-        return json.loads(r.read())
+# ---------------------------------------------------------------------------- helpers
 
 
 def new_page(browser: Any, width: int = 1280, height: int = 860, **kw: Any) -> tuple[Any, Any]:
@@ -30,10 +37,22 @@ def new_page(browser: Any, width: int = 1280, height: int = 860, **kw: Any) -> t
     return ctx, page
 
 
-def create_room(page: Any, base: str, name: str, hands: int = 4) -> str:
+def phone_page(browser: Any) -> tuple[Any, Any]:
+    return new_page(browser, width=375, height=812, is_mobile=True, has_touch=True)
+
+
+def create_room(
+    page: Any, base: str, name: str, hands: int = 4, players: int = 4, checks: tuple[str, ...] = ()
+) -> str:
+    """Fill the lobby form (``checks``: more checkboxes to tick) and create a room."""
     page.goto(base + "/")
     page.fill("#name", name)
     page.check(f"#opt-hands-{hands}")
+    page.check(f"#opt-players-{players}")
+    for sel in checks:
+        page.check(sel)
+    if checks:
+        page.screenshot(path=str(SHOTS / "live-lobby.png"), full_page=True)
     page.click("#create-room")
     page.wait_for_selector("#room-code:not(:empty)")
     code = page.locator("#room-code").inner_text().strip()
@@ -62,7 +81,7 @@ def try_click(loc: Any) -> bool:
 
 
 def step(page: Any) -> str | None:
-    """Make one move if this page has something to do; return what was clicked."""
+    """Make one move if this page has something to do (any legal move); return what."""
     for action in ("win", "self_draw"):
         if try_click(page.locator(f'#actions [data-action="{action}"]:not([disabled])')):
             return action
@@ -70,8 +89,7 @@ def step(page: Any) -> str | None:
         return "pass"
     if try_click(page.locator('#actions [data-action="ding_que"]:not([disabled])')):
         return "ding_que"
-    drawn = page.locator("#hand .hand-tile.playable.drawn")
-    if try_click(drawn):
+    if try_click(page.locator("#hand .hand-tile.playable.drawn")):
         return "discard"
     if try_click(page.locator("#hand .hand-tile.playable")):
         return "discard"
@@ -82,18 +100,102 @@ def settlement_visible(page: Any) -> bool:
     return page.locator("#settlement").is_visible()
 
 
+def ui_state(page: Any) -> dict[str, Any]:
+    return page.evaluate(
+        "({prompt: __gy.prompt, pending: __gy.pending, legal: __gy.legal, view: __gy.view})"
+    )
+
+
+def click_action(page: Any, action: dict[str, Any]) -> None:
+    """Play ``action`` by clicking what a player would click."""
+    kind = action["kind"]
+    if kind == "discard":
+        if action.get("bao_ting"):
+            page.click("#bao-ting-toggle")
+        page.locator(f'#hand .hand-tile.playable[data-tile="{action["tile"]}"]').last.click()
+    elif kind == "ding_que":
+        page.click(f'#actions [data-action="ding_que"][data-suit="{action["suit"]}"]')
+    elif kind == "kong" and action.get("tile"):
+        page.click(f'#actions [data-action="kong"][data-action-tile="{action["tile"]}"]')
+    else:
+        page.click(f'#actions [data-action="{kind}"]')
+
+
+def play_scripted(pages: dict[int, Any], hand: Hand, on_step: Any = None) -> None:
+    """Click each human seat's predicted moves of ``hand`` until the hand is over.
+
+    Before each move the page must offer exactly the predicted ``legal`` actions and show
+    the predicted hand, drawn tile and waits (so the live hand is the predicted one).
+    ``on_step(page, seat, step)`` runs before the click (assertions, screenshots)."""
+    todo = {seat: hand.of(seat) for seat in pages}
+    done = dict.fromkeys(pages, 0)
+    answered: dict[int, Any] = dict.fromkeys(pages)
+    end = time.monotonic() + HAND_TIMEOUT
+    while any(done[s] < len(todo[s]) for s in pages):
+        assert time.monotonic() < end, f"stuck: {done} of {[len(todo[s]) for s in pages]}"
+        moved = False
+        for seat, page in pages.items():
+            if done[seat] >= len(todo[seat]):
+                continue
+            want: Step = todo[seat][done[seat]]
+            st = ui_state(page)
+            if st["pending"] or st["prompt"] == answered[seat] or st["legal"] != want.legal:
+                continue
+            v = st["view"]
+            for key in ("phase", "hand", "drawn", "waits", "wall_count"):
+                assert v[key] == want.view[key], (seat, done[seat], key, v[key], want.view[key])
+            if on_step:
+                on_step(page, seat, want)
+            click_action(page, want.action)
+            answered[seat] = st["prompt"]
+            done[seat] += 1
+            moved = True
+        if not moved:
+            time.sleep(0.05)
+
+
+def payment_rows(page: Any) -> list[tuple[int, int, int, str]]:
+    return page.locator("#settle-payments tr.payment").evaluate_all(
+        "els => els.map(e => [Number(e.dataset.from), Number(e.dataset.to),"
+        " Number(e.dataset.points), e.dataset.reason])"
+    )
+
+
+def as_rows(payments: list[dict[str, Any]]) -> Counter[tuple[int, int, int, str]]:
+    return Counter((p["from"], p["to"], p["points"], p["reason"]) for p in payments)
+
+
+def no_overflow(page: Any) -> None:
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= page.viewport_size["width"], width
+
+
+# ---------------------------------------------------------------------------- tests
+
+
 def test_create_add_bots_discard(browser: Any, live_server: str, shots_dir: Path) -> None:
     ctx, page = new_page(browser)
     try:
         page.goto(live_server + "/")
         page.wait_for_selector("#create-room")
-        page.screenshot(path=str(shots_dir / "live-lobby.png"), full_page=True)
-        create_room(page, live_server, "甲")
+        create_room(page, live_server, "甲", checks=("#opt-lian-zhuang", "#opt-yao-bai-ji"))
+        page.screenshot(path=str(shots_dir / "live-room-waiting.png"), full_page=True)
         add_bots(page)
         page.wait_for_selector("#hand .hand-tile", timeout=15000)
         assert page.locator("#conn-state").get_attribute("data-state") == "connected"
-        # wait for our turn (the creator normally deals first)
+        # the options chosen in the lobby are the room's
+        assert "连庄" in page.locator("#room-options").inner_text()
+        assert "摇摆鸡" in page.locator("#room-options").inner_text()
+        # wait for our turn (the creator deals first)
         page.wait_for_selector("#hand .hand-tile.playable", timeout=30000)
+        # own hand sorted, the drawn tile apart
+        main = page.locator("#hand .hand-main .hand-tile").evaluate_all(
+            "els => els.map(e => e.dataset.tile)"
+        )
+        key = ["mps".index(t[1]) * 10 + int(t[0]) for t in main]
+        assert key == sorted(key)
+        drawn = page.evaluate("window.__gy.view.drawn")  # none for the dealer's 14 dealt tiles
+        assert page.locator("#hand .hand-drawn .hand-tile").count() == (1 if drawn else 0)
         before = page.locator("#my-river .tile").count()
         hand_before = int(page.locator("#hand").get_attribute("data-count"))
         tile_el = page.locator("#hand .hand-tile.playable").first
@@ -114,12 +216,39 @@ def test_create_add_bots_discard(browser: Any, live_server: str, shots_dir: Path
         ctx.close()
 
 
-def test_two_players_full_hand(browser: Any, live_server: str, shots_dir: Path) -> None:
+def _rich_hand(hand: Hand) -> bool:
+    """A win paying chickens and 豆, with a claim prompt (pong/win) and a ready hand with
+    waits for one of the human seats 0 and 1."""
+    s = hand.settlement
+    reasons = {p["reason"] for p in s["payments"]}
+    humans = hand.of(0) + hand.of(1)
+    claim = any(
+        st.view["phase"] in ("claim", "rob") and {a["kind"] for a in st.legal} & {"pong", "win"}
+        for st in humans
+    )
+    waits = any(st.view["waits"] for st in humans)
+    return (
+        s["result"] == "win"
+        and s["turned"] is not None
+        and bool(s["chickens"])
+        and "ji" in reasons
+        and "dou" in reasons
+        and claim
+        and waits
+    )
+
+
+def test_two_players_scripted_hand(live: LiveServer, browser: Any, shots_dir: Path) -> None:
+    """Two browsers and two bots play a chosen hand to its settlement by clicking; the
+    settlement shown equals the ledger; claim buttons, countdown and waits are seen."""
     ctx_a, a = new_page(browser)
-    ctx_b, b = new_page(browser, width=375, height=812, is_mobile=True, has_touch=True)
+    ctx_b, b = phone_page(browser)
     try:
-        code = create_room(a, live_server, "阿甲")
-        b.goto(f"{live_server}/?room={code}")
+        code = create_room(a, live.base, "阿甲")
+        options = live.room(code)["options"]
+        hand = find_seed(options, _rich_hand, prefix="rich")
+        live.fix_seeds(code, [hand.seed])
+        b.goto(f"{live.base}/?room={code}")
         b.fill("#name", "阿乙")
         assert b.locator("#join-code").input_value() == code
         b.click("#join-btn")
@@ -127,78 +256,150 @@ def test_two_players_full_hand(browser: Any, live_server: str, shots_dir: Path) 
         add_bots(a)
         a.wait_for_selector("#hand .hand-tile", timeout=15000)
         b.wait_for_selector("#hand .hand-tile", timeout=15000)
-        seats = {a.evaluate("window.__gy.seat"), b.evaluate("window.__gy.seat")}
-        assert len(seats) == 2
+        assert a.evaluate("window.__gy.seat") == 0 and b.evaluate("window.__gy.seat") == 1
+        # the seed is committed at the deal (its hash) and revealed only at the end
+        seed_hash = a.evaluate("window.__gy.view.seed_hash")
+        assert a.evaluate("window.__gy.view.seed") is None
+        assert len(seed_hash) == 64
 
-        shot_mid = shot_claim = False
-        moves = 0
-        end = time.monotonic() + HAND_TIMEOUT
-        while not (settlement_visible(a) and settlement_visible(b)):
-            assert time.monotonic() < end, "the hand did not finish in time"
-            did = False
-            for page, label in ((a, "a"), (b, "b")):
-                if settlement_visible(page):
-                    continue
-                if not shot_claim and page.locator('#actions [data-action="pass"]').count():
-                    page.screenshot(path=str(shots_dir / f"live-claim-{label}.png"), full_page=True)
-                    shot_claim = True
-                what = step(page)
-                if what:
-                    did = True
-                    moves += 1
-            if moves >= 6 and not shot_mid:
+        seen = {"claim": False, "waits": False, "mid": False}
+        labels = {0: "desktop", 1: "375"}
+
+        def check(page: Any, seat: int, st: Step) -> None:
+            kinds = {x["kind"] for x in st.legal}
+            if st.view["drawn"]:  # the drawn tile apart from the sorted hand
+                drawn = page.locator("#hand .hand-drawn .hand-tile")
+                assert drawn.get_attribute("data-tile") == st.view["drawn"]
+            if st.view["phase"] in ("claim", "rob") and kinds & {"pong", "win"}:
+                for k in kinds:
+                    assert page.locator(f'#actions [data-action="{k}"]').is_visible()
+                assert page.locator("#hand .hand-tile.playable").count() == 0
+                page.wait_for_function(
+                    "Number(document.querySelector('#claim-countdown').dataset.seconds) > 0"
+                )
+                secs = int(page.locator("#claim-countdown").get_attribute("data-seconds"))
+                # claim_seconds (plus the seat's time bank, if the room has one)
+                assert 0 < secs <= options["claim_seconds"] + options.get("bank_seconds", 0)
+                top = int(page.locator("#countdown").get_attribute("data-seconds"))
+                assert abs(top - secs) <= 1
+                if not seen["claim"]:
+                    page.screenshot(
+                        path=str(shots_dir / f"live-claim-{labels[seat]}.png"), full_page=True
+                    )
+                    seen["claim"] = True
+            if st.view["waits"]:
+                shown = page.locator("#waits .wait").evaluate_all(
+                    "els => els.map(e => [e.querySelector('.tile').dataset.tile,"
+                    " Number(e.dataset.unseen)])"
+                )
+                assert shown == [[w["tile"], w["unseen"]] for w in st.view["waits"]]
+                assert page.locator("#waits").is_visible()
+                if not seen["waits"]:
+                    page.screenshot(
+                        path=str(shots_dir / f"live-waits-{labels[seat]}.png"), full_page=True
+                    )
+                    seen["waits"] = True
+            else:
+                assert page.locator("#waits").is_hidden()
+            if not seen["mid"] and len(st.view["seats"][0]["discards"]) >= 4:
                 a.screenshot(path=str(shots_dir / "live-table-mid.png"), full_page=True)
                 b.screenshot(path=str(shots_dir / "live-table-375.png"), full_page=True)
-                shot_mid = True
-            if not did:
-                a.wait_for_timeout(100)
+                no_overflow(b)
+                # the wall count, dealer and every seat's score are on the table
+                assert a.locator("#wall-count").get_attribute("data-count") != ""
+                assert a.locator(".badge.dealer").count() == 1
+                assert a.locator(".seat-head .score").count() == 4
+                seen["mid"] = True
 
-        a.wait_for_timeout(500)  # let the room totals poll settle
-        room = get_room(live_server, code)
-        totals = room["totals"]
-        assert sum(totals) == 0
+        play_scripted({0: a, 1: b}, hand, check)
+        assert seen["claim"] and seen["waits"], seen
         for page in (a, b):
-            page.wait_for_selector("#settle-row-0")
-            shown = [
-                int(page.locator(f"#settle-row-{i}").get_attribute("data-total"))
-                for i in range(len(totals))
-            ]
-            assert shown == totals
+            page.wait_for_selector("#settle-row-0", timeout=15000)
+
+        s = hand.settlement
+        ledger = [r for r in live.ledger(code) if r["hand_no"] == 1]
+        room = live.room(code)
+        assert room["totals"] == s["deltas"]
+        assert as_rows(ledger) == as_rows(s["payments"])
+        for page in (a, b):
+            # the settlement table is the ledger, row for row
+            assert Counter(map(tuple, payment_rows(page))) == as_rows(ledger)
             deltas = [
-                int(page.locator(f"#settle-row-{i}").get_attribute("data-delta"))
-                for i in range(len(totals))
+                int(page.locator(f"#settle-row-{i}").get_attribute("data-delta")) for i in range(4)
             ]
-            assert sum(deltas) == 0
-            # the payment rows add up to the deltas
-            pays = page.locator("#settle-payments tr.payment").evaluate_all(
-                "els => els.map(e => [Number(e.dataset.from), Number(e.dataset.to),"
-                " Number(e.dataset.points)])"
+            totals = [
+                int(page.locator(f"#settle-row-{i}").get_attribute("data-total")) for i in range(4)
+            ]
+            assert deltas == s["deltas"] and totals == room["totals"]
+            # the turned tile and the chickens
+            turned = page.locator("#settle-chickens .turned").get_attribute("data-tile")
+            assert turned == s["turned"]
+            chickens = page.locator("#settle-chickens .chicken").evaluate_all(
+                "els => els.map(e => e.dataset.tile)"
             )
-            per_seat = [0] * len(totals)
-            for f, t, p in pays:
-                per_seat[f] -= p
-                per_seat[t] += p
-            assert per_seat == deltas
-        # after the first hand the totals are this hand's deltas
-        assert room["hand_no"] == 1
+            assert chickens == s["chickens"]
+            # winners with their hand types; the seed revealed, and it hashes to the deal's
+            for w in s["winners"]:
+                assert page.locator(f'#settle-winners .winner[data-seat="{w}"]').count() == 1
+            assert page.locator("#settle-seed").inner_text() == hand.seed
+            text = page.locator("#settle-payments").inner_text()
+            assert "豆" in text and "鸡" in text
+            # each chicken payment names its kind (幺鸡, 翻牌鸡, 包鸡, ...)
+            kinds = page.locator('#settle-payments tr.payment[data-reason="ji"] .ji-kind')
+            assert kinds.count() == sum(p["reason"] == "ji" for p in s["payments"])
+        assert hashlib.sha256(hand.seed.encode()).hexdigest() == seed_hash
         a.screenshot(path=str(shots_dir / "live-settlement.png"), full_page=True)
         b.screenshot(path=str(shots_dir / "live-settlement-375.png"), full_page=True)
+        # the whole (scrolling) settlement dialog, on a tall window
+        for page, name in ((a, "live-settlement-full.png"), (b, "live-settlement-full-375.png")):
+            size = page.viewport_size
+            page.set_viewport_size({"width": size["width"], "height": 2400})
+            page.wait_for_timeout(200)
+            page.locator("#settlement").screenshot(path=str(shots_dir / name))
+            page.set_viewport_size(size)
+        no_overflow(b)
 
         # both ready: the next hand is dealt and the settlement closes
         a.click("#ready-btn")
         b.click("#ready-btn")
         a.wait_for_selector("#settlement", state="hidden", timeout=15000)
         a.wait_for_function("window.__gy.room && window.__gy.room.hand_no === 2", timeout=15000)
+        assert a.locator("#last-settlement-btn").is_visible()
         assert not a.errors and not b.errors, (a.errors, b.errors)  # type: ignore[attr-defined]
     finally:
         ctx_a.close()
         ctx_b.close()
 
 
-def test_reload_restores_seat(browser: Any, live_server: str) -> None:
+def test_bao_ting_on_first_discard(live: LiveServer, browser: Any) -> None:
+    """报听 is offered with the first discard when allowed; the report is shown."""
     ctx, page = new_page(browser)
     try:
-        code = create_room(page, live_server, "丙")
+        code = create_room(page, live.base, "报")
+        opts = GuiyangOptions(**live.room(code)["options"])
+        seed = next(
+            f"bao-{n}"
+            for n in range(5000)
+            if any(a.bao_ting for a in legal_actions(deal(opts, f"bao-{n}", 0, 1), 0))
+        )
+        tile = next(a.tile for a in legal_actions(deal(opts, seed, 0, 1), 0) if a.bao_ting)
+        live.fix_seeds(code, [seed])
+        add_bots(page)
+        page.wait_for_selector("#bao-ting-toggle", timeout=15000)
+        page.click("#bao-ting-toggle")
+        assert page.locator("#bao-ting-toggle").get_attribute("aria-pressed") == "true"
+        page.locator(f'#hand .hand-tile.playable[data-tile="{tile}"]').last.click()
+        page.wait_for_selector("#my-head .badge.baoting", timeout=10000)
+        assert page.locator("#my-river .tile").first.get_attribute("data-tile") == tile
+        assert page.locator("#bao-ting-toggle").count() == 0
+    finally:
+        ctx.close()
+
+
+def test_reload_restores_seat(live: LiveServer, browser: Any) -> None:
+    ctx, page = new_page(browser)
+    try:
+        code = create_room(page, live.base, "丙")
         add_bots(page)
         page.wait_for_selector("#hand .hand-tile", timeout=15000)
         seat = page.evaluate("window.__gy.seat")
@@ -215,14 +416,14 @@ def test_reload_restores_seat(browser: Any, live_server: str) -> None:
         page.wait_for_function(
             "document.querySelector('#conn-state').dataset.state === 'connected'"
         )
-        info = get_room(live_server, code)
+        info = live.room(code)
         assert info["seats"][seat]["name"] == "丙"
         assert len(info["seats"]) == 4  # no extra seat taken by the reload
     finally:
         ctx.close()
 
 
-def test_lobby_refuses_invalid_options(browser: Any, live_server: str) -> None:
+def test_lobby_refuses_invalid_options(browser: Any, live_server: str, shots_dir: Path) -> None:
     ctx, page = new_page(browser)
     try:
         page.goto(live_server + "/")
@@ -238,13 +439,16 @@ def test_lobby_refuses_invalid_options(browser: Any, live_server: str) -> None:
         text = err.inner_text()
         assert "422" in text and "base_points" in text, text
         assert page.locator("#room").is_hidden()
+        page.fill("#opt-base-points", "1")
+        page.fill("#opt-turn-seconds", "0")
+        page.click("#create-room")
+        page.wait_for_function(
+            "document.querySelector('#lobby-error').textContent.includes('turn_seconds')"
+        )
+        page.screenshot(path=str(shots_dir / "live-lobby-error.png"), full_page=True)
+        assert page.locator("#room").is_hidden()
     finally:
         ctx.close()
-
-
-@pytest.fixture(autouse=True)
-def _needs_server(live_server: str) -> None:
-    """Every test here needs the real server."""
 
 
 def test_second_tab_replaces_and_auto_toggle(browser: Any, live_server: str) -> None:
@@ -274,7 +478,7 @@ def test_second_tab_replaces_and_auto_toggle(browser: Any, live_server: str) -> 
 
 
 def test_three_players_ding_que(browser: Any, live_server: str, shots_dir: Path) -> None:
-    ctx, page = new_page(browser, width=375, height=812, is_mobile=True, has_touch=True)
+    ctx, page = phone_page(browser)
     try:
         page.goto(live_server + "/")
         page.fill("#name", "戊")
@@ -290,3 +494,95 @@ def test_three_players_ding_que(browser: Any, live_server: str, shots_dir: Path)
         page.wait_for_selector('#my-head .badge.que[data-que="m"]', timeout=10000)
     finally:
         ctx.close()
+
+
+def test_session_final_standings(live: LiveServer, browser: Any, shots_dir: Path) -> None:
+    """A 4-hand session (one player, three bots) played to the end: the last settlement
+    shows the final standings, equal to the room's totals and to the ledger's sums."""
+    ctx, page = new_page(browser)
+    try:
+        code = create_room(page, live.base, "己", hands=4)
+        add_bots(page)
+        page.wait_for_selector("#hand .hand-tile", timeout=15000)
+        end = time.monotonic() + 4 * HAND_TIMEOUT
+        while not page.locator("#final-standings").is_visible():
+            assert time.monotonic() < end, "the session did not finish in time"
+            if settlement_visible(page):
+                if (
+                    page.locator("#ready-btn").is_visible()
+                    and page.locator("#ready-btn").is_enabled()
+                ):
+                    page.click("#ready-btn")
+                page.wait_for_timeout(100)
+                continue
+            if not step(page):
+                page.wait_for_timeout(100)
+        room = live.room(code)
+        assert room["status"] == "finished" and room["hand_no"] == 4
+        sums = [0] * 4
+        for r in live.ledger(code):
+            sums[r["from"]] -= r["points"]
+            sums[r["to"]] += r["points"]
+        assert sums == room["totals"]
+        shown = page.locator("#final-standings li").evaluate_all(
+            "els => els.map(e => [Number(e.dataset.seat), Number(e.dataset.total)])"
+        )
+        assert sorted(shown) == [[i, room["totals"][i]] for i in range(4)]
+        assert [t for _, t in shown] == sorted(room["totals"], reverse=True)
+        assert page.locator("#ready-btn").is_hidden()
+        page.screenshot(path=str(shots_dir / "live-final-standings.png"), full_page=True)
+        # English toggle on the final settlement
+        page.click("#lang-toggle")
+        assert "Settlement" in page.locator("#settlement").inner_text()
+        page.click("#lang-toggle")
+        assert not page.errors, page.errors  # type: ignore[attr-defined]
+    finally:
+        ctx.close()
+
+
+def test_reconnect_after_server_restart(browser: Any, tmp_path: Path, shots_dir: Path) -> None:
+    """The server goes away mid-hand: the page shows 重连中 with growing retry delays;
+    the server comes back on the same port and database: the seat and hand are restored."""
+    srv = LiveServer(f"sqlite+aiosqlite:///{tmp_path / 'restart.db'}")
+    srv.start()
+    ctx, page = phone_page(browser)
+    try:
+        code = create_room(page, srv.base, "庚")
+        add_bots(page)
+        page.wait_for_selector("#hand .hand-tile.playable", timeout=30000)
+        page.locator("#hand .hand-tile.playable").first.click()
+        page.wait_for_function("document.querySelectorAll('#my-river .tile').length > 0")
+        page.wait_for_timeout(300)
+        srv.stop()
+        page.wait_for_function(
+            "document.querySelector('#conn-state').dataset.state === 'reconnecting'",
+            timeout=10000,
+        )
+        page.wait_for_function(
+            "Number(document.querySelector('#conn-state').dataset.attempt) >= 4", timeout=20000
+        )
+        text = page.locator("#conn-state").inner_text()
+        assert "重连中" in text and "第" in text, text
+        delays = page.evaluate("window.__gy.socket.delays")
+        assert len(delays) >= 4 and delays[-1] > delays[0] * 2, delays  # backing off
+        assert all(d <= 12000 for d in delays)
+        page.screenshot(path=str(shots_dir / "live-reconnecting-375.png"), full_page=True)
+        mine = page.locator("#my-river .tile").count()
+        srv.start()  # same port, same database: the room is rebuilt from the store
+        page.wait_for_function(
+            "document.querySelector('#conn-state').dataset.state === 'connected'",
+            timeout=20000,
+        )
+        page.wait_for_selector("#hand .hand-tile", timeout=10000)
+        assert page.evaluate("window.__gy.seat") == 0
+        assert page.locator("#my-river .tile").count() >= mine
+        assert srv.room(code)["seats"][0]["connected"] is True
+    finally:
+        ctx.close()
+        srv.stop()
+
+
+@pytest.fixture(autouse=True)
+def _no_leftover_pages(browser: Any) -> None:
+    """Every test closes its contexts."""
+    assert not browser.contexts

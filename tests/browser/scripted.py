@@ -1,0 +1,67 @@
+"""Offline hands for the browser tests: the pure engine plus the bot policy, no server.
+
+A room's hands are dealt from seeds the test fixes (``RoomManager.new_seed``). With the same
+seed the server's bots play exactly as :func:`play_out` predicts (the bot policy is
+deterministic), and the human seats are played by the test *clicking* the moves the same
+policy would make. So a test can pick a seed that reaches a state it wants to see (a claim
+prompt, a ready hand, a win with chickens and 豆) and then play it for real in the browser.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from server.room.bots import choose_action
+from server.rules.guiyang import GuiyangOptions, acting_seats, apply, deal, legal_actions, view
+
+
+@dataclass
+class Step:
+    """One decision: ``seat`` played ``action`` (a dict as in the protocol) with ``legal``
+    (dicts) on offer; ``view`` is that seat's view before it."""
+
+    seat: int
+    action: dict[str, Any]
+    legal: list[dict[str, Any]]
+    view: dict[str, Any]
+
+
+@dataclass
+class Hand:
+    """A whole hand played out offline."""
+
+    seed: str
+    steps: list[Step] = field(default_factory=list)
+    settlement: dict[str, Any] = field(default_factory=dict)
+
+    def of(self, seat: int) -> list[Step]:
+        """The decisions of one seat, in order."""
+        return [s for s in self.steps if s.seat == seat]
+
+
+def play_out(options: dict[str, Any], seed: str, dealer: int = 0, streak: int = 1) -> Hand:
+    """Play a hand with every seat on the bot policy (what the server's bots do, and what the
+    tests click for the human seats)."""
+    state = deal(GuiyangOptions(**options), seed, dealer, streak)
+    hand = Hand(seed)
+    while not state.ended:
+        seat = acting_seats(state)[0]
+        action = choose_action(state, seat)
+        legal = [a.to_dict() for a in legal_actions(state, seat)]
+        hand.steps.append(Step(seat, action.to_dict(), legal, view(state, seat)))
+        state, _ = apply(state, seat, action)
+    hand.settlement = view(state, None)["settlement"]  # type: ignore[assignment]
+    return hand
+
+
+def find_seed(
+    options: dict[str, Any], want: Callable[[Hand], bool], prefix: str, tries: int = 3000
+) -> Hand:
+    """The first hand ``f"{prefix}-{n}"`` that satisfies ``want``."""
+    for n in range(tries):
+        hand = play_out(options, f"{prefix}-{n}")
+        if want(hand):
+            return hand
+    raise AssertionError(f"no seed {prefix}-* in {tries} tries satisfies {want.__name__}")
