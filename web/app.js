@@ -144,7 +144,9 @@ function readOptions() {
   const opts = {
     players: radio('players'),
     hands: radio('hands'),
-    scoring: lz ? 'lian_zhuang' : yks ? 'yi_kou_san' : 'yi_kou_er',
+    // the form's two exclusive checkboxes as such: the server checks the combination (§10.1)
+    lian_zhuang: lz,
+    yi_kou_san: yks,
     yao_bai_ji: $('#opt-yao-bai-ji').checked,
     man_tang_ji: $('#opt-man-tang-ji').checked,
     claim_seconds: num('#opt-claim-seconds'),
@@ -305,6 +307,7 @@ function setConn(state, info) {
   if (state === 'connected') { S.replaced = false; S.connInfo = null; }
   const el = $('#conn-state');
   el.dataset.state = state;
+  document.body.dataset.conn = state; // the table is dimmed while the socket is down
   el.dataset.attempt = String((S.connInfo && S.connInfo.attempt) || 0);
   renderConnText();
   el.title = '';
@@ -977,7 +980,7 @@ function renderSettlement() {
     body.append(hw);
   }
 
-  if (s.next_dealer !== undefined && s.next_dealer !== null) {
+  if (s.next_dealer !== undefined && s.next_dealer !== null && !S.sessionOver) {
     body.append(h('div', { class: 'settle-line muted', text: `${t('next_dealer')}: ${seatName(s.next_dealer)}` }));
   }
   const seed = s.seed ?? (S.view && S.view.seed);
@@ -996,7 +999,7 @@ function renderSettlement() {
     const ol = h('ol');
     order.forEach((i) => ol.append(h('li', { dataset: { seat: String(i), total: String(tots[i] ?? 0) } }, h('b', { text: seatName(i) }), ` ${tots[i] ?? 0}`)));
     fs.append(ol);
-    body.append(fs);
+    body.insertBefore(fs, body.children[1] || null); // first thing under the title
   }
   const rb = $('#ready-btn');
   rb.hidden = S.sessionOver || S.seat === null || S.seat === undefined;

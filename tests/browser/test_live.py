@@ -445,6 +445,20 @@ def test_lobby_refuses_invalid_options(browser: Any, live_server: str, shots_dir
         page.wait_for_function(
             "document.querySelector('#lobby-error').textContent.includes('turn_seconds')"
         )
+        assert page.locator("#room").is_hidden()
+        # 连庄 with 一扣三 (a form whose checkboxes were set by a script, not by clicks, so the
+        # page's own exclusivity did not run): the server refuses the combination
+        page.fill("#opt-turn-seconds", "20")
+        page.evaluate(
+            "for (const id of ['#opt-lian-zhuang', '#opt-yi-kou-san'])"
+            " document.querySelector(id).checked = true"
+        )
+        page.click("#create-room")
+        page.wait_for_function(
+            "document.querySelector('#lobby-error').textContent.includes('exclude each other')"
+        )
+        text = page.locator("#lobby-error").inner_text()
+        assert "422" in text and "lian_zhuang" in text and "yi_kou_san" in text, text
         page.screenshot(path=str(shots_dir / "live-lobby-error.png"), full_page=True)
         assert page.locator("#room").is_hidden()
     finally:
