@@ -2,7 +2,8 @@
 
 Every field can be set by the upper-case environment variable of the same name, e.g.
 ``DATABASE_URL``, ``REDIS_URL``, ``ADMIN_TOKEN``, ``CLAIM_SECONDS``, ``TURN_SECONDS``,
-``CLAIM_MIN_MS``, ``HOST``, ``PORT``.
+``CLAIM_MIN_MS``, ``AUTO_SECONDS``, ``READY_SECONDS``, ``VOTE_SECONDS``,
+``ROOMS_PER_MINUTE``, ``HOST``, ``PORT``.
 """
 
 from __future__ import annotations
@@ -24,6 +25,11 @@ class Settings(BaseSettings):
         claim_seconds: how long a claim window (pong/kong/win on a discard) stays open.
         turn_seconds: how long a seat may think on its own turn before auto-play.
         claim_min_ms: a claim window never closes earlier than this, even if all bots answered.
+        auto_seconds: how long a seat on auto-play (托管) "thinks" before its default action.
+        ready_seconds: how long the room waits for ``ready`` between hands.
+        vote_seconds: how long a dissolve vote stays open.
+        rooms_per_minute: room creations allowed per client address per minute (bursts of
+            the same size); beyond that ``POST /api/rooms`` answers 429 ``rate_limited``.
         host, port: where ``python -m server serve`` listens by default.
     """
 
@@ -35,6 +41,10 @@ class Settings(BaseSettings):
     claim_seconds: float = Field(default=10, gt=0)
     turn_seconds: float = Field(default=20, gt=0)
     claim_min_ms: int = Field(default=800, ge=0)
+    auto_seconds: float = Field(default=1, ge=0)
+    ready_seconds: float = Field(default=30, gt=0)
+    vote_seconds: float = Field(default=60, gt=0)
+    rooms_per_minute: int = Field(default=10, ge=1)
     host: str = "127.0.0.1"
     port: int = Field(default=8000, ge=0, le=65535)
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import secrets
+import time
 from collections.abc import AsyncIterator
 from datetime import datetime
 from pathlib import Path
@@ -38,6 +39,37 @@ from server.store import Store
 _STATUS = {"unknown_room": 404, "room_full": 409, "forbidden": 403}
 
 
+class AddressLimiter:
+    """A token bucket per client address: ``per_minute`` tokens, refilled continuously.
+
+    ``allow(address)`` takes a token and returns True, or returns False (nothing taken) when
+    the address has none left. Idle full buckets are forgotten, so memory stays bounded by
+    the addresses active in the last minute.
+    """
+
+    def __init__(self, per_minute: int, clock: Any = time.monotonic) -> None:
+        self.per_minute = per_minute
+        self._clock = clock
+        self._buckets: dict[str, tuple[float, float]] = {}
+
+    def allow(self, address: str) -> bool:
+        now = self._clock()
+        rate = self.per_minute / 60.0
+        if len(self._buckets) > 10_000:  # forget buckets that have refilled
+            self._buckets = {
+                a: (t, at)
+                for a, (t, at) in self._buckets.items()
+                if t + (now - at) * rate < self.per_minute
+            }
+        tokens, at = self._buckets.get(address, (float(self.per_minute), now))
+        tokens = min(float(self.per_minute), tokens + (now - at) * rate)
+        if tokens < 1:
+            self._buckets[address] = (tokens, now)
+            return False
+        self._buckets[address] = (tokens - 1, now)
+        return True
+
+
 def _http_error(err: RoomError) -> HTTPException:
     return HTTPException(_STATUS.get(err.code, 400), {"code": err.code, "message": err.message})
 
@@ -63,12 +95,16 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
             claim_seconds=settings.claim_seconds,
             turn_seconds=settings.turn_seconds,
             claim_min_ms=settings.claim_min_ms,
+            auto_seconds=settings.auto_seconds,
+            ready_seconds=settings.ready_seconds,
+            vote_seconds=settings.vote_seconds,
         )
         app.state.store = store
         app.state.bus = bus
         app.state.manager = RoomManager(store, bus, clock, timing)
         app.state.settings = settings
         app.state.rate_limit = RATE_LIMIT
+        app.state.room_limiter = AddressLimiter(settings.rooms_per_minute)
         try:
             yield
         finally:
@@ -87,8 +123,18 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         return {"status": "ok", "rooms": len(request.app.state.manager.rooms)}
 
     @app.post("/api/rooms", status_code=201, response_model=CreateRoomResponse)
-    async def create_room(body: CreateRoomRequest, rooms: RoomManager = Depends(manager)) -> Any:
-        """Create a room; 422 with FastAPI's error shape naming ``body.options.<field>``."""
+    async def create_room(
+        body: CreateRoomRequest, request: Request, rooms: RoomManager = Depends(manager)
+    ) -> Any:
+        """Create a room; 422 with FastAPI's error shape naming ``body.options.<field>``;
+        429 ``rate_limited`` beyond ``ROOMS_PER_MINUTE`` rooms per client address."""
+        address = request.client.host if request.client else "unknown"
+        if not request.app.state.room_limiter.allow(address):
+            return JSONResponse(
+                {"detail": {"code": "rate_limited", "message": "too many rooms created"}},
+                status_code=429,
+                headers={"Retry-After": "60"},
+            )
         try:
             actor = await rooms.create_room(body.options)
         except ValidationError as err:

@@ -78,7 +78,8 @@ class SeatInfo(BaseModel):
 
 class RoomInfo(BaseModel):
     """``GET /api/rooms/{code}``; also ``snapshot.room``. ``status``: ``open`` (seats free),
-    ``playing``, ``between`` (waiting for ``ready``), ``finished``."""
+    ``playing``, ``between`` (waiting for ``ready``), ``finished``, ``dissolved`` (ended early
+    by a unanimous vote)."""
 
     code: str
     game: str
@@ -89,7 +90,7 @@ class RoomInfo(BaseModel):
     totals: list[int]
     dealer: int
     dealer_streak: int
-    status: Literal["open", "playing", "between", "finished"]
+    status: Literal["open", "playing", "between", "finished", "dissolved"]
 
 
 class ErrorDetail(BaseModel):
@@ -113,10 +114,13 @@ class ActionBody(_Strict):
 
 
 class ActionMessage(_Strict):
-    """Play an action. ``seq`` is echoed in an ``error`` if the action is refused."""
+    """Play an action. ``seq`` is echoed in an ``error`` if the action is refused.
+    ``prompt``: the number of the prompt this answers (from the message that carried the
+    ``legal`` list); an old number, or a second answer to one prompt, gets ``stale_prompt``."""
 
     type: Literal["action"]
     seq: int | None = None
+    prompt: int | None = None
     action: ActionBody
 
 
@@ -142,6 +146,15 @@ class AutoMessage(_Strict):
     on: bool
 
 
+class DissolveMessage(_Strict):
+    """Vote on dissolving the room early: ``agree: true`` opens a vote (or agrees to the open
+    one), ``false`` refuses it. Unanimity (bots always agree) dissolves the room."""
+
+    type: Literal["dissolve"]
+    seq: int | None = None
+    agree: bool
+
+
 class PingMessage(_Strict):
     """Keep-alive; answered by ``pong``."""
 
@@ -150,7 +163,7 @@ class PingMessage(_Strict):
 
 
 ClientMessage = Annotated[
-    ActionMessage | ReadyMessage | SyncMessage | AutoMessage | PingMessage,
+    ActionMessage | ReadyMessage | SyncMessage | AutoMessage | DissolveMessage | PingMessage,
     Field(discriminator="type"),
 ]
 ClientMessageAdapter: TypeAdapter[Any] = TypeAdapter(ClientMessage)
@@ -183,6 +196,8 @@ class SnapshotMessage(BaseModel):
     auto: bool
     room: RoomInfo
     settlement: dict[str, Any] | None = None
+    vote: DissolveVoteMessage | None = None
+    standings: list[Standing] | None = None
 
 
 class EventMessage(BaseModel):
@@ -225,11 +240,34 @@ class AutoStateMessage(BaseModel):
     auto: list[int]
 
 
+class Standing(BaseModel):
+    """One seat in the final standing: ``rank`` 1 is best; equal totals share a rank."""
+
+    seat: int
+    name: str
+    total: int
+    rank: int
+
+
 class SessionEndMessage(BaseModel):
-    """All ``options.hands`` hands are played; final totals."""
+    """The session is over: all ``options.hands`` hands played, or dissolved by a vote
+    (``dissolved``). Final totals, and the standing best first."""
 
     type: Literal["session_end"]
     totals: list[int]
+    standings: list[Standing]
+    dissolved: bool = False
+
+
+class DissolveVoteMessage(BaseModel):
+    """The dissolve vote: ``votes[seat]`` true/false/null (not yet); ``result`` ``open``
+    (``deadline`` = when it expires), ``dissolved``, ``refused`` (a seat said no),
+    ``expired`` (not every seat agreed in time) or ``finished`` (the session ended)."""
+
+    type: Literal["dissolve_vote"]
+    votes: list[bool | None]
+    deadline: int | None
+    result: Literal["open", "dissolved", "refused", "expired", "finished"]
 
 
 class RoomMessage(BaseModel):
@@ -256,6 +294,10 @@ class ErrorMessage(BaseModel):
         "not_your_turn",
         "bad_action",
         "no_hand",
+        "stale_prompt",
+        "no_session",
+        "no_vote",
+        "already_voted",
         "bad_token",
         "unknown_room",
         "too_large",
@@ -275,6 +317,7 @@ ServerMessage = Annotated[
     | ReadyStateMessage
     | AutoStateMessage
     | SessionEndMessage
+    | DissolveVoteMessage
     | RoomMessage
     | PongMessage
     | ErrorMessage,

@@ -4,7 +4,8 @@ The handler authenticates the seat, subscribes to the seat's bus channel, sends 
 ``snapshot``, then forwards every bus message (already projected for the seat by the room
 actor) while reading client messages, validating them (pydantic) and handing them to the
 actor. It never touches game state. Close codes: 4401 bad token, 4404 unknown room,
-4409 replaced by a newer connection of the same seat.
+4409 replaced by a newer connection of the same seat, 1008 flooding (the client kept sending
+after :data:`FLOOD_LIMIT` ``rate_limited`` errors in a row).
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ MAX_MESSAGE_BYTES = 4096
 #: Default per-connection rate limit: a token bucket of ``capacity`` messages refilled at
 #: ``per_second`` (``app.state.rate_limit`` overrides it, read when a socket connects).
 RATE_LIMIT = (40, 20.0)
+#: Refused (``rate_limited``) messages in a row after which the socket is closed (1008).
+FLOOD_LIMIT = 20
 CLOSE_CODES = {"bad_token": 4401, "unknown_room": 4404}
 
 
@@ -121,11 +124,24 @@ async def _reader(
 ) -> None:
     capacity, per_second = limit
     tokens, last = float(capacity), time.monotonic()
+    refused = 0
     too_large = f"messages are limited to {MAX_MESSAGE_BYTES} bytes"
     while True:
         raw = await websocket.receive()
         if raw["type"] == "websocket.disconnect":
             return
+        now = time.monotonic()  # every frame counts, whatever it holds
+        tokens = min(float(capacity), tokens + (now - last) * per_second)
+        last = now
+        if tokens < 1:
+            refused += 1
+            if refused > FLOOD_LIMIT:
+                await websocket.close(1008, "flooding")
+                return
+            await send(_error("rate_limited", f"at most {per_second:g} messages per second"))
+            continue
+        tokens -= 1
+        refused = 0
         text = raw.get("text")
         if text is None and raw.get("bytes") is not None:
             data: bytes = raw["bytes"]
@@ -141,21 +157,14 @@ async def _reader(
         if len(text.encode()) > MAX_MESSAGE_BYTES:
             await send(_error("too_large", too_large))
             continue
-        now = time.monotonic()
-        tokens = min(float(capacity), tokens + (now - last) * per_second)
-        last = now
-        if tokens < 1:
-            await send(_error("rate_limited", f"at most {per_second:g} messages per second"))
-            continue
-        tokens -= 1
         seq = None
         try:
             data_obj = json.loads(text)
             if isinstance(data_obj, dict) and isinstance(data_obj.get("seq"), int):
                 seq = data_obj["seq"]
             msg = ClientMessageAdapter.validate_python(data_obj)
-        except json.JSONDecodeError:
-            await send(_error("bad_message", "not JSON", seq))
+        except (json.JSONDecodeError, RecursionError):
+            await send(_error("bad_message", "not JSON (or nested too deeply)", seq))
             continue
         except ValidationError as err:
             first = err.errors()[0]
@@ -178,11 +187,14 @@ async def _dispatch(actor: Any, seat: int | None, msg: Any, send: Any) -> None:
         return
     try:
         if msg.type == "action":
-            await actor.act(seat, Action.from_dict(msg.action.model_dump(exclude_none=True)))
+            action = Action.from_dict(msg.action.model_dump(exclude_none=True))
+            await actor.act(seat, action, msg.prompt)
         elif msg.type == "ready":
             await actor.mark_ready(seat)
         elif msg.type == "auto":
             await actor.set_auto(seat, msg.on)
+        elif msg.type == "dissolve":
+            await actor.vote_dissolve(seat, msg.agree)
     except IllegalAction as err:
         await send(_error(err.code, err.message, seq))
     except RoomError as err:

@@ -59,6 +59,11 @@ class Timing:
     ``claim_min_ms`` holds the events of a discard that long before they are published, so
     a discard looks the same whether or not somebody could claim it (0 for bot-only rooms).
     ``auto_seconds`` is how long a seat on auto-play (托管) gets before its default action.
+    ``bank_seconds`` is each seat's time bank for one hand: a human seat may think beyond
+    ``turn_seconds`` / ``claim_seconds`` by what is left of it (its deadline includes it),
+    and what it uses beyond the limit is taken from it; a timeout empties it.
+    ``ready_seconds``: how long the room waits for ``ready`` between hands.
+    ``vote_seconds``: how long a dissolve vote stays open.
     """
 
     claim_seconds: float = 10.0
@@ -66,6 +71,8 @@ class Timing:
     claim_min_ms: int = 0
     auto_seconds: float = 1.0
     ready_seconds: float = 30.0
+    bank_seconds: float = 0.0
+    vote_seconds: float = 60.0
 
 
 @dataclass
@@ -89,10 +96,13 @@ class RoomError(Exception):
 
 @dataclass
 class _Cmd:
-    kind: str  # action | bot | timeout | ready | ready_timeout | auto | snapshot | start | stop
+    # action | bot | timeout | ready | ready_timeout | auto | snapshot | start | dissolve
+    # | vote_timeout
+    kind: str
     seat: int | None = None
     action: Action | None = None
     window: int = -1
+    prompt: int | None = None
     on: bool = False
     future: asyncio.Future[Any] | None = None
 
@@ -103,6 +113,8 @@ class _SeatTimer:
     deadline: float
     window: int
     auto: bool
+    started: float = 0.0
+    limit: float = 0.0
 
 
 def replay_hand(
@@ -132,7 +144,8 @@ class RoomActor:
     """The actor of room ``code``. Construct, fill ``seats``, then ``start()``.
 
     ``status``: ``"open"`` (seats free), ``"playing"`` (a hand in progress), ``"between"``
-    (waiting for ``ready`` after a hand), ``"finished"`` (all ``options["hands"]`` played).
+    (waiting for ``ready`` after a hand), ``"finished"`` (all ``options["hands"]`` played),
+    ``"dissolved"`` (ended early by a unanimous vote; the hand in progress is not settled).
     """
 
     code: str
@@ -170,6 +183,15 @@ class RoomActor:
         self._ready_timer: TimerHandle | None = None
         self._ready_deadline: float | None = None
         self.connected: dict[int, int] = {}
+        #: Seats that answered the current prompt (a second answer is ``stale_prompt``).
+        self._answered: set[int] = set()
+        #: What is left of each seat's time bank in this hand (seconds).
+        self.bank: list[float] = [self.timing.bank_seconds] * self.players
+        #: The open dissolve vote: seat -> agrees; None when no vote is open.
+        self.vote: dict[int, bool] | None = None
+        self._vote_no = 0
+        self._vote_timer: TimerHandle | None = None
+        self._vote_deadline: float | None = None
         self._busy = 0
         self._started = asyncio.Event()
 
@@ -203,6 +225,8 @@ class RoomActor:
         self._timers.clear()
         if self._ready_timer:
             self._ready_timer.cancel()
+        if self._vote_timer:
+            self._vote_timer.cancel()
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -227,10 +251,22 @@ class RoomActor:
         self.inbox.put_nowait(cmd)
         return await fut
 
-    async def act(self, seat: int, action: Action) -> None:
-        """A player's action. Raises :class:`RoomError` (``illegal_action``,
-        ``not_your_turn``, ``no_hand``) and changes nothing when refused."""
-        await self.submit(_Cmd("action", seat=seat, action=action))
+    async def act(self, seat: int, action: Action, prompt: int | None = None) -> None:
+        """A player's action, answering prompt number ``prompt`` (None: the current one).
+
+        Raises :class:`RoomError` and changes nothing when refused: ``stale_prompt`` (``prompt``
+        is not the current prompt, or the seat already answered the current prompt),
+        ``illegal_action``, ``not_your_turn``, ``no_hand``."""
+        await self.submit(_Cmd("action", seat=seat, action=action, prompt=prompt))
+
+    async def vote_dissolve(self, seat: int, agree: bool) -> None:
+        """Seat ``seat`` votes on dissolving the room; ``agree=True`` with no vote open opens
+        one. Bots always agree; when every seat agrees the room is dissolved, one ``False``
+        (or ``vote_seconds`` without every answer) ends the vote.
+
+        Raises :class:`RoomError`: ``no_session`` (the room is not playing or between hands),
+        ``no_vote`` (``agree=False`` without an open vote), ``already_voted``."""
+        await self.submit(_Cmd("dissolve", seat=seat, on=agree))
 
     async def mark_ready(self, seat: int) -> None:
         """Seat ``seat`` is ready for the next hand (ignored when no hand is awaited)."""
@@ -308,8 +344,27 @@ class RoomActor:
             "deadline": self._deadline_for(seat),
             "auto": seat in self.auto if seat is not None else False,
             "room": self.info(),
-            "settlement": self.last_settlement if self.status in ("between", "finished") else None,
+            "settlement": self.last_settlement
+            if self.status in ("between", "finished", "dissolved")
+            else None,
+            "vote": self._vote_message() if self.vote is not None else None,
+            "standings": self.standings() if self.status in ("finished", "dissolved") else None,
         }
+
+    def standings(self) -> list[dict[str, Any]]:
+        """The session's standing: ``[{"seat", "name", "total", "rank"}]``, best first (rank 1;
+        equal totals share a rank; ties keep seat order)."""
+        names = {s.seat: s.name for s in self.seats}
+        order = sorted(range(self.players), key=lambda s: (-self.totals[s], s))
+        return [
+            {
+                "seat": s,
+                "name": names.get(s, ""),
+                "total": self.totals[s],
+                "rank": 1 + sum(1 for t in self.totals if t > self.totals[s]),
+            }
+            for s in order
+        ]
 
     def _audiences(self) -> list[int | None]:
         return [*range(self.players), None]
@@ -332,7 +387,7 @@ class RoomActor:
                 await self._end_hand()  # rebuilt after a crash between the last action and settle
             elif self.status == "between":
                 self._begin_ready()
-            else:
+            elif self.status == "playing":
                 self._after_change()
             self._busy -= 1
             self._started.set()
@@ -349,7 +404,10 @@ class RoomActor:
                 except Exception as err:  # a bug: keep the room alive, tell the caller
                     log.exception("room %s: command %s failed", self.code, cmd.kind)
                     if cmd.future is not None and not cmd.future.done():
-                        cmd.future.set_exception(RoomError("internal", str(err)))
+                        # no details: an exception's text may hold hidden state
+                        cmd.future.set_exception(
+                            RoomError("internal", f"server error ({type(err).__name__})")
+                        )
                 else:
                     if cmd.future is not None and not cmd.future.done():
                         cmd.future.set_result(result)
@@ -366,6 +424,13 @@ class RoomActor:
             return self._snapshot(cmd.seat)
         if cmd.kind == "action":
             assert cmd.seat is not None and cmd.action is not None
+            if cmd.prompt is not None and cmd.prompt != self._window:
+                raise RoomError(
+                    "stale_prompt",
+                    f"prompt {cmd.prompt} is over (the current prompt is {self._window})",
+                )
+            if cmd.seat in self._answered and self.status == "playing":
+                raise RoomError("stale_prompt", f"this seat already answered prompt {self._window}")
             await self._apply(cmd.seat, cmd.action, "player", cmd.future)
             return None
         if cmd.kind in ("bot", "timeout"):
@@ -380,10 +445,10 @@ class RoomActor:
                 timer = self._timers.get(cmd.seat)
                 if timer is None or timer.window != cmd.window:
                     return None
-                kind = prompt_kind(self.state)
                 source = "auto" if timer.auto else "timeout"
                 action = default_action(self.state, cmd.seat)
-                if kind == "turn" and source == "timeout":
+                if source == "timeout":
+                    self.bank[cmd.seat] = 0.0
                     self.auto.add(cmd.seat)
                     await self._publish_auto()
             try:
@@ -418,6 +483,14 @@ class RoomActor:
             if self.state is None and self.status == "open":
                 await self._start_hand()
             return None
+        if cmd.kind == "dissolve":
+            assert cmd.seat is not None
+            await self._vote(cmd.seat, cmd.on)
+            return None
+        if cmd.kind == "vote_timeout":
+            if self.vote is not None and cmd.window == self._vote_no:
+                await self._close_vote("expired")
+            return None
         raise RoomError("bad_message", f"unknown command {cmd.kind}")
 
     # ------------------------------------------------------------------ hands
@@ -431,6 +504,7 @@ class RoomActor:
         self.action_idx = 0
         self.auto.clear()
         self.ready.clear()
+        self.bank = [self.timing.bank_seconds] * self.players
         self.last_settlement = None
         if self.status != "playing":
             self.status = "playing"
@@ -443,16 +517,19 @@ class RoomActor:
     async def _apply(
         self, seat: int, action: Action, source: str, future: asyncio.Future[Any] | None
     ) -> None:
-        if self.state is None or self.state.ended:
+        if self.state is None or self.state.ended or self.status != "playing":
             raise RoomError("no_hand", "no hand in progress")
         try:
             new_state, events = apply(self.state, seat, action)
         except IllegalAction as err:
             raise RoomError(err.code, err.message)
+        if source == "player":
+            self._use_bank(seat)
         payload = {"action": action.to_dict(), "source": source}
         await self.store.append_action(self.code, self.hand_no, self.action_idx, seat, payload)
         self.action_idx += 1
         self.state = new_state
+        self._answered.add(seat)
         if source == "player" and seat in self.auto:
             self.auto.discard(seat)
             await self._publish_auto()
@@ -526,10 +603,82 @@ class RoomActor:
             }
         )
         if last:
-            await self._publish_all({"type": "session_end", "totals": list(self.totals)})
+            await self._close_vote("finished")
+            await self._publish_all(self._session_end(dissolved=False))
+
+    def _session_end(self, dissolved: bool) -> dict[str, Any]:
+        return {
+            "type": "session_end",
+            "totals": list(self.totals),
+            "standings": self.standings(),
+            "dissolved": dissolved,
+        }
+
+    # ------------------------------------------------------------------ dissolve vote
+
+    def _vote_message(self, result: str = "open") -> dict[str, Any]:
+        votes = self.vote or {}
+        return {
+            "type": "dissolve_vote",
+            "votes": [votes.get(s) for s in range(self.players)],
+            "deadline": None
+            if self._vote_deadline is None or result != "open"
+            else int(self._vote_deadline * 1000),
+            "result": result,
+        }
+
+    async def _vote(self, seat: int, agree: bool) -> None:
+        if self.status not in ("playing", "between"):
+            raise RoomError("no_session", "there is no session in progress to dissolve")
+        if self.vote is None:
+            if not agree:
+                raise RoomError("no_vote", "no dissolve vote is open")
+            self.vote = {s.seat: True for s in self.seats if s.bot}
+            self._vote_no += 1
+            number = self._vote_no
+            self._vote_deadline = self.clock.now() + self.timing.vote_seconds
+            self._vote_timer = self.clock.call_later(
+                self.timing.vote_seconds,
+                lambda: self.inbox.put_nowait(_Cmd("vote_timeout", window=number)),
+            )
+        elif seat in self.vote:
+            raise RoomError("already_voted", "this seat has already voted")
+        self.vote[seat] = agree
+        if not agree:
+            await self._close_vote("refused")
+        elif len(self.vote) >= self.players and all(self.vote.values()):
+            await self._dissolve()
+        else:
+            await self._publish_all(self._vote_message())
+
+    async def _close_vote(self, result: str) -> None:
+        """End the open vote (if any) and tell everyone ``result``."""
+        if self.vote is None:
+            return
+        if self._vote_timer:
+            self._vote_timer.cancel()
+        message = self._vote_message(result)
+        self.vote, self._vote_timer, self._vote_deadline = None, None, None
+        await self._publish_all(message)
+
+    async def _dissolve(self) -> None:
+        """Every seat agreed: stop the session now. An unfinished hand is not settled."""
+        self._cancel_timers()
+        if self._ready_timer:
+            self._ready_timer.cancel()
+        self._ready_timer, self._ready_deadline = None, None
+        self._window += 1
+        self._answered.clear()
+        if self.status == "playing":
+            self.last_settlement = None
+        self.status = "dissolved"
+        await self.store.set_room_status(self.code, "dissolved")
+        await self._close_vote("dissolved")
+        await self._publish_all(self._session_end(dissolved=True))
 
     def _begin_ready(self) -> None:
         self._window += 1
+        self._answered.clear()
         self.ready = {s.seat for s in self.seats if s.bot}
         window = self._window
         self._ready_deadline = self.clock.now() + self.timing.ready_seconds
@@ -546,6 +695,7 @@ class RoomActor:
         self._ready_timer = None
         self._ready_deadline = None
         self._window += 1
+        self._answered.clear()
         await self._start_hand()
 
     async def publish_room(self) -> None:
@@ -557,6 +707,15 @@ class RoomActor:
         await self._publish_all({"type": "auto", "auto": sorted(self.auto)})
 
     # ------------------------------------------------------------------ prompts & timers
+
+    def _use_bank(self, seat: int) -> None:
+        """Charge ``seat``'s time bank for the time it took beyond the prompt's limit."""
+        timer = self._timers.get(seat)
+        if timer is None or timer.auto:
+            return
+        over = self.clock.now() - timer.started - timer.limit
+        if over > 0:
+            self.bank[seat] = max(0.0, self.bank[seat] - over)
 
     def _cancel_timers(self) -> None:
         for t in self._timers.values():
@@ -570,16 +729,16 @@ class RoomActor:
         kind = prompt_kind(self.state)
         is_auto = seat in self.auto
         if is_auto:
-            seconds = self.timing.auto_seconds
-        elif kind == "claim":
-            seconds = self.timing.claim_seconds
+            limit = seconds = self.timing.auto_seconds
         else:
-            seconds = self.timing.turn_seconds
+            limit = self.timing.claim_seconds if kind == "claim" else self.timing.turn_seconds
+            seconds = limit + self.bank[seat]
         handle = self.clock.call_later(
             seconds,
             lambda: self.inbox.put_nowait(_Cmd("timeout", seat=seat, window=window)),
         )
-        self._timers[seat] = _SeatTimer(handle, self.clock.now() + seconds, window, is_auto)
+        now = self.clock.now()
+        self._timers[seat] = _SeatTimer(handle, now + seconds, window, is_auto, now, limit)
 
     def _reset_timer(self, seat: int) -> None:
         if seat in self._timers:
@@ -598,6 +757,7 @@ class RoomActor:
         self._prompt = (kind, acting)
         if not same_window:
             self._window += 1
+            self._answered.clear()
             self._cancel_timers()
         else:
             for seat in list(self._timers):

@@ -66,6 +66,8 @@ class RoomManager:
             claim_min_ms=t.claim_min_ms,
             auto_seconds=t.auto_seconds,
             ready_seconds=t.ready_seconds,
+            bank_seconds=float(options.get("bank_seconds", t.bank_seconds)),
+            vote_seconds=t.vote_seconds,
         )
 
     async def create_room(self, options: dict[str, Any]) -> RoomActor:
@@ -95,7 +97,7 @@ class RoomManager:
             if actor is None:
                 actor = await self._load(code)
                 self.rooms[code] = actor
-                if actor.full and actor.status != "finished":
+                if actor.full and actor.status not in ("finished", "dissolved"):
                     actor.start()
         return actor
 
@@ -187,6 +189,7 @@ async def rebuild(actor: RoomActor) -> None:
     hands = await actor.store.hands(actor.code)
     if not hands:
         return
+    dissolved = actor.status == "dissolved"
     actor.totals = await actor.store.totals(actor.code)
     last = hands[-1]
     actor.hand_no = last.hand_no
@@ -206,3 +209,7 @@ async def rebuild(actor: RoomActor) -> None:
         actor.status = "finished" if last.hand_no >= actor.opts.hands else "between"
     else:
         actor.status = "playing"
+    if dissolved:  # ended early by a vote: stays ended, the open hand is not settled
+        actor.status = "dissolved"
+        if last.settlement is None:
+            actor.last_settlement = None

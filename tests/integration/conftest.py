@@ -1,12 +1,14 @@
-"""The ``live`` fixture: uvicorn in a thread on a free port, over a real database
-(``database_url``: SQLite, and Postgres when TEST_DATABASE_URL is set). Helpers are in
+"""The ``live`` and ``live_clock`` fixtures: uvicorn in a thread on a free port, over a real
+database (``database_url``: SQLite, and Postgres when TEST_DATABASE_URL is set). Helpers are in
 ``live_helpers.py``."""
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 import uvicorn
@@ -14,10 +16,11 @@ from live_helpers import ADMIN_TOKEN, Live, free_port
 
 from server.api.app import create_app
 from server.config import Settings
+from server.room.clock import ManualClock
 
 
-def _serve(settings: Settings, database_url: str) -> Iterator[Live]:
-    app = create_app(settings)
+def _serve(settings: Settings, database_url: str, clock: Any = None) -> Iterator[Live]:
+    app = create_app(settings, clock)
     port = free_port()
     config = uvicorn.Config(
         app,
@@ -28,7 +31,13 @@ def _serve(settings: Settings, database_url: str) -> Iterator[Live]:
         lifespan="on",
     )
     server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
+    loop = asyncio.new_event_loop()
+
+    def run() -> None:
+        asyncio.set_event_loop(loop)
+        loop.run_until_complete(server.serve())
+
+    thread = threading.Thread(target=run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 20
     while not server.started:
@@ -36,17 +45,30 @@ def _serve(settings: Settings, database_url: str) -> Iterator[Live]:
             raise RuntimeError("server did not start")
         time.sleep(0.02)
     try:
-        yield Live(f"http://127.0.0.1:{port}", f"ws://127.0.0.1:{port}", app, database_url)
+        yield Live(
+            f"http://127.0.0.1:{port}",
+            f"ws://127.0.0.1:{port}",
+            app,
+            database_url,
+            loop=loop,
+            clock=clock,
+        )
     finally:
         server.should_exit = True
         thread.join(timeout=15)
+        if not thread.is_alive():
+            loop.close()
 
 
 @pytest.fixture
 def live(database_url: str) -> Iterator[Live]:
     """A live server (in-memory bus, claim_min_ms=0, admin token set) on ``database_url``."""
     settings = Settings(
-        database_url=database_url, redis_url=None, admin_token=ADMIN_TOKEN, claim_min_ms=0
+        database_url=database_url,
+        redis_url=None,
+        admin_token=ADMIN_TOKEN,
+        claim_min_ms=0,
+        rooms_per_minute=10_000,
     )
     yield from _serve(settings, database_url)
 
@@ -55,6 +77,24 @@ def live(database_url: str) -> Iterator[Live]:
 def live_redis(database_url: str, redis_url: str) -> Iterator[Live]:
     """Like ``live`` but every message goes over the Redis bus (``TEST_REDIS_URL``)."""
     settings = Settings(
-        database_url=database_url, redis_url=redis_url, admin_token=ADMIN_TOKEN, claim_min_ms=0
+        database_url=database_url,
+        redis_url=redis_url,
+        admin_token=ADMIN_TOKEN,
+        claim_min_ms=0,
+        rooms_per_minute=10_000,
     )
     yield from _serve(settings, database_url)
+
+
+@pytest.fixture
+def live_clock(database_url: str) -> Iterator[Live]:
+    """Like ``live`` but the server's timers run on a :class:`ManualClock` (``live.clock``);
+    tests move time with ``await live.advance(seconds)``."""
+    settings = Settings(
+        database_url=database_url,
+        redis_url=None,
+        admin_token=ADMIN_TOKEN,
+        claim_min_ms=0,
+        rooms_per_minute=10_000,
+    )
+    yield from _serve(settings, database_url, ManualClock())

@@ -7,13 +7,15 @@ import asyncio
 import json
 import socket
 import time
+from collections.abc import Coroutine
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 from websockets.asyncio.client import ClientConnection, connect
 
 ADMIN_TOKEN = "test-admin-token"
+T = TypeVar("T")
 
 
 def free_port() -> int:
@@ -25,13 +27,45 @@ def free_port() -> int:
 
 @dataclass
 class Live:
-    """A running server."""
+    """A running server. ``loop`` is the server's event loop (it runs in another thread);
+    ``clock`` its :class:`ManualClock` when the fixture is ``live_clock``."""
 
     http: str
     ws: str
     app: Any
     database_url: str
     sockets: list[ClientConnection] = field(default_factory=list)
+    loop: asyncio.AbstractEventLoop | None = None
+    clock: Any = None
+
+    async def on_server(self, coro: Coroutine[Any, Any, T]) -> T:
+        """Run ``coro`` on the server's loop (room actors live there) and return its result."""
+        assert self.loop is not None
+        return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coro, self.loop))
+
+    async def idle(self) -> None:
+        """Wait until every room actor of the server has nothing left to do."""
+
+        async def all_idle() -> None:
+            for actor in list(self.app.state.manager.rooms.values()):
+                await actor.idle()
+
+        await self.on_server(all_idle())
+
+    async def advance(self, seconds: float) -> None:
+        """Move the server's manual clock (timers fire on the server's loop), then wait until
+        the actors are idle."""
+
+        async def step() -> None:
+            self.clock.advance(seconds)
+
+        await self.idle()
+        await self.on_server(step())
+        await self.idle()
+
+    async def actor(self, code: str) -> Any:
+        """The room actor of ``code`` (read its attributes only; call it via ``on_server``)."""
+        return await self.on_server(self.app.state.manager.get(code))
 
     def client(self) -> httpx.AsyncClient:
         """An HTTP client on the server."""

@@ -1,7 +1,7 @@
 """Room actor with a manual clock, a real store and the in-memory bus.
 
 Covers: turn timeout (default action = discard, seat goes on auto), claim timeout (= default
-action for each claimant, no auto), refused actions change nothing, bot-only sessions run
+action for each claimant, who go on auto), refused actions change nothing, bot-only sessions run
 to the end with zero-sum hands, and rebuilding a room from the stored action log.
 """
 
@@ -113,7 +113,7 @@ async def test_auto_seat_plays_fast_and_acting_clears_auto(
     await actor.stop()
 
 
-async def test_claim_timeout_is_default_action_without_auto(
+async def test_claim_timeout_is_default_action_and_sets_auto(
     store: Any, bus: Any, clock: ManualClock
 ) -> None:
     opts = GuiyangOptions()
@@ -135,7 +135,7 @@ async def test_claim_timeout_is_default_action_without_auto(
     answered = {seat: payload for seat, payload in log[1:]}
     for s in claimants:
         assert answered[s] == {"action": expected[s].to_dict(), "source": "timeout"}
-    assert not actor.auto, "a claim timeout does not put a seat on auto-play"
+    assert actor.auto == set(claimants), "a timed-out seat goes on auto-play (托管)"
     await actor.stop()
 
 
@@ -207,7 +207,7 @@ async def test_bot_room_plays_whole_session(store: Any, bus: Any, clock: ManualC
 
 async def test_rebuild_from_store(store: Any, bus: Any, clock: ManualClock) -> None:
     manager = RoomManager(store, bus, clock, TIMING)
-    actor = await manager.create_room({})
+    actor = await manager.create_room({"bank_seconds": 0})
     code = actor.code
     seat0, _token = await manager.join(code, "ann")
     assert seat0 == 0

@@ -31,6 +31,8 @@ class GuiyangOptions(BaseModel):
     hands: Literal[4, 8, 16] = 8
     claim_seconds: int = Field(default=10, ge=1, le=120)
     turn_seconds: int = Field(default=20, ge=1, le=300)
+    #: Room timers, not rules: each seat's time bank per hand (seconds beyond the limits).
+    bank_seconds: int = Field(default=20, ge=0, le=600)
 
     @model_validator(mode="before")
     @classmethod
