@@ -419,6 +419,9 @@ def test_reload_restores_seat(live: LiveServer, browser: Any) -> None:
         info = live.room(code)
         assert info["seats"][seat]["name"] == "丙"
         assert len(info["seats"]) == 4  # no extra seat taken by the reload
+        # the display name is remembered by the browser for the next room
+        page.goto(live.base + "/")
+        assert page.locator("#name").input_value() == "丙"
     finally:
         ctx.close()
 
