@@ -28,6 +28,8 @@ class Settings(BaseSettings):
         auto_seconds: how long a seat on auto-play (托管) "thinks" before its default action.
         ready_seconds: how long the room waits for ``ready`` between hands.
         vote_seconds: how long a dissolve vote stays open.
+        lease_seconds: with ``redis_url``: the time to live of a room's lease (renewed every
+            third of it); a dead process's rooms move to another process after at most this.
         rooms_per_minute: room creations allowed per client address per minute (bursts of
             the same size); beyond that ``POST /api/rooms`` answers 429 ``rate_limited``.
         host, port: where ``python -m server serve`` listens by default.
@@ -44,6 +46,7 @@ class Settings(BaseSettings):
     auto_seconds: float = Field(default=1, ge=0)
     ready_seconds: float = Field(default=30, gt=0)
     vote_seconds: float = Field(default=60, gt=0)
+    lease_seconds: float = Field(default=5, gt=0)
     rooms_per_minute: int = Field(default=10, ge=1)
     host: str = "127.0.0.1"
     port: int = Field(default=8000, ge=0, le=65535)

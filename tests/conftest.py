@@ -156,3 +156,11 @@ def redis_url() -> str:
     except Exception as exc:
         pytest.fail(f"Redis at TEST_REDIS_URL is unreachable: {exc!r}", pytrace=False)
     return url
+
+
+@pytest.fixture
+async def postgres_url(postgres_base_url: str) -> AsyncIterator[str]:
+    """An empty PostgreSQL database (no tables) only, for tests that need PostgreSQL itself
+    (e.g. several server processes sharing it); like ``database_url``'s postgres case."""
+    await reset_postgres(postgres_base_url)
+    yield postgres_base_url

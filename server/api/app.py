@@ -33,10 +33,11 @@ from server.bus import make_bus
 from server.config import Settings, get_settings
 from server.room.actor import RoomError, Timing
 from server.room.clock import Clock
+from server.room.cluster import Cluster
 from server.room.manager import RoomManager
 from server.store import Store
 
-_STATUS = {"unknown_room": 404, "room_full": 409, "forbidden": 403}
+_STATUS = {"unknown_room": 404, "room_full": 409, "forbidden": 403, "unavailable": 503}
 
 
 class AddressLimiter:
@@ -101,7 +102,11 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         )
         app.state.store = store
         app.state.bus = bus
-        app.state.manager = RoomManager(store, bus, clock, timing)
+        cluster = None
+        if settings.redis_url:  # several processes may share the rooms: leases + forwarding
+            cluster = Cluster(settings.redis_url, bus, lease_seconds=settings.lease_seconds)
+        app.state.manager = RoomManager(store, bus, clock, timing, cluster=cluster)
+        await app.state.manager.start()
         app.state.settings = settings
         app.state.rate_limit = RATE_LIMIT
         app.state.room_limiter = AddressLimiter(settings.rooms_per_minute)
@@ -168,10 +173,10 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
     async def room(code: str, rooms: RoomManager = Depends(manager)) -> Any:
         """The room's public information (no tiles)."""
         try:
-            actor = await rooms.get(code)
+            info = await rooms.info(code)
         except RoomError as err:
             raise _http_error(err)
-        return actor.info()
+        return info
 
     def admin(request: Request, authorization: str | None = Header(default=None)) -> None:
         token = request.app.state.settings.admin_token

@@ -202,7 +202,9 @@ class SnapshotMessage(BaseModel):
 
 class EventMessage(BaseModel):
     """One engine event, projected for the receiving seat, with the seat's ``view`` and
-    ``legal`` actions after the action that produced it."""
+    ``legal`` actions after the action that produced it. ``prev_version``: the version of
+    the previous event / hand_end sent to this seat in this hand (None if unknown); a client
+    that last saw a lower version missed a message and should send ``sync``."""
 
     type: Literal["event"]
     hand_no: int
@@ -212,6 +214,7 @@ class EventMessage(BaseModel):
     view: dict[str, Any]
     legal: list[LegalAction]
     deadline: int | None
+    prev_version: int | None = None
 
 
 class HandEndMessage(BaseModel):
@@ -224,6 +227,7 @@ class HandEndMessage(BaseModel):
     totals: list[int]
     next_hand: int | None
     deadline: int | None
+    prev_version: int | None = None
 
 
 class ReadyStateMessage(BaseModel):

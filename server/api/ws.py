@@ -45,6 +45,21 @@ def _newer(msg: dict[str, Any], snap: dict[str, Any]) -> bool:
     return (msg["hand_no"], msg["version"]) > (snap["hand_no"], snap["version"])
 
 
+def _missed(msg: dict[str, Any], last: tuple[int, int] | None) -> bool:
+    """True if ``msg`` shows that a message meant for this socket never arrived (the bus is
+    at-most-once): an ``event`` / ``hand_end`` of a later hand than the last one forwarded
+    (its deal snapshot was lost), or whose ``prev_version`` is above the last version
+    forwarded. ``last`` is ``(hand_no, version)`` of the last versioned message sent."""
+    if last is None or msg.get("type") not in ("event", "hand_end"):
+        return False
+    hand_no, prev = msg.get("hand_no"), msg.get("prev_version")
+    if not isinstance(hand_no, int):
+        return False
+    if hand_no > last[0]:
+        return True
+    return hand_no == last[0] and isinstance(prev, int) and prev > last[1]
+
+
 async def room_socket(websocket: WebSocket, code: str, token: str | None = None) -> None:
     """Serve one connection (see module docstring and ``docs/protocol.md``)."""
     await websocket.accept()
@@ -76,6 +91,8 @@ async def room_socket(websocket: WebSocket, code: str, token: str | None = None)
             elif "snap" in ctx and not _newer(msg, ctx["snap"]):
                 return
             await websocket.send_json(msg)
+            if msg.get("type") in ("snapshot", "event", "hand_end"):
+                ctx["last"] = (msg["hand_no"], msg["version"])
 
     snap: dict[str, Any] = await actor.snapshot(seat)
     closing = asyncio.Event()
@@ -90,6 +107,8 @@ async def room_socket(websocket: WebSocket, code: str, token: str | None = None)
                         await websocket.close(4409)
                         return
                     continue
+                if _missed(msg, ctx.get("last")):  # a message was lost: resync
+                    msg = await actor.snapshot(seat)
                 await send(msg)
         except (SubscriptionClosed, WebSocketDisconnect, RuntimeError):
             pass

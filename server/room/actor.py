@@ -183,6 +183,10 @@ class RoomActor:
         self._ready_timer: TimerHandle | None = None
         self._ready_deadline: float | None = None
         self.connected: dict[int, int] = {}
+        #: Sockets per seat on each server process of a cluster (process id -> seat -> n).
+        self.presence: dict[str, dict[int, int]] = {}
+        #: Per audience, ``(hand_no, version)`` of the last versioned message published.
+        self._sent: dict[int | None, tuple[int, int]] = {}
         #: Seats that answered the current prompt (a second answer is ``stale_prompt``).
         self._answered: set[int] = set()
         #: What is left of each seat's time bank in this hand (seconds).
@@ -296,7 +300,7 @@ class RoomActor:
                     "seat": s.seat,
                     "name": s.name,
                     "bot": s.bot,
-                    "connected": s.bot or self.connected.get(s.seat, 0) > 0,
+                    "connected": s.bot or self._sockets(s.seat) > 0,
                     "auto": s.seat in self.auto,
                 }
                 for s in self.seats
@@ -369,7 +373,23 @@ class RoomActor:
     def _audiences(self) -> list[int | None]:
         return [*range(self.players), None]
 
+    def _sockets(self, seat: int) -> int:
+        """Open sockets of ``seat``: this process's and (in a cluster) every process's."""
+        return self.connected.get(seat, 0) + sum(p.get(seat, 0) for p in self.presence.values())
+
     async def _publish(self, seat: int | None, message: dict[str, Any]) -> None:
+        """Publish ``message`` to ``seat``'s audience. An ``event`` / ``hand_end`` gets
+        ``prev_version``: the version of the previous versioned message this audience was
+        sent in the hand (None if unknown), so a relay that sees ``prev_version`` above what
+        it forwarded knows it missed a message (pub/sub is at-most-once) and resyncs."""
+        kind = message.get("type")
+        if kind == "snapshot":
+            self._sent[seat] = (message["hand_no"], message["version"])
+        elif kind in ("event", "hand_end"):
+            last = self._sent.get(seat)
+            prev = last[1] if last is not None and last[0] == message["hand_no"] else None
+            message = {**message, "prev_version": prev}
+            self._sent[seat] = (message["hand_no"], message["version"])
         await self.bus.publish(seat_channel(self.code, seat), message)
 
     async def _publish_all(self, message: dict[str, Any]) -> None:

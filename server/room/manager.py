@@ -4,20 +4,31 @@
 when the last seat is filled the room's actor starts and deals hand 1.
 
 Errors: :class:`RoomError` with ``code`` ``unknown_room`` (404), ``room_full`` (409),
-``bad_request`` (400).
+``bad_request`` (400), ``unavailable`` (503: the room's owner does not answer).
+
+With a :class:`server.room.cluster.Cluster` (``REDIS_URL`` set) the manager runs a room's
+actor only while it holds the room's lease; for a room owned by another process it hands out
+a :class:`RoomHandle` that forwards calls to the owner over the bus. A background watcher
+takes over rooms whose lease lapsed (their owner died) if this process has sockets on them.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
+import inspect
+import logging
 import secrets
 from collections.abc import Callable
 from typing import Any
 
-from server.room.actor import RoomActor, RoomError, Seat, Timing, replay_hand
+from server.room.actor import RoomActor, RoomError, Seat, Timing, replay_hand, seat_channel
 from server.room.clock import Clock, RealClock
-from server.rules.guiyang import GuiyangOptions
+from server.room.cluster import Cluster, Lease, NoOwner
+from server.rules.guiyang import Action, GuiyangOptions
+
+log = logging.getLogger(__name__)
 
 #: Room-code alphabet: no 0/O, 1/I/L, no vowels that spell words by accident.
 CODE_ALPHABET = "23456789BCDFGHJKMNPQRSTVWXYZ"
@@ -35,6 +46,68 @@ def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
+#: Actor methods that never travel to another process.
+_LOCAL_ONLY = {"start", "stop", "idle", "wait_started", "submit", "publish_room"}
+
+
+def _encode(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """JSON-able call arguments (an :class:`Action` becomes ``{"__action__": dict}``)."""
+    return {
+        k: {"__action__": v.to_dict()} if isinstance(v, Action) else v for k, v in kwargs.items()
+    }
+
+
+def _decode(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """Inverse of :func:`_encode`."""
+    return {
+        k: Action.from_dict(v["__action__"]) if isinstance(v, dict) and "__action__" in v else v
+        for k, v in kwargs.items()
+    }
+
+
+class RoomHandle:
+    """A room as a socket of this process sees it in a cluster: every call goes to the room's
+    owner (this process's actor if it holds the lease, otherwise over the bus), so a socket
+    survives its room moving from one process to another.
+
+    Offers the actor's coroutine methods (``snapshot``, ``act``, ``mark_ready``, ``set_auto``,
+    and any other public coroutine method of :class:`RoomActor`) with the same signatures.
+    ``connected`` counts this process's sockets per seat; :meth:`publish_room` reports them
+    to the owner, which merges every process's counts into the room info.
+    """
+
+    def __init__(self, manager: RoomManager, code: str) -> None:
+        self.manager = manager
+        self.code = code
+        self.connected: dict[int, int] = {}
+        #: The lease holder last seen by the watcher (a change re-sends ``connected``).
+        self.owner: str | None = None
+
+    async def publish_room(self) -> None:
+        """Report this process's socket counts to the owner (which publishes the room)."""
+        assert self.manager.cluster is not None
+        counts = {str(k): v for k, v in self.connected.items()}
+        await self.manager.call(
+            self.code,
+            "presence",
+            {"process": self.manager.cluster.process_id, "connected": counts},
+        )
+
+    def __getattr__(self, name: str) -> Any:
+        method = getattr(RoomActor, name, None)
+        if name.startswith("_") or name in _LOCAL_ONLY or not inspect.iscoroutinefunction(method):
+            raise AttributeError(name)
+        signature = inspect.signature(method)
+
+        async def forward(*args: Any, **kwargs: Any) -> Any:
+            bound = signature.bind(None, *args, **kwargs)
+            call_kwargs = dict(bound.arguments)
+            call_kwargs.pop("self", None)
+            return await self.manager.call(self.code, name, call_kwargs)
+
+        return forward
+
+
 class RoomManager:
     """Owns this process's room actors.
 
@@ -44,16 +117,32 @@ class RoomManager:
     """
 
     def __init__(
-        self, store: Any, bus: Any, clock: Clock | None = None, timing: Timing | None = None
+        self,
+        store: Any,
+        bus: Any,
+        clock: Clock | None = None,
+        timing: Timing | None = None,
+        cluster: Cluster | None = None,
     ) -> None:
         self.store = store
         self.bus = bus
         self.clock = clock or RealClock()
         self.timing = timing or Timing()
+        #: The actors this process runs (in a cluster: the rooms whose lease it holds).
         self.rooms: dict[str, RoomActor] = {}
         #: Seed source for new hands; None = ``secrets.token_hex(16)`` (tests may fix seeds).
         self.new_seed: Callable[[], str] | None = None
+        self.cluster = cluster
         self._locks: dict[str, asyncio.Lock] = {}
+        self._leases: dict[str, Lease] = {}
+        self._handles: dict[str, RoomHandle] = {}
+        self._watcher: asyncio.Task[None] | None = None
+
+    async def start(self) -> None:
+        """In a cluster: join it and start watching the leases of rooms with sockets here."""
+        if self.cluster is not None and self._watcher is None:
+            await self.cluster.start()
+            self._watcher = asyncio.create_task(self._watch(), name="lease-watcher")
 
     def _lock(self, code: str) -> asyncio.Lock:
         return self._locks.setdefault(code, asyncio.Lock())
@@ -82,24 +171,164 @@ class RoomManager:
             actor = RoomActor(code, opts, self.store, self.bus, self.clock, self._timing_for(opts))
             if self.new_seed is not None:
                 actor.new_seed = self.new_seed
+            if self.cluster is not None:
+                await self._hold(code, actor)
             self.rooms[code] = actor
             return actor
         raise RoomError("internal", "could not find a free room code")
 
-    async def get(self, code: str) -> RoomActor:
+    async def get(self, code: str) -> RoomActor | RoomHandle:
         """The room's actor, rebuilt from the store if this process does not hold it.
-        Raises ``RoomError("unknown_room")``."""
+
+        In a cluster: the actor if this process holds (or can take) the room's lease, else a
+        :class:`RoomHandle` on the owner. Raises ``RoomError("unknown_room")``."""
         actor = self.rooms.get(code)
         if actor is not None:
             return actor
         async with self._lock(code):
             actor = self.rooms.get(code)
-            if actor is None:
+            if actor is not None:
+                return actor
+            if self.cluster is None:
                 actor = await self._load(code)
                 self.rooms[code] = actor
                 if actor.full and actor.status not in ("finished", "dissolved"):
                     actor.start()
+                return actor
+            taken = await self._take(code)
+            if taken is not None:
+                return taken
+        if await self.store.get_room(code) is None:
+            raise RoomError("unknown_room", f"no room {code}")
+        return self.handle(code)
+
+    def handle(self, code: str) -> RoomHandle:
+        """This process's :class:`RoomHandle` of room ``code`` (cluster mode)."""
+        h = self._handles.get(code)
+        if h is None:
+            h = self._handles[code] = RoomHandle(self, code)
+        return h
+
+    async def _hold(self, code: str, actor: RoomActor | None) -> bool:
+        """Take room ``code``'s lease (if free) and answer its forwarded calls. With
+        ``actor`` None the room is first rebuilt from the store."""
+        assert self.cluster is not None
+        lease = self.cluster.lease(code, lambda: self._lost(code))
+        if not await lease.acquire():
+            return False
+        try:
+            if actor is None:
+                actor = await self._load(code)
+        except BaseException:
+            await lease.release()
+            raise
+        self._leases[code] = lease
+        self.rooms[code] = actor
+        h = self._handles.get(code)
+        if h is not None:
+            h.owner = self.cluster.process_id
+            actor.presence[self.cluster.process_id] = dict(h.connected)
+        await self.cluster.serve(code, lambda call, kw: self._serve_call(code, call, kw))
+        return True
+
+    async def _take(self, code: str) -> RoomActor | None:
+        """Take room ``code``'s lease if it is free, rebuild the room from the store and run
+        it here; ``None`` if another process holds the lease. Caller holds the room lock."""
+        assert self.cluster is not None
+        if not await self._hold(code, None):
+            return None
+        actor = self.rooms[code]
+        if actor.full and actor.status not in ("finished", "dissolved"):
+            actor.start()
+            await actor.wait_started()
+            # Sockets relayed here or elsewhere may have missed events the previous owner
+            # logged but never published: give every audience a fresh snapshot.
+            for seat in [*range(actor.players), None]:
+                await self.bus.publish(seat_channel(code, seat), await actor.snapshot(seat))
+        log.info("room %s: now run by %s", code, self.cluster.process_id)
         return actor
+
+    async def _lost(self, code: str) -> None:
+        """The lease of ``code`` was lost (e.g. a long pause): stop running the room here."""
+        actor = self.rooms.pop(code, None)
+        self._leases.pop(code, None)
+        if self.cluster is not None:
+            await self.cluster.stop_serving(code)
+        if actor is not None:
+            await actor.stop()
+
+    async def call(self, code: str, call: str, kwargs: dict[str, Any]) -> Any:
+        """Run ``call(**kwargs)`` on room ``code``'s owner: here if this process holds the
+        lease, otherwise over the bus. While the room has no live owner (the owner died and
+        its lease has not lapsed yet) keep trying, taking the room over once the lease is free.
+        Raises :class:`RoomError` (``unavailable`` if no owner answers in time)."""
+        assert self.cluster is not None
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 2 * self.cluster.lease_seconds + 5
+        encoded = _encode(kwargs)
+        while True:
+            if code in self.rooms:
+                return await self._serve_call(code, call, encoded)
+            try:
+                return await self.cluster.request(code, call, encoded)
+            except (NoOwner, TimeoutError):
+                if loop.time() > deadline:
+                    raise RoomError("unavailable", f"room {code} has no live server") from None
+            if not isinstance(await self.get(code), RoomActor):
+                await asyncio.sleep(min(0.2, self.cluster.lease_seconds / 5))
+
+    async def _serve_call(self, code: str, call: str, kwargs: dict[str, Any]) -> Any:
+        """Answer a call for room ``code`` (forwarded from any process, or local)."""
+        actor = self.rooms.get(code)
+        if actor is None:
+            raise RoomError("unavailable", f"room {code} moved to another server")
+        if call == "join":
+            return list(await self.join(code, str(kwargs["name"])))
+        if call == "bots":
+            return await self.add_bots(code, int(kwargs["count"]))
+        if call == "info":
+            return actor.info()
+        if call == "presence":
+            counts = {int(k): int(v) for k, v in dict(kwargs["connected"]).items()}
+            actor.presence[str(kwargs["process"])] = counts
+            await actor.publish_room()
+            return None
+        method = getattr(RoomActor, call, None)
+        if call.startswith("_") or call in _LOCAL_ONLY or not inspect.iscoroutinefunction(method):
+            raise RoomError("bad_request", f"no remote call {call}")
+        return await getattr(actor, call)(**_decode(kwargs))
+
+    async def info(self, code: str) -> dict[str, Any]:
+        """The room's public info (``GET /api/rooms/{code}``), from its owner."""
+        target = await self.get(code)
+        if isinstance(target, RoomActor):
+            return target.info()
+        return await self.call(code, "info", {})
+
+    async def _watch(self) -> None:
+        """Every third of the lease time: take over rooms with sockets here whose lease
+        lapsed; re-send socket counts to a room's new owner."""
+        assert self.cluster is not None
+        while True:
+            await asyncio.sleep(self.cluster.lease_seconds / 3)
+            try:
+                codes = [
+                    c
+                    for c, h in self._handles.items()
+                    if c not in self.rooms and any(h.connected.values())
+                ]
+                owners = await self.cluster.owners(codes)
+                for code, owner in owners.items():
+                    h = self._handles[code]
+                    if owner is None:
+                        await self.get(code)
+                    elif owner != h.owner:
+                        h.owner = owner
+                        await h.publish_room()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("lease watcher")
 
     async def _load(self, code: str) -> RoomActor:
         rec = await self.store.get_room(code)
@@ -124,6 +353,9 @@ class RoomManager:
         """Seat a human called ``name``; returns ``(seat, token)``. The token is returned once
         and only its sha256 is stored. Raises ``unknown_room`` / ``room_full``."""
         actor = await self.get(code)
+        if isinstance(actor, RoomHandle):
+            seat, token = await self.call(code, "join", {"name": name})
+            return int(seat), str(token)
         async with self._lock(code):
             if actor.full:
                 raise RoomError("room_full", "every seat is taken")
@@ -142,6 +374,8 @@ class RoomManager:
         """Fill up to ``count`` free seats with bots; returns the seats filled.
         Raises ``unknown_room`` / ``room_full`` (no free seat at all)."""
         actor = await self.get(code)
+        if isinstance(actor, RoomHandle):
+            return list(await self.call(code, "bots", {"count": count}))
         async with self._lock(code):
             free = actor.players - len(actor.seats)
             if free <= 0:
@@ -161,23 +395,47 @@ class RoomManager:
             await actor.wait_started()
         return filled
 
-    async def authenticate(self, code: str, token: str | None) -> tuple[RoomActor, int | None]:
+    async def authenticate(
+        self, code: str, token: str | None
+    ) -> tuple[RoomActor | RoomHandle, int | None]:
         """``(actor, seat)`` for a token (``seat`` None without a token: a spectator).
+        In a cluster the first item is always the room's :class:`RoomHandle` and the token is
+        checked against the store (any process can authenticate any seat).
         Raises ``unknown_room``, or ``bad_token`` for a token that holds no human seat."""
         actor = await self.get(code)
+        if self.cluster is not None:
+            rec = await self.store.get_room(code)
+            if rec is None:
+                raise RoomError("unknown_room", f"no room {code}")
+            seats = [Seat(p.seat, p.name, p.is_bot, p.token_hash) for p in rec.players]
+            actor = self.handle(code)
+        else:
+            assert isinstance(actor, RoomActor)
+            seats = actor.seats
         if token is None:
             return actor, None
         digest = hash_token(token)
-        for s in actor.seats:
+        for s in seats:
             if not s.bot and secrets.compare_digest(s.token_hash, digest):
                 return actor, s.seat
         raise RoomError("bad_token", "this token holds no seat in this room")
 
     async def close(self) -> None:
-        """Stop every actor (their rooms stay in the store)."""
+        """Stop every actor (their rooms stay in the store), then release their leases so
+        other processes can take the rooms over at once."""
+        if self._watcher is not None:
+            self._watcher.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._watcher
+            self._watcher = None
         for actor in list(self.rooms.values()):
             await actor.stop()
         self.rooms.clear()
+        for lease in list(self._leases.values()):
+            await lease.release()
+        self._leases.clear()
+        if self.cluster is not None:
+            await self.cluster.close()
 
 
 async def rebuild(actor: RoomActor) -> None:
