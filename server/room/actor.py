@@ -329,7 +329,7 @@ class RoomActor:
         return int(max(t.deadline for t in self._timers.values()) * 1000)
 
     def _legal(self, seat: int | None) -> list[dict[str, Any]]:
-        if seat is None or self.state is None or self.state.ended:
+        if seat is None or self.state is None or self.state.ended or self.status != "playing":
             return []
         return [a.to_dict() for a in legal_actions(self.state, seat)]
 

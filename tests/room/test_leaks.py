@@ -1,0 +1,260 @@
+"""No message to any seat or spectator ever holds what it may not see: 200+ bot hands.
+
+Bot-only rooms (4, 3 and 2 players, 16 hands each) run on the real store (SQLite) and the
+in-memory bus; the test subscribes to every seat's channel and the spectators' (exactly what the
+WebSocket handler forwards) and asks for snapshots while the hands run. Each hand is then
+replayed from the store's seed and action log, and every message is checked against the
+state it was sent in:
+
+* the seed never appears before the hand's end;
+* a seat's ``view`` holds its own concealed tiles (exactly) and nothing of any other seat's
+  concealed tiles or the wall: no ``hand``/``drawn``/``wall``/``hands`` anywhere else, other
+  seats show only counts, melds and rivers, their 定缺 stays hidden until all have chosen;
+* events: another seat's drawn tile, claim answer and 定缺 suit are never sent;
+* on a sample of messages: ``view`` equals the engine's ``view`` of the replayed state, and
+  that view does not change when the hidden information (other seats' concealed tiles, the
+  wall order, undisclosed 定缺) is reshuffled.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import uuid
+from pathlib import Path
+from typing import Any
+
+from server.bus.memory import MemoryBus
+from server.room.actor import RoomActor, Seat, Timing, seat_channel
+from server.room.clock import ManualClock
+from server.rules.guiyang import (
+    Action,
+    GuiyangOptions,
+    apply,
+    deal,
+    legal_actions,
+    project_event,
+    view,
+)
+from server.rules.tiles import tile_name
+from server.store import Store
+
+HANDS = 200
+SEAT_KEYS = {
+    "seat",
+    "concealed_count",
+    "melds",
+    "discards",
+    "claimed",
+    "bao_ting",
+    "ding_que",
+    "ding_que_chosen",
+}
+SECRET_KEYS = {"hand", "drawn", "wall", "hands", "seed_tiles", "live_wall"}
+
+
+def concealed(state: Any, seat: int) -> list[str]:
+    return sorted(tile_name(k) for k, n in enumerate(state.hands[seat]) for _ in range(n))
+
+
+def perturbed(state: Any, me: int | None, rng: random.Random) -> Any:
+    """``state`` with everything hidden from ``me`` reshuffled: other seats' concealed tiles
+    and the live wall (same counts), and undisclosed 定缺 choices of others."""
+    s = state.clone()
+    others = [y for y in range(s.players) if y != me]
+    pool = [k for y in others for k, n in enumerate(s.hands[y]) for _ in range(n)]
+    pool += list(s.wall[s.front : s.back])
+    rng.shuffle(pool)
+    for y in others:
+        n = sum(s.hands[y])
+        mine, pool = pool[:n], pool[n:]
+        counts = [0] * len(s.hands[y])
+        for k in mine:
+            counts[k] += 1
+        s.hands[y] = counts
+        if s.drawn[y] is not None:
+            s.drawn[y] = mine[0]
+    s.wall = list(s.wall[: s.front]) + pool + list(s.wall[s.back :])
+    if not all(d is not None for d in s.ding_que):
+        for y in others:
+            if s.ding_que[y] is not None:
+                s.ding_que[y] = rng.randrange(3)
+    return s
+
+
+def secrets_in(d: dict[str, Any]) -> set[str]:
+    """Keys of ``d`` that would carry hidden tiles (``hands`` as a list; room info's
+    ``hands`` is a count)."""
+    return {k for k in SECRET_KEYS & d.keys() if k != "hands" or isinstance(d[k], list)}
+
+
+def walk(node: Any, path: str = "") -> list[tuple[str, Any]]:
+    """Every (path, dict) in ``node``."""
+    out: list[tuple[str, Any]] = []
+    if isinstance(node, dict):
+        out.append((path, node))
+        for k, v in node.items():
+            out += walk(v, f"{path}.{k}")
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            out += walk(v, f"{path}[{i}]")
+    return out
+
+
+class Replay:
+    """One hand replayed from the store: the state after each event version."""
+
+    def __init__(self, opts: GuiyangOptions, hand: Any, actions: list[Any]) -> None:
+        self.seed = hand.seed
+        state = deal(opts, hand.seed, hand.dealer, hand.dealer_streak)
+        self.states = [state]  # states[v]: the state after the action that made event v
+        self.events: list[dict[str, Any]] = [{}]
+        for seat, payload in actions:
+            state, events = apply(state, seat, Action.from_dict(payload["action"]))
+            for e in events:
+                self.states.append(state)
+                self.events.append(e)
+
+
+def check(msg: dict[str, Any], me: int | None, rep: Replay, rng: random.Random, deep: bool) -> None:
+    """Assert ``msg`` (sent to ``me``; None = spectators) reveals nothing hidden from ``me``."""
+    kind = msg["type"]
+    if kind in ("hand_end", "session_end"):
+        return
+    text = json.dumps(msg)
+    version = msg.get("version")
+    if version is None or kind not in ("snapshot", "event"):
+        assert rep.seed not in text, f"seed in {msg}"
+        for path, d in walk(msg):
+            assert not secrets_in(d), (path, msg)
+        return
+    state = rep.states[version] if version < len(rep.states) else rep.states[-1]
+    if state.ended:
+        return
+    assert rep.seed not in text, f"seed before the end: {msg}"
+    assert msg.get("settlement") is None
+    v = msg["view"]
+    for path, d in walk(msg):
+        if path != ".view":
+            assert not secrets_in(d), f"secret key at {path}: {msg}"
+    assert "wall" not in v and v.get("seed") is None and "settlement" not in v
+    if me is None:
+        assert "hand" not in v and "drawn" not in v
+    else:
+        own = sorted(v["hand"] + ([v["drawn"]] if v["drawn"] else []))
+        assert own == concealed(state, me)
+    all_chosen = all(d is not None for d in state.ding_que)
+    for s in v["seats"]:
+        assert set(s) <= SEAT_KEYS, s
+        assert s["concealed_count"] == sum(state.hands[s["seat"]])
+        if s["seat"] != me and not all_chosen:
+            assert s["ding_que"] is None, f"another seat's 定缺 before all chose: {msg}"
+    if kind == "event":
+        e = msg["event"]
+        assert e == project_event(rep.events[version], me)
+        if e.get("seat") != me:
+            assert e["type"] != "claim_answer", msg
+            if e["type"] == "draw":
+                assert "tile" not in e, msg
+            if e["type"] == "ding_que_chosen":
+                assert "suit" not in e, msg
+    if deep:
+        assert v == view(state, me)
+        if me is not None:
+            assert msg["legal"] == [a.to_dict() for a in legal_actions(state, me)]
+        for _ in range(2):
+            assert view(perturbed(state, me, rng), me) == v, "view depends on hidden tiles"
+
+
+async def play_room(store: Any, code: str, players: int, seed_base: int) -> dict[Any, list]:
+    """Run a 16-hand bot room; return every message per audience (snapshots included)."""
+    bus = MemoryBus(maxsize=10**7)
+    opts = GuiyangOptions(players=players, hands=16).model_dump()
+    await store.create_room(code, "guiyang", opts)
+    for i in range(players):
+        await store.add_player(code, i, f"bot{i}", f"h{i}", True)
+    actor = RoomActor(
+        code,
+        opts,
+        store,
+        bus,
+        ManualClock(),
+        Timing(claim_min_ms=0),
+        seats=[Seat(i, f"bot{i}", True, f"h{i}") for i in range(players)],
+    )
+    seeds = iter(f"leak-{seed_base}-{n}" for n in range(100))
+    actor.new_seed = lambda: next(seeds)
+    audiences: list[int | None] = [*range(players), None]
+    got: dict[Any, list] = {a: [] for a in audiences}
+    subs = {a: await bus.subscribe(seat_channel(code, a)) for a in audiences}
+
+    async def drain(a: int | None) -> None:
+        async for m in subs[a]:
+            got[a].append(m)
+
+    tasks = [asyncio.create_task(drain(a)) for a in audiences]
+    actor.start()
+    rng = random.Random(seed_base)
+    for _ in range(1_000_000):
+        if actor.status == "finished":
+            break
+        if rng.random() < 0.1:
+            a = rng.choice(audiences)
+            got[a].append(await actor.snapshot(a))  # interleaved with the hands, in order
+        else:
+            await asyncio.sleep(0)
+    await actor.idle()
+    assert actor.status == "finished"
+    await actor.stop()
+    for sub in subs.values():
+        await sub.close()
+    for t in tasks:
+        t.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    await bus.close()
+    return got
+
+
+async def test_no_message_leaks_hidden_tiles(tmp_path: Path) -> None:
+    # one database is enough here (the store's own tests cover both): SQLite in a temp file
+    shm = Path("/dev/shm")  # memory-backed when there is one: 25k small transactions
+    where = shm / f"zhuoji-leaks-{uuid.uuid4().hex}.db" if shm.is_dir() else tmp_path / "l.db"
+    store = Store(f"sqlite+aiosqlite:///{where}")
+    await store.migrate()
+    try:
+        await check_rooms(store)
+    finally:
+        await store.close()
+        for f in where.parent.glob(where.name + "*"):
+            f.unlink()
+
+
+async def check_rooms(store: Any) -> None:
+    rng = random.Random(7)
+    total = 0
+    checked = 0
+    n = 0
+    while total < HANDS:
+        players = (4, 3, 2)[n % 3]
+        code = f"LEAK{n:02d}"
+        got = await play_room(store, code, players, n)
+        n += 1
+        opts = GuiyangOptions(players=players, hands=16)
+        replays = {}
+        for hand in await store.hands(code):
+            actions = await store.hand_actions(code, hand.hand_no)
+            replays[hand.hand_no] = Replay(opts, hand, actions)
+        total += len(replays)
+        for me, messages in got.items():
+            for i, msg in enumerate(messages):
+                hand_no = msg.get("hand_no")
+                if not hand_no:
+                    if msg["type"] == "snapshot":
+                        continue  # before the first deal
+                    rep = replays[max(replays)]
+                else:
+                    rep = replays[hand_no]
+                check(msg, me, rep, rng, deep=(i % 23 == 0))
+                checked += 1
+    assert total >= HANDS and checked > 10_000
