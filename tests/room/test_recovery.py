@@ -1,0 +1,71 @@
+"""Crash recovery of a room (real store, in-memory bus, manual clock).
+
+The owner may die after the winning action is in the action log but before the settlement is
+written: a rebuilt room settles the hand exactly once, with the settlement a replay of the
+seed and actions gives, and a second rebuild writes nothing more.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from server.room.actor import Timing, replay_hand
+from server.room.bots import choose_action
+from server.room.clock import ManualClock
+from server.room.manager import RoomManager
+from server.rules.guiyang import GuiyangOptions, acting_seats, apply, deal, settle
+
+TIMING = Timing(claim_seconds=10, turn_seconds=20, claim_min_ms=0, auto_seconds=1, ready_seconds=30)
+CODE = "CRASH1"
+
+
+async def _log_whole_hand(store: Any, opts: GuiyangOptions, seed: str) -> None:
+    """Store a room of four bots and a whole hand's action log, but no settlement (the
+    owner died right after logging the last action)."""
+    await store.create_room(CODE, "guiyang", opts.model_dump())
+    for seat in range(4):
+        await store.add_player(CODE, seat, f"bot{seat}", f"hash{seat}", True)
+    await store.set_room_status(CODE, "playing")
+    await store.start_hand(CODE, 1, seed, 0, 1)
+    state = deal(opts, seed, 0, 1)
+    idx = 0
+    while not state.ended:
+        seat = min(acting_seats(state))
+        action = choose_action(state, seat)
+        state, _ = apply(state, seat, action)
+        payload = {"action": action.to_dict(), "source": "bot"}
+        await store.append_action(CODE, 1, idx, seat, payload)
+        idx += 1
+
+
+async def test_settlement_written_once_after_crash_before_ledger(
+    store: Any, bus: Any, clock: ManualClock
+) -> None:
+    opts = GuiyangOptions(hands=4)
+    await _log_whole_hand(store, opts, "crash-seed-1")
+    hand = (await store.hands(CODE))[0]
+    assert hand.settlement is None and await store.ledger(code=CODE) == []
+
+    manager = RoomManager(store, bus, clock, TIMING)
+    actor = await manager.get(CODE)
+    await actor.wait_started()
+    await actor.idle()
+    actions = await store.hand_actions(CODE, 1)
+    state, _ = replay_hand(opts, "crash-seed-1", 0, 1, actions)
+    expected = settle(state)
+    assert expected is not None
+    hand = (await store.hands(CODE))[0]
+    assert hand.settlement == expected
+    assert hand.deltas == expected["deltas"]
+    rows = await store.ledger_by_hand(CODE, 1)
+    assert len(rows) == len(expected["payments"])
+    await manager.close()
+
+    # a second crash and rebuild: nothing is written twice
+    again = RoomManager(store, bus, clock, TIMING)
+    rebuilt = await again.get(CODE)
+    await rebuilt.idle()
+    assert await store.ledger_by_hand(CODE, 1) == rows
+    assert (await store.hands(CODE))[0].settlement == expected
+    assert await store.settle_hand(CODE, 1, "x", {}, [], [0, 0, 0, 0]) is False
+    await again.close()
