@@ -108,6 +108,9 @@ def main() -> None:
             prng = random.Random(i)
             state = guiyang.deal(options, f"bench-{i}")
             while not state.ended:
+                if guiyang.claims_decided(state):
+                    state, _ = guiyang.resolve_claims(state)
+                    continue
                 seat = guiyang.acting_seats(state)[0]
                 legal = guiyang.legal_actions(state, seat)
                 wins = [a for a in legal if a.kind in ("win", "self_draw")]

@@ -35,11 +35,13 @@ from server.rules.guiyang import (
     IllegalAction,
     acting_seats,
     apply,
+    claims_decided,
     deal,
     default_action,
     legal_actions,
     project_event,
     prompt_kind,
+    resolve_claims,
     settle,
     view,
 )
@@ -56,8 +58,9 @@ def seat_channel(code: str, seat: int | None) -> str:
 class Timing:
     """Timer settings of one room (seconds unless named ``_ms``).
 
-    ``claim_min_ms`` holds the events of a discard that long before they are published, so
-    a discard looks the same whether or not somebody could claim it (0 for bot-only rooms).
+    ``claim_min_ms``: a claim window (opened by every discard and added kong, claimable or
+    not) is closed no sooner than this after it opened, so no seat learns from the timing
+    whether somebody could claim (not applied in bot-only rooms).
     ``auto_seconds`` is how long a seat on auto-play (托管) gets before its default action.
     ``bank_seconds`` is each seat's time bank for one hand: a human seat may think beyond
     ``turn_seconds`` / ``claim_seconds`` by what is left of it (its deadline includes it),
@@ -129,12 +132,20 @@ def replay_hand(
     ``actions`` is the store's ``hand_actions`` list: ``[(seat, payload), ...]`` with
     ``payload = {"action": Action.to_dict(), "source": ...}``. Returns ``(state, version)``
     where ``version`` is the number of events the actions produced (the hand's event counter).
-    Raises ``IllegalAction`` if the log does not replay (a corrupt log).
+    A decided claim window is closed (`resolve_claims`) before the next action and at the
+    end, as the live room closes it. Raises ``IllegalAction`` if the log does not replay (a
+    corrupt log).
     """
     state = deal(options, seed, dealer, dealer_streak)
     version = 0
     for seat, payload in actions:
+        if claims_decided(state):  # the room closed it before anyone could act again
+            state, events = resolve_claims(state)
+            version += len(events)
         state, events = apply(state, seat, Action.from_dict(payload["action"]))
+        version += len(events)
+    if claims_decided(state):
+        state, events = resolve_claims(state)
         version += len(events)
     return state, version
 
@@ -180,6 +191,8 @@ class RoomActor:
         self._timers: dict[int, _SeatTimer] = {}
         self._window = 0
         self._prompt: tuple[str, frozenset[int]] = ("", frozenset())
+        self._window_opened = 0.0  # clock time the current prompt window opened
+        self._resolving = -1  # the claim window whose closing is scheduled
         self._ready_timer: TimerHandle | None = None
         self._ready_deadline: float | None = None
         self.connected: dict[int, int] = {}
@@ -324,8 +337,8 @@ class RoomActor:
             return None if self._ready_deadline is None else int(self._ready_deadline * 1000)
         if seat is not None and seat in self._timers:
             return int(self._timers[seat].deadline * 1000)
-        if not self._timers:
-            return None
+        if not self._timers or self._prompt[0] == "claim":
+            return None  # another seat's claim deadline would tell that it could claim
         return int(max(t.deadline for t in self._timers.values()) * 1000)
 
     def _legal(self, seat: int | None) -> list[dict[str, Any]]:
@@ -476,6 +489,9 @@ class RoomActor:
             except RoomError:
                 log.exception("room %s: %s action refused", self.code, source)
             return None
+        if cmd.kind == "resolve":
+            await self._resolve(cmd.window)
+            return None
         if cmd.kind == "ready":
             assert cmd.seat is not None
             if self.status == "between":
@@ -554,14 +570,22 @@ class RoomActor:
             self.auto.discard(seat)
             await self._publish_auto()
         if future is not None and not future.done():
-            future.set_result(None)  # accepted; publishing may wait (claim_min_ms)
-        hold = (
-            self.timing.claim_min_ms > 0
-            and any(e.get("type") in ("discard", "kong_declared") for e in events)
-            and any(not s.bot for s in self.seats)
-        )
-        if hold:
-            await self.clock.sleep(self.timing.claim_min_ms / 1000)
+            future.set_result(None)
+        await self._publish_events(events)
+
+    async def _resolve(self, window: int) -> None:
+        """Close the decided claim window ``window`` (scheduled by `_after_change`)."""
+        if window != self._window or self.status != "playing" or self.state is None:
+            return
+        if not claims_decided(self.state):
+            return
+        self.state, events = resolve_claims(self.state)
+        await self._publish_events(events)
+
+    async def _publish_events(self, events: list[dict[str, Any]]) -> None:
+        """Re-arm prompts and timers, publish ``events`` projected for every audience, and
+        settle the hand if it ended."""
+        assert self.state is not None
         if not self.state.ended:
             self._after_change()
         views = {aud: self._view(aud) for aud in self._audiences()}
@@ -779,6 +803,7 @@ class RoomActor:
             self._window += 1
             self._answered.clear()
             self._cancel_timers()
+            self._window_opened = self.clock.now()
         else:
             for seat in list(self._timers):
                 if seat not in acting:
@@ -790,3 +815,15 @@ class RoomActor:
                     self.inbox.put_nowait(_Cmd("bot", seat=seat, window=window))
             elif seat not in self._timers:
                 self._set_timer(seat, window)
+        if claims_decided(self.state) and self._resolving != window:
+            self._resolving = window
+            delay = 0.0
+            if any(not seat.bot for seat in self.seats):
+                elapsed = self.clock.now() - self._window_opened
+                delay = self.timing.claim_min_ms / 1000 - elapsed
+            if delay > 0:
+                self.clock.call_later(
+                    delay, lambda: self.inbox.put_nowait(_Cmd("resolve", window=window))
+                )
+            else:
+                self.inbox.put_nowait(_Cmd("resolve", window=window))

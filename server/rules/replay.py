@@ -57,12 +57,18 @@ def _is_claim_answer(state: State, seat: int, action: Action) -> bool:
     )
 
 
-def close_window(state: State) -> State:
+def close_window(state: State, events: list[dict[str, Any]] | None = None) -> State:
     """Pass for every seat still owing a claim answer, in turn order (fixtures.md: seats that
-    could claim and are not listed pass)."""
+    could claim and are not listed pass), then close the window; its events go to
+    ``events``."""
     while state.phase in ("claim", "rob"):
-        seat = guiyang.acting_seats(state)[0]
-        state, _ = guiyang.apply(state, seat, Action("pass"))
+        acting = guiyang.acting_seats(state)
+        if acting:
+            state, new = guiyang.apply(state, acting[0], Action("pass"))
+        else:
+            state, new = guiyang.resolve_claims(state)
+        if events is not None:
+            events.extend(new)
     return state
 
 
@@ -83,13 +89,13 @@ def run_hand(state: State, actions: Sequence[Sequence[Any]]) -> tuple[State, lis
                 continue
             raise FixtureError(f"action {number} {list(entry)} was accepted but must be illegal")
         if not _is_claim_answer(state, seat, action):
-            state = close_window(state)
+            state = close_window(state, events)
         try:
             state, new = guiyang.apply(state, seat, action)
         except IllegalAction as exc:
             raise FixtureError(f"action {number} {list(entry)} refused: {exc.message}") from None
         events.extend(new)
-    return close_window(state), events
+    return close_window(state, events), events
 
 
 def fixture_state(fixture: dict[str, Any]) -> State:

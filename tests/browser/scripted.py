@@ -14,7 +14,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from server.room.bots import choose_action
-from server.rules.guiyang import GuiyangOptions, acting_seats, apply, deal, legal_actions, view
+from server.rules.guiyang import (
+    GuiyangOptions,
+    acting_seats,
+    apply,
+    claims_decided,
+    deal,
+    legal_actions,
+    resolve_claims,
+    view,
+)
 
 
 @dataclass
@@ -47,6 +56,9 @@ def play_out(options: dict[str, Any], seed: str, dealer: int = 0, streak: int = 
     state = deal(GuiyangOptions(**options), seed, dealer, streak)
     hand = Hand(seed)
     while not state.ended:
+        if claims_decided(state):  # the room closes a decided claim window
+            state, _ = resolve_claims(state)
+            continue
         seat = acting_seats(state)[0]
         action = choose_action(state, seat)
         legal = [a.to_dict() for a in legal_actions(state, seat)]

@@ -13,7 +13,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from server.room.bots import choose_action
-from server.rules.guiyang import Action, GuiyangOptions, acting_seats, apply, deal, prompt_kind
+from server.rules.guiyang import (
+    Action,
+    GuiyangOptions,
+    acting_seats,
+    apply,
+    claims_decided,
+    deal,
+    prompt_kind,
+    resolve_claims,
+)
 
 
 @dataclass
@@ -42,6 +51,9 @@ def find_claim(
             if prompt_kind(state) == "claim" and state.phase == "claim":
                 if want(dict(state.claim_options)):
                     return Scenario(seed, script, dict(state.claim_options), state)
+            if claims_decided(state):  # the room closes a decided claim window
+                state, _ = resolve_claims(state)
+                continue
             seat = acting_seats(state)[0]
             action = choose_action(state, seat)
             if prompt_kind(state) == "claim":

@@ -7,7 +7,6 @@ to the end with zero-sum hands, and rebuilding a room from the stored action log
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 import pytest
@@ -281,9 +280,11 @@ async def test_ready_timeout_and_ready_messages_start_next_hand(
     await actor.stop()
 
 
-async def test_claim_min_delay_holds_discard_events(
+async def test_claim_min_delay_closes_every_window_no_sooner(
     store: Any, bus: Any, clock: ManualClock
 ) -> None:
+    """A discard is shown at once as a claim window to every seat; whatever the claimants
+    answer (here: they pass at once), the window closes claim_min_ms after it opened."""
     actor = RoomActor(
         "HOLD01",
         GuiyangOptions().model_dump(),
@@ -297,20 +298,30 @@ async def test_claim_min_delay_holds_discard_events(
     actor.new_seed = lambda: "hold"
     actor.start()
     await actor.wait_started()
-    sub = await bus.subscribe(seat_channel("HOLD01", 1))
-    state = actor.state
-    tile = next(a for a in legal_actions(state, 0) if a.kind == "discard")
-    await actor.act(0, tile)  # accepted at once, published after 800 ms
-    for _ in range(50):
-        await asyncio.sleep(0)
-    with pytest.raises(TimeoutError):
-        await sub.get(timeout=0.02)
-    clock.advance(0.79)
-    with pytest.raises(TimeoutError):
-        await sub.get(timeout=0.02)
-    clock.advance(0.02)
+    sub = await bus.subscribe(seat_channel("HOLD01", 2))
+    tile = next(a for a in legal_actions(actor.state, 0) if a.kind == "discard")
+    await actor.act(0, tile)
     msg = await sub.get(timeout=1)
     assert msg["type"] == "event" and msg["event"]["type"] == "discard"
+    assert msg["view"]["phase"] == "claim"
+    for seat in acting_seats(actor.state):
+        await actor.act(seat, Action("pass"))
+
+    async def public_events() -> list[str]:
+        seen = []
+        while True:
+            try:
+                m = await sub.get(timeout=0.02)
+            except TimeoutError:
+                return seen
+            if m["type"] == "event" and m["event"]["type"] != "claim_answer":
+                seen.append(m["event"]["type"])
+
+    assert await public_events() == []
+    clock.advance(0.79)
+    assert await public_events() == []
+    clock.advance(0.02)
+    assert await public_events() == ["draw"]
     await sub.close()
     await actor.stop()
 

@@ -9,9 +9,11 @@ from server.rules.guiyang import (
     GuiyangOptions,
     acting_seats,
     apply,
+    claims_decided,
     deal,
     legal_actions,
     prompt_kind,
+    resolve_claims,
     settle,
 )
 
@@ -25,6 +27,9 @@ def test_bot_hands_play_to_the_end(players: int) -> None:
         for _ in range(1000):
             if state.ended:
                 break
+            if claims_decided(state):  # the room closes a decided claim window
+                state, _ = resolve_claims(state)
+                continue
             for seat in acting_seats(state):
                 if state.ended or seat not in acting_seats(state):
                     continue

@@ -32,9 +32,11 @@ from server.rules.guiyang import (
     Action,
     GuiyangOptions,
     apply,
+    claims_decided,
     deal,
     legal_actions,
     project_event,
+    resolve_claims,
     view,
 )
 from server.rules.tiles import tile_name
@@ -110,8 +112,16 @@ class Replay:
         state = deal(opts, hand.seed, hand.dealer, hand.dealer_streak)
         self.states = [state]  # states[v]: the state after the action that made event v
         self.events: list[dict[str, Any]] = [{}]
+        steps: list[tuple[int, Any] | None] = []
         for seat, payload in actions:
-            state, events = apply(state, seat, Action.from_dict(payload["action"]))
+            steps += [None, (seat, payload)]  # None: close the window if it is decided
+        for step in [*steps, None]:
+            if step is None:
+                if not claims_decided(state):
+                    continue
+                state, events = resolve_claims(state)  # as the room closes it
+            else:
+                state, events = apply(state, step[0], Action.from_dict(step[1]["action"]))
             for e in events:
                 self.states.append(state)
                 self.events.append(e)

@@ -13,7 +13,15 @@ from server.room.actor import Timing, replay_hand
 from server.room.bots import choose_action
 from server.room.clock import ManualClock
 from server.room.manager import RoomManager
-from server.rules.guiyang import GuiyangOptions, acting_seats, apply, deal, settle
+from server.rules.guiyang import (
+    GuiyangOptions,
+    acting_seats,
+    apply,
+    claims_decided,
+    deal,
+    resolve_claims,
+    settle,
+)
 
 TIMING = Timing(claim_seconds=10, turn_seconds=20, claim_min_ms=0, auto_seconds=1, ready_seconds=30)
 CODE = "CRASH1"
@@ -30,6 +38,9 @@ async def _log_whole_hand(store: Any, opts: GuiyangOptions, seed: str) -> None:
     state = deal(opts, seed, 0, 1)
     idx = 0
     while not state.ended:
+        if claims_decided(state):  # the room closes a decided window; nothing to log
+            state, _ = resolve_claims(state)
+            continue
         seat = min(acting_seats(state))
         action = choose_action(state, seat)
         state, _ = apply(state, seat, action)

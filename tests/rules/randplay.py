@@ -18,12 +18,19 @@ from server.rules.tiles import tile_index
 
 def play_hand(
     options: GuiyangOptions, seed: str, policy_seed: int, dealer: int = 0, streak: int = 1
-) -> Iterator[tuple[State, int, Action, State, list[dict]]]:
-    """Deal from ``seed`` and play to the end; yields (before, seat, action, after, events)."""
+) -> Iterator[tuple[State, int, Action | None, State, list[dict]]]:
+    """Deal from ``seed`` and play to the end; yields (before, seat, action, after, events),
+    with seat -1 and action None where a decided claim window is closed."""
     rng = random.Random(policy_seed)
     state = guiyang.deal(options, seed, dealer, streak)
     while not state.ended:
-        seat = rng.choice(guiyang.acting_seats(state))
+        acting = guiyang.acting_seats(state)
+        if not acting:  # a decided claim window: the room closes it, so do we
+            after, events = guiyang.resolve_claims(state)
+            yield state, -1, None, after, events
+            state = after
+            continue
+        seat = rng.choice(acting)
         legal = guiyang.legal_actions(state, seat)
         action = choose(rng, state, seat, legal)
         after, events = guiyang.apply(state, seat, action)

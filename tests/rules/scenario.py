@@ -73,7 +73,8 @@ def play(state: State, actions: Sequence[Sequence[Any]]) -> State:
 
     Like `server.rules.replay.run_hand`: before an action that is not an answer to the open
     claim window, every seat still owing an answer passes. Unlike it, a window still open
-    after the last action stays open, so a test can look at the claims. Also accepts
+    after the last action stays open while some seat still owes an answer, so a test can
+    look at the claims; a decided window is closed, as the room closes it. Also accepts
     ``[seat, "discard_drawn"]``: discard the tile that seat just drew (摸打).
     """
     for entry in actions:
@@ -87,6 +88,8 @@ def play(state: State, actions: Sequence[Sequence[Any]]) -> State:
         if not (answers and action.kind in ("win", "pong", "kong", "pass") and not action.tile):
             state = close_window(state)
         state, _ = guiyang.apply(state, seat, action)
+    if guiyang.claims_decided(state):
+        state = close_window(state)  # nothing left to answer: the room would close it now
     return state
 
 

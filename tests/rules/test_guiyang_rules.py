@@ -141,7 +141,9 @@ def test_ping_hu_on_a_discard_without_dou_is_refused() -> None:
 
 def test_ping_hu_without_dou_cannot_even_be_claimed() -> None:
     state, _ = guiyang.apply(build(["4p +", W, None, None]), 0, Action("discard", tile="4p"))
-    # Nobody may claim: seat 1 draws at once.
+    # Nobody may claim: the window is decided at once, and closing it gives seat 1 its draw.
+    assert guiyang.acting_seats(state) == [] and guiyang.claims_decided(state)
+    state = close_window(state)
     assert state.phase == "turn" and state.turn == 1
 
 
@@ -456,7 +458,9 @@ def test_after_a_soft_report_no_pong_no_kong_and_only_the_drawn_tile() -> None:
     )
     assert state.bao_ting[1]
     state, _ = guiyang.apply(state, 2, Action("discard", tile="5s"))
-    # Seat 1 holds 55s but may not pong: no claim window, seat 3 draws.
+    # Seat 1 holds 55s but may not pong: nobody has a claim, seat 3 draws.
+    assert guiyang.acting_seats(state) == []
+    state = close_window(state)
     assert state.phase == "turn" and state.turn == 3
     state = play(state, [[3, "discard_drawn"], [0, "discard_drawn"]])
     assert state.turn == 1 and tile_name(state.drawn[1]) == "1m"
@@ -758,7 +762,10 @@ def test_pong_resolves_once_the_seat_that_could_win_passes() -> None:
     state = build(["4p +", None, "44p +", DD_2.replace("555m", "555s")], "5s")
     state, _ = guiyang.apply(state, 0, Action("discard", tile="4p"))
     state, _ = guiyang.apply(state, 2, Action("pong"))
+    assert not guiyang.claims_decided(state)  # seat 3 could still win on the 4p
     state, _ = guiyang.apply(state, 3, Action("pass"))
+    assert guiyang.claims_decided(state)
+    state = close_window(state)
     # The claimer discards next, without drawing.
     assert state.phase == "turn" and state.turn == 2 and state.drawn[2] is None
     assert [(m.kind, tile_name(m.tile), m.from_seat) for m in state.melds[2]] == [("pong", "4p", 0)]
@@ -923,6 +930,8 @@ def test_no_pong_or_kong_claim_when_the_wall_is_empty() -> None:
     state = drain(play(state, [[0, "discard", "9m"]]), keep=0)
     assert state.turn == 3 and tile_name(state.drawn[3]) == "5s"
     state, _ = guiyang.apply(state, 3, Action("discard", tile="5s"))
+    assert guiyang.acting_seats(state) == []  # seat 1's three 5s may not claim
+    state = close_window(state)
     assert state.ended and state.result == "huang_zhuang"  # seat 0 had to draw
 
 

@@ -22,6 +22,9 @@ def played_hand(seed: str) -> tuple[list[tuple[int, guiyang.Action]], dict]:
         state = guiyang.deal(options, seed)
         actions = []
         while not state.ended:
+            if guiyang.claims_decided(state):  # the room closes a decided claim window
+                state, _ = guiyang.resolve_claims(state)
+                continue
             seat = guiyang.acting_seats(state)[0]
             legal = guiyang.legal_actions(state, seat)
             wins = [a for a in legal if a.kind in ("win", "self_draw")]

@@ -3,6 +3,9 @@
 Pure functions over `State`. ``apply`` returns a new state and the events it caused; it
 raises `IllegalAction` and changes nothing when the action is not among
 ``legal_actions(state, seat)``. Draws are implicit: a seat's turn starts with its draw.
+Every discard (and every added kong) opens a claim window, even when nobody can claim;
+once the window is decided (`claims_decided`) nobody has a legal action and the caller
+closes it with `resolve_claims`.
 
 Events are JSON-able dicts with a ``type``. Parts only one seat may see are listed under
 ``"_private"`` (field names, visible to ``event["seat"]`` only) and events meant for one seat
@@ -189,7 +192,8 @@ def legal_actions(state: State, seat: int) -> list[Action]:
 
     Turn phase: ``self_draw``, ``kong`` TILE (concealed or added), ``discard`` TILE (and the
     same with ``bao_ting`` where §5 allows it). Claim phase: ``win`` / ``kong`` / ``pong``
-    and ``pass``. Rob phase (§8.4): ``win`` and ``pass``. 定缺 phase (§11): ``ding_que``.
+    and ``pass`` until the window is decided (`claims_decided`). Rob phase (§8.4): ``win``
+    and ``pass``. 定缺 phase (§11): ``ding_que``.
     """
     if not 0 <= seat < state.players:
         return []
@@ -198,6 +202,8 @@ def legal_actions(state: State, seat: int) -> list[Action]:
     if state.phase in ("claim", "rob"):
         if seat not in state.claim_options or seat in state.claim_answers:
             return []
+        if _claim_decision(state) is not None:
+            return []  # decided: a late answer could change nothing
         return [Action(k) for k in state.claim_options[seat]] + [Action("pass")]
     if state.phase == "ding_que":
         if state.ding_que[seat] is not None:
@@ -374,12 +380,10 @@ def _turn_kong(s: State, seat: int, tile: int, events: list[Event]) -> None:
     options = {
         o: opts for o in _others(s, seat) if (opts := _claim_options(s, o, tile, seat, rob=True))
     }
-    if options:
-        s.phase = "rob"
-        s.claim_options, s.claim_answers = options, {}
-        s.last_discard = None
-    else:
-        _complete_added_kong(s, seat, events)
+    # The window opens even when nobody can rob, so it never tells whether someone could.
+    s.phase = "rob"
+    s.claim_options, s.claim_answers = options, {}
+    s.last_discard = None
 
 
 def _complete_added_kong(s: State, seat: int, events: list[Event]) -> None:
@@ -416,15 +420,13 @@ def _discard(s: State, seat: int, tile: int, bao_ting: bool, events: list[Event]
     options = {
         o: opts for o in _others(s, seat) if (opts := _claim_options(s, o, tile, seat, rob=False))
     }
-    if options:
-        s.phase = "claim"
-        s.claim_options, s.claim_answers = options, {}
-    else:
-        _draw(s, (seat + 1) % s.players, events)
+    # The window opens even when nobody can claim, so it never tells whether someone could.
+    s.phase = "claim"
+    s.claim_options, s.claim_answers = options, {}
 
 
 def _answer(s: State, seat: int, kind: str, events: list[Event]) -> None:
-    """Record a claim answer (§3) and resolve the window once its outcome is decided."""
+    """Record a claim answer (§3); `resolve_claims` acts on the window once it is decided."""
     options = s.claim_options[seat]
     s.claim_answers[seat] = kind
     if "win" in options and kind != "win":
@@ -433,10 +435,38 @@ def _answer(s: State, seat: int, kind: str, events: list[Event]) -> None:
     if kind == "pass" and "pong" in options and s.options.pass_pong_lock:
         s.pong_locks[seat] = s.pong_locks[seat] | {tile}  # 过碰
     events.append({"type": "claim_answer", "seat": seat, "kind": kind, "_only": seat})
+
+
+def claims_decided(state: State) -> bool:
+    """True while a claim or rob window is open and its outcome no longer depends on anyone:
+    every seat that could change it has answered (or nobody could claim at all). Then no
+    seat has a legal action and `resolve_claims` must be called."""
+    return state.phase in ("claim", "rob") and _claim_decision(state) is not None
+
+
+def resolve_claims(state: State) -> tuple[State, list[Event]]:
+    """Close a decided claim or rob window (§3, §8.4): the win(s), the pong or kong, or the
+    next seat's draw (the added kong's replacement draw after a rob window).
+
+    The engine never closes a window by itself, so that a window looks the same to the
+    other seats whether or not somebody could claim; the caller (the room, after its
+    minimum claim time; a replay, at once) closes it. Raises `IllegalAction` (code
+    ``window_open``) unless `claims_decided`; the given state is never modified.
+    """
+    if not claims_decided(state):
+        raise IllegalAction("window_open", "no decided claim window to close")
+    s = state.clone()
+    events: list[Event] = []
     decision = _claim_decision(s)
-    if decision is None:
-        return
-    what, seats = decision
+    assert decision is not None
+    _resolve(s, *decision, events)
+    if s.ended:
+        events.append({"type": "hand_end", "settlement": settle(s)})
+    return s, events
+
+
+def _resolve(s: State, what: str, seats: list[int], events: list[Event]) -> None:
+    tile = s.rob_tile if s.phase == "rob" else (s.last_discard or (0, 0))[1]
     if s.phase == "rob":
         robbed = s.turn
         if what == "win":
