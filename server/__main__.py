@@ -14,6 +14,7 @@ import sys
 from collections.abc import Sequence
 
 COMMANDS = ("serve", "migrate", "replay", "audit")
+WS_MAX_FRAME_BYTES = 64 * 1024
 
 
 def _migrate(url: str) -> None:
@@ -96,6 +97,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         port=args.port,
         reload=args.reload,
         log_level=args.log_level,
+        # Frames a little over the protocol's limit get a typed `too_large` error; far larger
+        # ones are cut off by the WebSocket layer before they are read into memory.
+        ws_max_size=WS_MAX_FRAME_BYTES,
     )
     return 0
 

@@ -300,6 +300,7 @@ class ErrorMessage(BaseModel):
         "no_hand",
         "stale_prompt",
         "no_session",
+        "not_between_hands",
         "no_vote",
         "already_voted",
         "bad_token",

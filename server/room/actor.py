@@ -494,11 +494,12 @@ class RoomActor:
             return None
         if cmd.kind == "ready":
             assert cmd.seat is not None
-            if self.status == "between":
-                self.ready.add(cmd.seat)
-                await self._publish_all({"type": "ready", "ready": sorted(self.ready)})
-                if len(self.ready) >= self.players:
-                    await self._next_hand()
+            if self.status != "between":
+                raise RoomError("not_between_hands", "ready is only for the pause between hands")
+            self.ready.add(cmd.seat)
+            await self._publish_all({"type": "ready", "ready": sorted(self.ready)})
+            if len(self.ready) >= self.players:
+                await self._next_hand()
             return None
         if cmd.kind == "ready_timeout":
             if self.status == "between" and cmd.window == self._window:

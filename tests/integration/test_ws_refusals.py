@@ -100,6 +100,10 @@ async def test_refused_inputs(live: Live) -> None:
     await send(ws0, "x" * 5000)
     await expect_error(ws0, "too_large")
 
+    # ready while a hand is being played
+    await send(ws0, {"type": "ready", "seq": 12})
+    await expect_error(ws0, "not_between_hands", 12)
+
     # nothing changed, and the socket is still open
     await send(ws0, {"type": "sync"})
     snap, _ = await recv_until(ws0, "snapshot")
