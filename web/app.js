@@ -23,7 +23,7 @@ const h = (tag, attrs = {}, ...children) => {
   return el;
 };
 
-const ENDED_STATUSES = new Set(['finished', 'ended', 'over', 'closed', 'done', 'complete', 'completed']);
+const ENDED_STATUSES = new Set(['finished', 'dissolved', 'ended', 'over', 'closed', 'done', 'complete', 'completed']);
 const CLAIM_ORDER = ['win', 'self_draw', 'kong', 'pong', 'pass'];
 
 const S = {
@@ -50,6 +50,19 @@ const S = {
   autoSeats: [],
   readySeats: [],
   pollTimer: null,
+  // versions: the last (hand_no, version) seen on this connection; `fromEvent` when it came from
+  // an event (then the next event's prev_version must equal it), not from a snapshot
+  seen: null,
+  syncPending: false,
+  syncCount: 0,
+  answeredPrompt: null, // the prompt this seat already answered (answer each prompt once)
+  staleCount: 0, // stale_prompt errors (shown gently: a re-render)
+  lastError: null,
+  vote: null, // the open dissolve_vote message
+  voteResult: null, // {result, votes} of the last closed vote, until dismissed
+  confirmDissolve: false,
+  standings: null, // final standings (session_end / snapshot)
+  dissolved: false,
 };
 window.__gy = S; // for debugging and tests
 
@@ -109,6 +122,7 @@ function optionsSummary(o) {
   if (o.man_tang_ji) parts.push('满堂鸡');
   if (o.hands) parts.push(t('hands_n', { n: o.hands }));
   if (o.base_points && o.base_points !== 1) parts.push(`${t('base_points')} ${o.base_points}`);
+  if (typeof o.bank_seconds === 'number') parts.push(`${t('bank_seconds')} ${o.bank_seconds}s`);
   return parts.join(' · ');
 }
 
@@ -151,6 +165,7 @@ function readOptions() {
     man_tang_ji: $('#opt-man-tang-ji').checked,
     claim_seconds: num('#opt-claim-seconds'),
     turn_seconds: num('#opt-turn-seconds'),
+    bank_seconds: radio('bank_seconds'),
     base_points: num('#opt-base-points'),
     fan_table: $('#opt-fan-table').value,
     dou_values: $('#opt-dou-values').value,
@@ -249,6 +264,7 @@ function enterRoom(code, seatInfo) {
     code, seat: seatInfo && seatInfo.seat !== undefined ? seatInfo.seat : null,
     token: seatInfo ? seatInfo.token : null, room: null, view: null, legal: [], deadline: null,
     lastDiscardSeen: null, settlement: null, settlementOpen: false, endedSeen: false, readySent: false, autoSeats: [], readySeats: [], sessionOver: false, pending: false,
+    seen: null, syncPending: false, answeredPrompt: null, vote: null, voteResult: null, confirmDissolve: false, standings: null, dissolved: false,
   });
   $('#lobby').hidden = true;
   $('#room').hidden = false;
@@ -304,7 +320,11 @@ async function refreshRoom() {
 function setConn(state, info) {
   S.conn = state;
   if (info) S.connInfo = info;
-  if (state === 'connected') { S.replaced = false; S.connInfo = null; }
+  if (state === 'connected') {
+    S.replaced = false; S.connInfo = null;
+    S.seen = null; // a new connection: its first snapshot is the truth, whatever its version
+    S.syncPending = false;
+  }
   const el = $('#conn-state');
   el.dataset.state = state;
   document.body.dataset.conn = state; // the table is dimmed while the socket is down
@@ -315,18 +335,66 @@ function setConn(state, info) {
   if (rb) rb.hidden = state !== 'closed';
 }
 
+/** (hand_no, version) of `msg` is newer than anything seen on this connection. */
+function isNewer(msg) {
+  if (!S.seen || typeof msg.hand_no !== 'number' || typeof msg.version !== 'number') return true;
+  if (msg.hand_no !== S.seen.hand) return msg.hand_no > S.seen.hand;
+  return msg.version > S.seen.version;
+}
+
+/** A message meant for this seat was lost: ask for a fresh snapshot (once at a time). */
+function requestSync() {
+  if (S.syncPending || !S.socket) return;
+  if (S.socket.send({ type: 'sync' })) {
+    S.syncPending = true;
+    S.syncCount += 1;
+    clearTimeout(requestSync._t);
+    requestSync._t = setTimeout(() => { S.syncPending = false; }, 5000);
+  }
+}
+
+/** An event / hand_end whose prev_version shows that a message before it never arrived. */
+function missedBefore(msg) {
+  if (!S.seen || typeof msg.hand_no !== 'number') return false;
+  if (msg.hand_no > S.seen.hand) return true; // the deal's snapshot was lost
+  const prev = msg.prev_version;
+  if (typeof prev !== 'number') return false; // the server does not know
+  if (prev > S.seen.version) return true;
+  // after an event, the next one must follow it exactly (after a snapshot, prev may be older:
+  // events private to other seats are counted in the snapshot's version)
+  return S.seen.fromEvent && prev !== S.seen.version;
+}
+
+function noteSeen(msg, fromEvent) {
+  if (typeof msg.hand_no === 'number' && typeof msg.version === 'number') {
+    S.seen = { hand: msg.hand_no, version: msg.version, fromEvent };
+  }
+}
+
 function onMessage(msg) {
-  S.pending = false;
-  if (typeof msg.prompt === 'number') S.prompt = msg.prompt; // the decision `legal` belongs to
   switch (msg.type) {
     case 'snapshot':
+      if (S.seen && !isNewer(msg) && msg.hand_no === S.seen.hand && msg.version < S.seen.version) {
+        // an older picture than the events already shown (a sync crossed them): keep ours
+        if (msg.room) S.room = msg.room;
+        S.syncPending = false;
+        renderAll();
+        break;
+      }
+      S.pending = false;
+      S.syncPending = false;
+      noteSeen(msg, false);
+      if (typeof msg.prompt === 'number') S.prompt = msg.prompt; // the decision `legal` belongs to
       if (msg.version === 0) { S.lastDiscardSeen = null; S.eventText = ''; }
       if (msg.version !== undefined) S.version = msg.version;
       if (msg.seat !== undefined) S.seat = msg.seat;
       if (msg.room) S.room = msg.room;
+      if ('vote' in msg) S.vote = msg.vote && msg.vote.result === 'open' ? msg.vote : null;
+      if (Array.isArray(msg.standings)) S.standings = msg.standings;
       noteHandNo(msg);
       if (S.room && ENDED_STATUSES.has(S.room.status)) S.sessionOver = true;
-      if (msg.settlement && S.room && (S.room.status === 'between' || S.room.status === 'finished')) {
+      if (S.room && S.room.status === 'dissolved') S.dissolved = true;
+      if (msg.settlement && S.room && ['between', 'finished', 'dissolved'].includes(S.room.status)) {
         if ('view' in msg) S.view = msg.view;
         if ('legal' in msg) S.legal = Array.isArray(msg.legal) ? msg.legal : [];
         if ('deadline' in msg) S.deadline = msg.deadline;
@@ -334,9 +402,19 @@ function onMessage(msg) {
         onHandEnd(msg.settlement, S.room.totals, msg);
         break;
       }
+      if (S.sessionOver && S.dissolved && !msg.settlement) {
+        // dissolved during a hand: no settlement, only the final standings
+        S.settlement = null;
+        if (!S.endedSeen) { S.settlementOpen = true; S.endedSeen = true; }
+      }
       applyView(msg);
       break;
     case 'event':
+      if (!isNewer(msg)) break; // already covered by a snapshot (or a duplicate)
+      if (missedBefore(msg)) requestSync();
+      noteSeen(msg, true);
+      S.pending = false;
+      if (typeof msg.prompt === 'number') S.prompt = msg.prompt;
       if (msg.version !== undefined) S.version = msg.version;
       S.lastEvent = msg.event || null;
       if (msg.event && msg.event.type === 'discard') {
@@ -347,16 +425,49 @@ function onMessage(msg) {
       applyView(msg);
       break;
     case 'hand_end':
+      if (!isNewer(msg)) break;
+      if (missedBefore(msg)) requestSync();
+      noteSeen(msg, true);
+      S.pending = false;
       if (msg.version !== undefined) S.version = msg.version;
       noteHandNo(msg);
       if (msg.next_hand === null) S.sessionOver = true;
       onHandEnd(msg.settlement, msg.totals, msg);
       break;
     case 'session_end':
+      S.pending = false;
       S.sessionOver = true;
+      S.legal = [];
+      S.deadline = null;
+      if (Array.isArray(msg.standings)) S.standings = msg.standings;
       if (Array.isArray(msg.totals)) {
         S.room = { ...(S.room || {}), totals: msg.totals };
         if (S.settlement) S.settlement.totals = msg.totals;
+      }
+      if (msg.dissolved) {
+        S.dissolved = true;
+        S.vote = null;
+        S.voteResult = null; // the standings say it
+        S.confirmDissolve = false;
+        S.room = { ...(S.room || {}), status: 'dissolved' };
+        // a hand in progress is not settled: only the standings
+        if (S.view && S.view.phase !== 'ended') S.settlement = null;
+        S.settlementOpen = true;
+        S.endedSeen = true;
+      }
+      renderAll();
+      refreshRoom();
+      break;
+    case 'dissolve_vote':
+      if (msg.result === 'open') {
+        if (!S.vote) S.voteSent = false; // a new vote
+        S.vote = msg;
+        S.voteResult = null;
+        S.confirmDissolve = false;
+      } else {
+        S.vote = null;
+        S.voteSent = false;
+        S.voteResult = { result: msg.result, votes: msg.votes || [], at: Date.now() };
       }
       renderAll();
       break;
@@ -370,13 +481,27 @@ function onMessage(msg) {
       break;
     case 'room':
       if (msg.room) S.room = msg.room;
+      if (S.room && ENDED_STATUSES.has(S.room.status)) S.sessionOver = true;
       renderAll();
       break;
     case 'pong':
       break;
     case 'error':
+      S.pending = false;
+      S.lastError = msg.code || null;
       if (msg.code === 'replaced') break; // the close (4409) follows
-      if (msg.code === 'no_hand' || msg.code === 'stale_prompt') break;
+      if (msg.code === 'stale_prompt') {
+        // the decision moved on before our answer landed: nothing to alarm anyone about,
+        // just show the latest state again (it is already here, or on its way)
+        S.staleCount += 1;
+        renderAll();
+        break;
+      }
+      if (msg.code === 'no_hand' || msg.code === 'already_voted' || msg.code === 'no_vote') {
+        S.voteSent = false;
+        renderAll();
+        break;
+      }
       toast(`${msg.code || 'error'}${msg.message ? ': ' + msg.message : ''}`);
       if (msg.code === 'bad_token') store.clearSeat(S.code);
       renderAll();
@@ -400,7 +525,7 @@ function applyView(msg) {
       onHandEnd(v.settlement, null, {});
       return;
     }
-  } else if (v && v.phase) {
+  } else if (v && v.phase && !S.sessionOver) {
     // a hand is in progress: a settlement still open belongs to the previous hand
     if (S.endedSeen) {
       S.endedSeen = false;
@@ -456,11 +581,14 @@ function onHandEnd(settlement, tots, msg) {
 
 // ------------------------------------------------------------------ actions
 function send(action) {
-  if (!S.socket) return;
-  if (!S.socket.sendAction(action)) {
+  if (!S.socket || S.pending) return;
+  // each prompt is answered at most once, with its number
+  if (S.prompt !== null && S.answeredPrompt === S.prompt) return;
+  if (!S.socket.sendAction(action, S.prompt)) {
     toast(t('conn_reconnecting'));
     return;
   }
+  S.answeredPrompt = S.prompt;
   S.pending = true;
   renderActions();
   renderHand();
@@ -494,6 +622,7 @@ function renderAll() {
     renderMe();
   }
   renderSettlement();
+  renderVote();
   tick();
 }
 
@@ -539,6 +668,17 @@ function renderStatus() {
   di.textContent = `${t('dealer')}: ${seatName(v.dealer)}${streak > 1 ? ' ' + t('streak', { n: streak }) : ''}`;
   di.dataset.dealer = String(v.dealer);
   $('#last-settlement-btn').hidden = !(S.settlement && !S.settlementOpen);
+  $('#dissolve-btn').hidden = !canProposeDissolve();
+  const ss = $('#session-state');
+  ss.textContent = S.sessionOver ? (S.dissolved ? t('session_dissolved') : t('session_over')) : '';
+  ss.dataset.state = S.sessionOver ? (S.dissolved ? 'dissolved' : 'finished') : '';
+}
+
+/** A seat may propose to dissolve while the session runs and no vote is open. */
+function canProposeDissolve() {
+  const st = S.room && S.room.status;
+  return S.seat !== null && S.seat !== undefined && !S.sessionOver && !S.vote
+    && (st === 'playing' || st === 'between') && S.conn === 'connected';
 }
 
 function seatView(i) {
@@ -548,7 +688,7 @@ function seatView(i) {
 
 function actingSeats() {
   const v = S.view;
-  if (!v) return [];
+  if (!v || S.sessionOver) return [];
   if (v.phase === 'turn') return [v.turn];
   if (v.phase === 'ding_que') {
     return (v.seats || []).filter((s) => !s.ding_que && !s.ding_que_chosen).map((s) => s.seat);
@@ -681,6 +821,10 @@ function renderCenter() {
   else if (kinds.has('discard')) text = t('your_turn');
   else if (kinds.size) text = '';
   else if (S.seat === null || S.seat === undefined) text = t('spectator');
+  // a claim window opens after every discard, for everyone: with nothing to claim, say
+  // nothing (no "waiting for claims"), the discard is in the river with its mark
+  else if (v.phase === 'claim' || v.phase === 'rob') text = '';
+  else if (S.sessionOver) text = '';
   else text = t('waiting_others');
   p.textContent = text;
   p.dataset.phase = v.phase || '';
@@ -696,7 +840,7 @@ function renderMe() {
   me.dataset.seat = String(S.seat);
   me.classList.toggle('acting', actingSeats().includes(S.seat));
   const myHead = Object.assign(seatHead(S.seat, sv), { id: 'my-head' });
-  if (v.phase !== 'ended') {
+  if (v.phase !== 'ended' && !S.sessionOver) {
     const on = isAuto(S.seat, sv);
     myHead.insertBefore(h('button', {
       type: 'button', id: 'auto-toggle', class: `ghost small ${on ? 'on' : ''}`,
@@ -887,15 +1031,52 @@ function winExtrasOf(s, seat) {
   return [...new Set(out)];
 }
 
+/** The final standings (best first): the server's `standings`, else sorted totals. */
+function finalStandings(tots) {
+  if (Array.isArray(S.standings) && S.standings.length) return S.standings;
+  const n = nPlayers();
+  const order = [...Array(n).keys()].sort((a, b) => (tots[b] ?? 0) - (tots[a] ?? 0));
+  let rank = 0; let prev = null;
+  return order.map((i, k) => {
+    const total = tots[i] ?? 0;
+    if (total !== prev) { rank = k + 1; prev = total; }
+    return { seat: i, name: null, total, rank };
+  });
+}
+
+function standingsEl(tots) {
+  const title = S.dissolved ? t('session_dissolved') : t('session_over');
+  const fs = h('div', { id: 'final-standings', dataset: { dissolved: S.dissolved ? 'true' : 'false' } },
+    h('h3', {}, `${title} · ${t('final_standings')}`,
+      S.dissolved ? h('span', { class: 'badge dissolved', text: t('dissolved') }) : null));
+  const ol = h('ol');
+  for (const r of finalStandings(tots)) {
+    ol.append(h('li', { dataset: { seat: String(r.seat), total: String(r.total), rank: String(r.rank ?? '') } },
+      h('span', { class: 'rank', text: `${r.rank ?? ''}` }), h('b', { text: seatName(r.seat) }),
+      h('span', { class: 'num', text: fmtPts(r.total) })));
+  }
+  fs.append(ol);
+  return fs;
+}
+
 function renderSettlement() {
   const overlay = $('#settlement-overlay');
   const st = S.settlement;
-  overlay.hidden = !(st && S.settlementOpen);
-  if (!st || !S.settlementOpen) return;
-  const s = st.settlement || {};
+  const standingsOnly = !st && S.sessionOver && S.dissolved;
+  overlay.hidden = !((st || standingsOnly) && S.settlementOpen);
+  $('#settle-dissolve-btn').hidden = !canProposeDissolve();
+  if (!(st || standingsOnly) || !S.settlementOpen) return;
   const body = $('#settlement-body');
   body.replaceChildren();
   const n = nPlayers();
+  if (standingsOnly) {
+    // dissolved during a hand: nothing was settled, only the session's standings
+    body.append(h('h2', {}, t('final_standings')), standingsEl(totals()));
+    $('#ready-btn').hidden = true;
+    $('#ready-state').hidden = true;
+    return;
+  }
+  const s = st.settlement || {};
   const result = s.result || (winnersOf(s).length ? 'win' : 'huang_zhuang');
   body.append(h('h2', {}, t('settlement'), ' ',
     h('span', { id: 'settle-result', class: `result ${result}`, dataset: { result }, text: result === 'win' ? t('result_win') : t('result_huang') })));
@@ -994,12 +1175,7 @@ function renderSettlement() {
 
   // final standings
   if (S.sessionOver) {
-    const order = [...Array(n).keys()].sort((a, b) => (tots[b] ?? 0) - (tots[a] ?? 0));
-    const fs = h('div', { id: 'final-standings' }, h('h3', { text: `${t('session_over')} · ${t('final_standings')}` }));
-    const ol = h('ol');
-    order.forEach((i) => ol.append(h('li', { dataset: { seat: String(i), total: String(tots[i] ?? 0) } }, h('b', { text: seatName(i) }), ` ${tots[i] ?? 0}`)));
-    fs.append(ol);
-    body.insertBefore(fs, body.children[1] || null); // first thing under the title
+    body.insertBefore(standingsEl(tots), body.children[1] || null); // first thing under the title
   }
   const rb = $('#ready-btn');
   rb.hidden = S.sessionOver || S.seat === null || S.seat === undefined;
@@ -1007,6 +1183,86 @@ function renderSettlement() {
   const rs = $('#ready-state');
   rs.hidden = !S.readySent;
   rs.textContent = t('ready_sent');
+}
+
+// ------------------------------------------------------------------ dissolve vote
+function voteSend(agree) {
+  if (S.socket && S.socket.send({ type: 'dissolve', agree })) {
+    S.voteSent = true;
+    renderVote();
+  } else {
+    toast(t('conn_reconnecting'));
+  }
+}
+
+/** The vote dialog: confirm a proposal, the open vote (who agreed, 同意/拒绝, countdown),
+ * or the result of the last vote. */
+function renderVote() {
+  const overlay = $('#vote-overlay');
+  const box = $('#vote-dialog');
+  const v = S.vote;
+  let mode = null;
+  if (v && v.result === 'open') mode = 'open';
+  else if (S.confirmDissolve) mode = 'confirm';
+  else if (S.voteResult) mode = 'result';
+  overlay.hidden = !mode;
+  box.dataset.mode = mode || '';
+  if (!mode) { box.replaceChildren(); return; }
+  box.replaceChildren();
+  if (mode === 'confirm') {
+    box.append(
+      h('h2', { id: 'vote-title', text: t('dissolve_title') }),
+      h('p', { class: 'vote-text', text: t('dissolve_text') }),
+      h('div', { class: 'vote-actions' },
+        h('button', { type: 'button', id: 'dissolve-confirm', class: 'primary danger', onclick: () => {
+          S.confirmDissolve = false;
+          S.voteSent = false;
+          voteSend(true);
+        } }, t('dissolve_propose')),
+        h('button', { type: 'button', id: 'dissolve-cancel', class: 'ghost', onclick: () => {
+          S.confirmDissolve = false;
+          renderVote();
+        } }, t('cancel'))),
+    );
+    return;
+  }
+  if (mode === 'open') {
+    const votes = Array.isArray(v.votes) ? v.votes : [];
+    box.append(h('h2', { id: 'vote-title' }, t('vote_title'),
+      h('span', { id: 'vote-countdown', class: 'countdown-chip', dataset: { seconds: '' } })));
+    const ul = h('ul', { id: 'vote-list' });
+    votes.forEach((x, i) => {
+      const state = x === true ? 'agree' : x === false ? 'refuse' : 'pending';
+      const label = x === true ? t('vote_agree') : x === false ? t('vote_refuse') : t('vote_pending');
+      ul.append(h('li', { class: `vote-${state}`, dataset: { seat: String(i), vote: state } },
+        h('b', { text: seatName(i) }), h('span', { class: 'vote-mark', text: `${x === true ? '✓' : x === false ? '✗' : '…'} ${label}` })));
+    });
+    box.append(ul);
+    const mine = S.seat !== null && S.seat !== undefined ? votes[S.seat] : undefined;
+    if (mine === null) {
+      box.append(h('div', { class: 'vote-actions' },
+        h('button', { type: 'button', id: 'vote-agree', class: 'primary', disabled: S.voteSent, onclick: () => voteSend(true) }, t('vote_agree')),
+        h('button', { type: 'button', id: 'vote-refuse', class: 'ghost', disabled: S.voteSent, onclick: () => voteSend(false) }, t('vote_refuse'))));
+    } else if (S.seat !== null && S.seat !== undefined) {
+      box.append(h('p', { class: 'muted', id: 'vote-wait', text: t('vote_wait') }));
+    }
+    tick();
+    return;
+  }
+  const r = S.voteResult;
+  let text;
+  if (r.result === 'dissolved') text = t('vote_dissolved');
+  else if (r.result === 'refused') {
+    const who = (r.votes || []).indexOf(false);
+    text = who >= 0 ? t('vote_refused', { name: seatName(who) }) : t('vote_refused_anon');
+  } else if (r.result === 'expired') text = t('vote_expired');
+  else text = t('vote_finished');
+  box.append(
+    h('h2', { id: 'vote-title', text: t('vote_title') }),
+    h('p', { id: 'vote-result', class: `vote-result ${r.result}`, dataset: { result: r.result }, text }),
+    h('div', { class: 'vote-actions' },
+      h('button', { type: 'button', id: 'vote-close', class: 'ghost', onclick: () => { S.voteResult = null; renderVote(); } }, t('close'))),
+  );
 }
 
 /** 重连中… (attempt n, next try in s) while the socket is down. */
@@ -1024,6 +1280,18 @@ function renderConnText() {
 // ------------------------------------------------------------------ countdown
 function tick() {
   if (S.conn === 'reconnecting') renderConnText();
+  const vc = $('#vote-countdown');
+  if (vc && S.vote && S.vote.deadline) {
+    const vs = Math.max(0, Math.ceil((S.vote.deadline - Date.now()) / 1000));
+    vc.textContent = `${vs}s`;
+    vc.dataset.seconds = String(vs);
+    vc.classList.toggle('urgent', vs <= 10);
+  }
+  // a refused / expired vote's note goes away by itself
+  if (S.voteResult && S.voteResult.result !== 'dissolved' && Date.now() - S.voteResult.at > 6000) {
+    S.voteResult = null;
+    renderVote();
+  }
   const el = $('#countdown');
   if (!el) return;
   document.querySelectorAll('.seat-countdown').forEach((x) => { x.textContent = ''; });
@@ -1092,6 +1360,9 @@ function bind() {
   $('#settlement-close').addEventListener('click', () => { S.settlementOpen = false; renderAll(); });
   $('#last-settlement-btn').addEventListener('click', () => { S.settlementOpen = true; renderAll(); });
   $('#reconnect-btn').addEventListener('click', () => { if (S.socket) S.socket.reopen(); });
+  const askDissolve = () => { S.confirmDissolve = true; S.voteResult = null; renderVote(); };
+  $('#dissolve-btn').addEventListener('click', askDissolve);
+  $('#settle-dissolve-btn').addEventListener('click', askDissolve);
   $('#lang-toggle').addEventListener('click', () => {
     setLang(getLang() === 'zh' ? 'en' : 'zh');
     translateDom();

@@ -81,9 +81,12 @@ export class RoomSocket {
     return true;
   }
 
-  sendAction(action) {
+  /** An action answering prompt `prompt` (the number of the message that carried `legal`). */
+  sendAction(action, prompt) {
     this.seq += 1;
-    return this.send({ type: 'action', seq: this.seq, action });
+    const msg = { type: 'action', seq: this.seq, action };
+    if (typeof prompt === 'number') msg.prompt = prompt;
+    return this.send(msg);
   }
 
   /** Reconnect after a fatal close (e.g. the seat was taken over by another tab). */

@@ -99,8 +99,10 @@ class LiveServer:
     """The app in a uvicorn thread. ``start()`` / ``stop()`` may be called again: a restart
     keeps the port and the database (rooms are rebuilt from the store, as after a deploy)."""
 
-    def __init__(self, database_url: str, port: int | None = None) -> None:
+    def __init__(self, database_url: str, port: int | None = None, **settings: Any) -> None:
         self.database_url = database_url
+        #: more ``Settings`` fields (e.g. ``claim_min_ms=1500`` to see claim windows stay open)
+        self.settings = {"claim_min_ms": 0, **settings}
         self.port = port or free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.app: Any = None
@@ -117,7 +119,7 @@ class LiveServer:
             database_url=self.database_url,
             redis_url=None,
             admin_token=ADMIN_TOKEN,
-            claim_min_ms=0,
+            **self.settings,
         )
         self.app = create_app(settings)
         config = uvicorn.Config(

@@ -1,0 +1,384 @@
+"""The web client's use of the newer protocol, against the real server (see conftest.py):
+prompts sent with every action (``stale_prompt`` shown gently), old / duplicate versions
+dropped and a lost message resynced (``prev_version``), the dissolve vote and its final
+standings, the time-bank option in the lobby, and claim windows that show nothing to a seat
+with nothing to claim.
+
+To lose or replay a message the browser's WebSocket is routed through Playwright
+(``page.route_web_socket``): every frame still goes to and comes from the real server, the
+route only drops one on purpose or sends an old one again, like a flaky network would.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import SHOTS, LiveServer
+from test_live import add_bots, create_room, new_page, no_overflow, phone_page, step
+
+
+def frames(page: Any) -> list[tuple[str, dict[str, Any]]]:
+    """Record the page's WebSocket frames in order: ("sent" | "recv", message)."""
+    log: list[tuple[str, dict[str, Any]]] = []
+
+    def on_ws(ws: Any) -> None:
+        ws.on("framesent", lambda p: log.append(("sent", json.loads(p))))
+        ws.on("framereceived", lambda p: log.append(("recv", json.loads(p))))
+
+    page.on("websocket", on_ws)
+    return log
+
+
+def discard_one(page: Any, timeout: float = 60) -> str:
+    """Pass any claim offered, then discard one tile when it is this seat's turn; return it."""
+    end = time.monotonic() + timeout
+    while True:
+        assert time.monotonic() < end, "no turn to discard"
+        tiles = page.locator("#hand .hand-tile.playable")
+        if tiles.count():
+            before = page.locator("#my-river .tile").count()
+            tile = tiles.first.get_attribute("data-tile")
+            try:
+                tiles.first.click(timeout=1000)
+            except Exception:  # re-rendered under us
+                continue
+            page.wait_for_function(
+                "n => document.querySelectorAll('#my-river .tile').length > n", arg=before
+            )
+            return tile
+        if not step(page):
+            page.wait_for_timeout(50)
+
+
+def wait_turn(page: Any, timeout: float = 60) -> None:
+    """Pass any claim offered until this seat may discard."""
+    end = time.monotonic() + timeout
+    while not page.locator("#hand .hand-tile.playable").count():
+        assert time.monotonic() < end, "no turn"
+        for sel in ('#actions [data-action="pass"]:not([disabled])',):
+            if page.locator(sel).count():
+                try:
+                    page.locator(sel).first.click(timeout=800)
+                except Exception:
+                    pass
+        page.wait_for_timeout(50)
+
+
+def state(page: Any, expr: str) -> Any:
+    return page.evaluate(f"window.__gy.{expr}")
+
+
+WINDOW_PROBE = """() => {
+  const g = window.__gy, v = g.view;
+  const last = v && v.last_discard;
+  const open = !!(v && v.phase === 'claim' && g.legal.length === 0 && last);
+  let marked = [];
+  if (open) {
+    const river = last.seat === g.seat ? '#my-river'
+      : `.opponent[data-seat="${last.seat}"] .river`;
+    marked = [...document.querySelectorAll(`${river} .tile.last-discard`)]
+      .map((e) => e.dataset.tile);
+  }
+  return {
+    open, last, legal: g.legal, deadline: g.deadline, marked,
+    countdown: document.querySelector('#countdown').textContent,
+    prompt: document.querySelector('#prompt').textContent,
+    claimCountdown: document.querySelectorAll('#claim-countdown').length,
+    buttons: document.querySelectorAll('#actions button').length,
+    acting: document.querySelectorAll('.seat-panel.acting').length,
+    seatCountdowns: [...document.querySelectorAll(".seat-countdown")]
+      .map((e) => e.textContent).join(""),
+  };
+}"""
+
+
+@pytest.fixture(scope="module")
+def slow_claims() -> Iterator[LiveServer]:
+    """A server whose claim windows stay open 1.5 s (``claim_min_ms``) and whose dissolve
+    votes expire after 6 s (``vote_seconds``)."""
+    tmp = tempfile.mkdtemp(prefix="zj-browser-proto-")
+    srv = LiveServer(f"sqlite+aiosqlite:///{tmp}/proto.db", claim_min_ms=1500, vote_seconds=6)
+    srv.start()
+    try:
+        yield srv
+    finally:
+        srv.stop()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+# ---------------------------------------------------------------------------- prompts
+
+
+def test_actions_carry_prompt_and_stale_prompt_is_quiet(live: LiveServer, browser: Any) -> None:
+    """Every action is sent with the prompt of the message that carried its legal list; an
+    answer to an old prompt gets ``stale_prompt``, which only re-renders (no error toast)."""
+    ctx, page = new_page(browser)
+    log = frames(page)
+    try:
+        create_room(page, live.base, "令")
+        add_bots(page)
+        page.wait_for_selector("#hand .hand-tile", timeout=15000)
+        for _ in range(3):
+            discard_one(page)
+        actions = 0
+        for k, (way, msg) in enumerate(log):
+            if way != "sent" or msg.get("type") != "action":
+                continue
+            actions += 1
+            carrier = next(
+                m for w, m in reversed(log[:k]) if w == "recv" and isinstance(m.get("legal"), list)
+            )
+            assert msg["prompt"] == carrier["prompt"], (msg, carrier["prompt"])
+            assert msg["action"] in carrier["legal"]
+        assert actions >= 3
+        # the last answer sent again (a late double answer): stale_prompt, and quietly so
+        last = next(m for w, m in reversed(log) if w == "sent" and m.get("type") == "action")
+        page.evaluate(
+            "([a, p]) => window.__gy.socket.sendAction(a, p)", [last["action"], last["prompt"]]
+        )
+        page.wait_for_function("window.__gy.staleCount === 1", timeout=5000)
+        assert any(w == "recv" and m.get("code") == "stale_prompt" for w, m in log)
+        assert page.locator("#toast").is_hidden()
+        assert state(page, "pending") is False
+        assert page.locator("#hand .hand-tile").count() > 0
+        # and play goes on: the next move is accepted
+        discard_one(page)
+        assert not page.errors, page.errors  # type: ignore[attr-defined]
+    finally:
+        ctx.close()
+
+
+# ---------------------------------------------------------------------------- versions
+
+
+def test_old_versions_dropped_and_lost_message_resynced(live: LiveServer, browser: Any) -> None:
+    ctx, page = new_page(browser)
+    route: dict[str, Any] = {"drop": False, "dropped": [], "events": [], "client": None}
+
+    def on_route(ws: Any) -> None:
+        server = ws.connect_to_server()
+        route["client"] = ws
+        ws.on_message(lambda m: server.send(m))
+
+        def from_server(m: Any) -> None:
+            msg = json.loads(m)
+            if msg.get("type") == "event":
+                if route["drop"]:
+                    route["drop"] = False
+                    route["dropped"].append(msg)
+                    return  # lost on the way
+                route["events"].append(msg)
+            ws.send(m)
+
+        server.on_message(from_server)
+
+    page.route_web_socket("**/ws/rooms/**", on_route)
+    log = frames(page)
+    try:
+        create_room(page, live.base, "版")
+        add_bots(page)
+        page.wait_for_selector("#hand .hand-tile.playable", timeout=30000)
+
+        # 1. a lost event: the next one's prev_version shows the gap -> sync -> snapshot
+        route["drop"] = True
+        tile = page.locator("#hand .hand-tile.playable").first.get_attribute("data-tile")
+        page.locator("#hand .hand-tile.playable").first.click()
+        page.wait_for_function("window.__gy.syncCount === 1", timeout=10000)
+        assert route["dropped"], "nothing was dropped"
+        lost = route["dropped"][0]
+        page.wait_for_function("!window.__gy.syncPending", timeout=10000)
+        syncs = [m for w, m in log if w == "sent" and m.get("type") == "sync"]
+        assert len(syncs) == 1
+        after_sync = [
+            m for w, m in log if w == "recv" and m.get("type") == "snapshot" and m["version"] > 0
+        ]
+        assert after_sync and after_sync[-1]["version"] >= lost["version"]
+        river = page.locator("#my-river .tile").evaluate_all("els => els.map(e => e.dataset.tile)")
+        assert river[-1:] == [tile] or tile in river
+
+        # 2. old messages sent again are dropped (a replayed event, an old hand_end)
+        wait_turn(page)
+        before = page.evaluate("JSON.stringify([window.__gy.view, window.__gy.legal])")
+        seen = state(page, "seen")
+        first = route["events"][0]
+        assert first["version"] <= seen["version"]
+        route["client"].send(json.dumps(first))
+        fake_end = {
+            "type": "hand_end",
+            "hand_no": seen["hand"],
+            "version": seen["version"],  # not newer than what the page has
+            "prev_version": None,
+            "settlement": {"result": "huang_zhuang", "winners": [], "payments": []},
+            "totals": [0, 0, 0, 0],
+            "next_hand": 2,
+            "deadline": None,
+        }
+        route["client"].send(json.dumps(fake_end))
+        page.wait_for_timeout(500)
+        assert page.evaluate("JSON.stringify([window.__gy.view, window.__gy.legal])") == before
+        assert page.locator("#settlement-overlay").is_hidden()
+        assert state(page, "syncCount") == 1  # no needless sync either
+        # the page still plays
+        discard_one(page)
+        assert not page.errors, page.errors  # type: ignore[attr-defined]
+    finally:
+        ctx.close()
+
+
+# ---------------------------------------------------------------------------- dissolve
+
+
+def test_dissolve_vote(slow_claims: LiveServer, browser: Any, shots_dir: Path) -> None:
+    """Two players and two bots. A vote that expires, a vote refused, then a vote agreed:
+    both players see the final standings marked as dissolved; the room is ``dissolved``."""
+    live = slow_claims
+    ctx_a, a = new_page(browser)
+    ctx_b, b = phone_page(browser)
+    try:
+        code = create_room(a, live.base, "解甲")
+        b.goto(f"{live.base}/?room={code}")
+        b.fill("#name", "解乙")
+        b.click("#join-btn")
+        b.wait_for_selector("#room-code:not(:empty)")
+        add_bots(a)
+        for p in (a, b):
+            p.wait_for_selector("#hand .hand-tile", timeout=15000)
+            p.wait_for_selector("#dissolve-btn", state="visible", timeout=5000)
+
+        # a proposal needs a confirmation; cancel closes it
+        a.click("#dissolve-btn")
+        a.wait_for_selector("#dissolve-confirm", state="visible")
+        a.click("#dissolve-cancel")
+        a.wait_for_selector("#vote-overlay", state="hidden")
+
+        # 1. proposed, not answered: it expires (vote_seconds = 6)
+        a.click("#dissolve-btn")
+        a.click("#dissolve-confirm")
+        b.wait_for_selector("#vote-agree", state="visible", timeout=5000)
+        b.wait_for_function("Number(document.querySelector('#vote-countdown').dataset.seconds) > 0")
+        a.wait_for_selector("#vote-wait", state="visible")
+        assert a.locator("#vote-agree").count() == 0
+        votes = b.locator("#vote-list li").evaluate_all("els => els.map(e => e.dataset.vote)")
+        assert votes == ["agree", "pending", "agree", "agree"], votes  # bots agree at once
+        a.screenshot(path=str(shots_dir / "live-vote.png"), full_page=True)
+        b.screenshot(path=str(shots_dir / "live-vote-375.png"), full_page=True)
+        no_overflow(b)
+        for p in (a, b):
+            p.wait_for_selector('#vote-result[data-result="expired"]', timeout=12000)
+        assert live.room(code)["status"] == "playing"
+
+        # 2. proposed by A, refused by B: the game goes on
+        a.click("#vote-close")
+        b.click("#vote-close")
+        a.click("#dissolve-btn")
+        a.click("#dissolve-confirm")
+        b.click("#vote-refuse", timeout=5000)
+        for p in (a, b):
+            p.wait_for_selector('#vote-result[data-result="refused"]', timeout=5000)
+        assert "解乙" in a.locator("#vote-result").inner_text()
+        assert live.room(code)["status"] == "playing"
+        a.click("#vote-close")
+        b.click("#vote-close")
+
+        # 3. proposed by B, agreed by A: dissolved, both see the final standings
+        b.click("#dissolve-btn")
+        b.click("#dissolve-confirm")
+        a.click("#vote-agree", timeout=5000)
+        room: dict[str, Any] = {}
+        for p in (a, b):
+            p.wait_for_selector('#final-standings[data-dissolved="true"]', timeout=10000)
+            assert p.locator("#vote-overlay").is_hidden()
+            assert p.locator("#ready-btn").is_hidden()
+            assert p.locator("#dissolve-btn").is_hidden()
+        room = live.room(code)
+        assert room["status"] == "dissolved"
+        for p in (a, b):
+            shown = p.locator("#final-standings li").evaluate_all(
+                "els => els.map(e => [Number(e.dataset.seat), Number(e.dataset.total)])"
+            )
+            assert sorted(shown) == [[i, room["totals"][i]] for i in range(4)]
+            assert "已解散" in p.locator("#final-standings").inner_text()
+            assert p.locator("#session-state").get_attribute("data-state") == "dissolved"
+            assert state(p, "legal") == []
+        a.screenshot(path=str(shots_dir / "live-dissolved.png"), full_page=True)
+        b.screenshot(path=str(shots_dir / "live-dissolved-375.png"), full_page=True)
+        no_overflow(b)
+        # a reload shows the same end
+        b.reload()
+        b.wait_for_selector('#final-standings[data-dissolved="true"]', timeout=10000)
+        assert not a.errors and not b.errors, (a.errors, b.errors)  # type: ignore[attr-defined]
+    finally:
+        ctx_a.close()
+        ctx_b.close()
+
+
+# ---------------------------------------------------------------------------- lobby
+
+
+def test_lobby_bank_seconds(live: LiveServer, browser: Any, shots_dir: Path) -> None:
+    for value in (60, 0):
+        ctx, page = phone_page(browser) if value else new_page(browser)
+        try:
+            page.goto(live.base + "/")
+            assert page.is_checked("#opt-bank-seconds-20")  # the server's default
+            page.fill("#name", "银")
+            page.check(f"#opt-bank-seconds-{value}")
+            if value:
+                page.screenshot(path=str(shots_dir / "live-lobby-375.png"), full_page=True)
+                no_overflow(page)
+            page.click("#create-room")
+            page.wait_for_selector("#room-code:not(:empty)")
+            code = page.locator("#room-code").inner_text().strip()
+            assert live.room(code)["options"]["bank_seconds"] == value
+            assert f"时间银行 {value}s" in page.locator("#room-options").inner_text()
+        finally:
+            ctx.close()
+
+
+# ---------------------------------------------------------------------------- claim windows
+
+
+def test_claim_window_without_claim_shows_nothing(
+    slow_claims: LiveServer, browser: Any, shots_dir: Path
+) -> None:
+    """Every discard opens a claim window (1.5 s here); a seat with nothing to claim gets no
+    deadline and no actions: no countdown, no waiting text, just the marked discard."""
+    ctx, page = new_page(browser)
+    try:
+        create_room(page, slow_claims.base, "窗")
+        add_bots(page)
+        page.wait_for_selector("#hand .hand-tile", timeout=15000)
+        checked = {"own": False, "other": False}
+        end = time.monotonic() + 120
+        while not all(checked.values()):
+            assert time.monotonic() < end, checked
+            # one synchronous read of the state and the DOM (nothing re-renders meanwhile)
+            st = page.evaluate(WINDOW_PROBE)
+            if st["open"]:
+                whose = "own" if st["last"]["seat"] == 0 else "other"
+                if not checked[whose]:
+                    assert st["deadline"] is None
+                    assert st["countdown"] == "" and st["prompt"] == "", st
+                    assert st["claimCountdown"] == 0 and st["buttons"] == 0, st
+                    assert st["acting"] == 0 and st["seatCountdowns"] == "", st
+                    assert st["marked"] == [st["last"]["tile"]], st
+                    page.screenshot(
+                        path=str(shots_dir / f"live-claim-window-{whose}.png"), full_page=True
+                    )
+                    checked[whose] = True
+                page.wait_for_timeout(50)
+                continue
+            if st["legal"]:
+                step(page)
+            page.wait_for_timeout(50)
+        assert SHOTS.exists()
+        assert not page.errors, page.errors  # type: ignore[attr-defined]
+    finally:
+        ctx.close()
