@@ -122,6 +122,12 @@ async def test_owner_killed_mid_hand_other_process_finishes_it(
 
         plays = [asyncio.create_task(p0.play()), asyncio.create_task(p1.play())]
         await asyncio.wait_for(p0.paused.wait(), 60)  # the room now waits for seat 0
+        # seat 1 may not have read the event that gave seat 0 its prompt yet: wait for it
+        assert p0.last is not None
+        for _ in range(250):
+            if p1.last is not None and p1.last["version"] >= p0.last["version"]:
+                break
+            await asyncio.sleep(0.02)
         before0, before1 = p0.last, p1.last
         assert before0 is not None and before1 is not None
         n0, n1 = len(p0.snapshots), len(p1.snapshots)
