@@ -573,6 +573,8 @@ class RoomActor:
         if future is not None and not future.done():
             future.set_result(None)
         await self._publish_events(events)
+        if not events:  # a claim answer: only its seat learns of it, by a fresh snapshot
+            await self._publish(seat, self._snapshot(seat))
 
     async def _resolve(self, window: int) -> None:
         """Close the decided claim window ``window`` (scheduled by `_after_change`)."""
@@ -774,7 +776,9 @@ class RoomActor:
         kind = prompt_kind(self.state)
         is_auto = seat in self.auto
         if is_auto:
-            limit = seconds = self.timing.auto_seconds
+            # An auto-played claim is answered at once: the window then closes after the
+            # minimum claim time like any other, so its length tells nobody it was claimable.
+            limit = seconds = 0.0 if kind == "claim" else self.timing.auto_seconds
         else:
             limit = self.timing.claim_seconds if kind == "claim" else self.timing.turn_seconds
             seconds = limit + self.bank[seat]

@@ -7,9 +7,9 @@ Every discard (and every added kong) opens a claim window, even when nobody can 
 once the window is decided (`claims_decided`) nobody has a legal action and the caller
 closes it with `resolve_claims`.
 
-Events are JSON-able dicts with a ``type``. Parts only one seat may see are listed under
-``"_private"`` (field names, visible to ``event["seat"]`` only) and events meant for one seat
-alone carry ``"_only": seat``; `project_event` applies both.
+Events are JSON-able dicts with a ``type``, all public; parts only one seat may see are
+listed under ``"_private"`` (field names, visible to ``event["seat"]`` only), which
+`project_event` applies. A claim answer causes no event at all.
 """
 
 from __future__ import annotations
@@ -434,7 +434,8 @@ def _answer(s: State, seat: int, kind: str, events: list[Event]) -> None:
     tile = s.rob_tile if s.phase == "rob" else (s.last_discard or (0, 0))[1]
     if kind == "pass" and "pong" in options and s.options.pass_pong_lock:
         s.pong_locks[seat] = s.pong_locks[seat] | {tile}  # 过碰
-    events.append({"type": "claim_answer", "seat": seat, "kind": kind, "_only": seat})
+    # No event: an answer must not show the other seats, even as a gap in the event
+    # numbers, that this seat had something to answer (the room tells the seat itself).
 
 
 def claims_decided(state: State) -> bool:
@@ -558,13 +559,11 @@ def _claim_decision(s: State) -> tuple[str, list[int]] | None:
 # ---------------------------------------------------------------------------- views
 
 
-def project_event(event: Event, seat: int | None) -> Event | None:
-    """The event as ``seat`` may see it (None = spectator); None if it is not for that seat."""
-    only = event.get("_only")
-    if only is not None and only != seat:
-        return None
+def project_event(event: Event, seat: int | None) -> Event:
+    """The event as ``seat`` may see it (None = spectator): the fields listed in
+    ``_private`` are kept only for ``event["seat"]``."""
     private = event.get("_private", ())
-    out = {k: v for k, v in event.items() if k not in ("_only", "_private")}
+    out = {k: v for k, v in event.items() if k != "_private"}
     if private and event.get("seat") != seat:
         for key in private:  # type: ignore[union-attr]
             out.pop(key, None)
