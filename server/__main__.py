@@ -45,6 +45,14 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--no-migrate", action="store_true", help="skip the migration step")
     serve.add_argument("--reload", action="store_true", help="development auto-reload")
     serve.add_argument("--log-level", default="info")
+    serve.add_argument(
+        "--forwarded-allow-ips",
+        default=None,
+        metavar="IPS",
+        help="comma-separated addresses (or *) of reverse proxies whose X-Forwarded-For / "
+        "X-Forwarded-Proto are trusted; default: uvicorn's (FORWARDED_ALLOW_IPS, else "
+        "127.0.0.1)",
+    )
 
     migrate = sub.add_parser("migrate", help="bring the database schema up to date")
     migrate.add_argument("--database-url", default=None, help="default: DATABASE_URL")
@@ -97,6 +105,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         port=args.port,
         reload=args.reload,
         log_level=args.log_level,
+        # The client address (room-creation limit per address) comes from X-Forwarded-For
+        # only when the peer is one of these proxies.
+        forwarded_allow_ips=args.forwarded_allow_ips,
         # Frames a little over the protocol's limit get a typed `too_large` error; far larger
         # ones are cut off by the WebSocket layer before they are read into memory.
         ws_max_size=WS_MAX_FRAME_BYTES,

@@ -7,6 +7,8 @@ server.api.app:create_app``). Shapes: ``docs/protocol.md``; models: :mod:`server
 from __future__ import annotations
 
 import contextlib
+import logging
+import re
 import secrets
 import time
 from collections.abc import AsyncIterator
@@ -28,7 +30,7 @@ from server.api.messages import (
     JoinResponse,
     RoomInfo,
 )
-from server.api.ws import RATE_LIMIT, room_socket
+from server.api.ws import RATE_LIMIT, room_socket, valid_code
 from server.bus import make_bus
 from server.config import Settings, get_settings
 from server.room.actor import RoomError, Timing
@@ -71,6 +73,49 @@ class AddressLimiter:
         return True
 
 
+_TOKEN = re.compile(r"(token=)[^\s&#\"']+")
+#: Loggers whose records may carry a request path (uvicorn logs ``WebSocket /ws/...?token=``).
+REDACTED_LOGGERS = ("uvicorn.error", "uvicorn.access")
+
+
+def redact(text: str) -> str:
+    """``text`` with every ``token=<value>`` replaced by ``token=***``."""
+    return _TOKEN.sub(r"\1***", text)
+
+
+class TokenRedactingFilter(logging.Filter):
+    """Replaces ``token=<value>`` with ``token=***`` in a record before any handler sees it.
+
+    String arguments are redacted in place (uvicorn's access formatter unpacks ``args``), as
+    is ``msg``; if the formatted message still holds a token, it replaces ``msg`` and ``args``
+    becomes ``()``."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.msg, str):
+            record.msg = redact(record.msg)
+        if isinstance(record.args, tuple):
+            record.args = tuple(redact(a) if isinstance(a, str) else a for a in record.args)
+        try:
+            message = record.getMessage()
+        except Exception:
+            return True
+        if _TOKEN.search(message.replace("token=***", "")):
+            record.msg, record.args = redact(message), ()
+        return True
+
+
+def install_log_redaction() -> None:
+    """Add :class:`TokenRedactingFilter` to :data:`REDACTED_LOGGERS` (once each)."""
+    for name in REDACTED_LOGGERS:
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, TokenRedactingFilter) for f in logger.filters):
+            logger.addFilter(TokenRedactingFilter())
+
+
+def _unknown_room(code: str) -> HTTPException:
+    return HTTPException(404, {"code": "unknown_room", "message": f"no room {code}"})
+
+
 def _http_error(err: RoomError) -> HTTPException:
     return HTTPException(_STATUS.get(err.code, 400), {"code": err.code, "message": err.message})
 
@@ -86,6 +131,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
     """Build the app. On startup: open the store (and run its migrations), the bus, and the
     room manager; on shutdown: stop the room actors and close both."""
     settings = settings or get_settings()
+    install_log_redaction()
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -154,6 +200,8 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
     async def join(code: str, body: JoinRequest, rooms: RoomManager = Depends(manager)) -> Any:
         """Take the next free seat: ``{"seat", "token"}``; 404 ``unknown_room``,
         409 ``room_full``."""
+        if not valid_code(code):
+            raise _unknown_room(code)
         try:
             seat, token = await rooms.join(code, body.name)
         except RoomError as err:
@@ -163,6 +211,8 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
     @app.post("/api/rooms/{code}/bots", response_model=BotsResponse)
     async def bots(code: str, body: BotsRequest, rooms: RoomManager = Depends(manager)) -> Any:
         """Fill up to ``count`` free seats with bots: ``{"seats": [...]}``."""
+        if not valid_code(code):
+            raise _unknown_room(code)
         try:
             seats = await rooms.add_bots(code, body.count)
         except RoomError as err:
@@ -172,6 +222,8 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
     @app.get("/api/rooms/{code}", response_model=RoomInfo)
     async def room(code: str, rooms: RoomManager = Depends(manager)) -> Any:
         """The room's public information (no tiles)."""
+        if not valid_code(code):
+            raise _unknown_room(code)
         try:
             info = await rooms.info(code)
         except RoomError as err:
@@ -180,8 +232,12 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
 
     def admin(request: Request, authorization: str | None = Header(default=None)) -> None:
         token = request.app.state.settings.admin_token
-        given = (authorization or "").removeprefix("Bearer ").strip()
-        if not token or not given or not secrets.compare_digest(given, token):
+        scheme, _, given = (authorization or "").partition(" ")
+        if (
+            not token
+            or scheme != "Bearer"
+            or not secrets.compare_digest(given.encode(), token.encode())
+        ):
             raise HTTPException(403, {"code": "forbidden", "message": "admin token required"})
 
     @app.get("/api/admin/ledger", dependencies=[Depends(admin)])

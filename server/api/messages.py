@@ -9,9 +9,10 @@ actor produces and are used by the tests to check every message received; the JS
 from __future__ import annotations
 
 import json
+import unicodedata
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter
 
 Tile = Annotated[str, Field(pattern=r"^[1-9][mps]$", examples=["5m"])]
 Suit = Literal["m", "p", "s"]
@@ -20,6 +21,34 @@ ActionKind = Literal["discard", "kong", "pong", "win", "pass", "self_draw", "din
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+
+class _StrictClient(BaseModel):
+    """Client WebSocket messages: unknown keys refused, and no type coercion (``"7"`` is not
+    an int, ``"true"`` / ``1`` are not booleans, ``true`` is not an int)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+#: The largest ``seq`` / ``prompt`` a client may send (a JSON-safe integer).
+MAX_SEQ = 2**53
+Seq = Annotated[int, Field(ge=0, le=MAX_SEQ)]
+NAME_MAX = 32
+
+
+def _printable_name(name: str) -> str:
+    if any(unicodedata.category(c) in ("Cc", "Cf") for c in name):
+        raise ValueError("name must not contain control or format characters")
+    return name
+
+
+#: A player name: surrounding whitespace stripped, then 1..32 characters, none of Unicode
+#: category Cc (control) or Cf (format: bidi overrides, zero-width characters).
+PlayerName = Annotated[
+    str,
+    StringConstraints(strip_whitespace=True, min_length=1, max_length=NAME_MAX),
+    AfterValidator(_printable_name),
+]
 
 
 # ---------------------------------------------------------------- REST
@@ -43,7 +72,7 @@ class CreateRoomResponse(BaseModel):
 class JoinRequest(_Strict):
     """``POST /api/rooms/{code}/join``."""
 
-    name: str = Field(min_length=1, max_length=32)
+    name: PlayerName
 
 
 class JoinResponse(BaseModel):
@@ -103,7 +132,7 @@ class ErrorDetail(BaseModel):
 # ---------------------------------------------------------------- client -> server
 
 
-class ActionBody(_Strict):
+class ActionBody(_StrictClient):
     """One engine action. ``tile`` for ``discard`` and own-turn ``kong``; ``suit`` for
     ``ding_que``; ``bao_ting`` only with the first ``discard``."""
 
@@ -113,53 +142,53 @@ class ActionBody(_Strict):
     bao_ting: bool = False
 
 
-class ActionMessage(_Strict):
+class ActionMessage(_StrictClient):
     """Play an action. ``seq`` is echoed in an ``error`` if the action is refused.
     ``prompt``: the number of the prompt this answers (from the message that carried the
     ``legal`` list); an old number, or a second answer to one prompt, gets ``stale_prompt``."""
 
     type: Literal["action"]
-    seq: int | None = None
-    prompt: int | None = None
+    seq: Seq | None = None
+    prompt: Seq | None = None
     action: ActionBody
 
 
-class ReadyMessage(_Strict):
+class ReadyMessage(_StrictClient):
     """Ready for the next hand (after ``hand_end``)."""
 
     type: Literal["ready"]
-    seq: int | None = None
+    seq: Seq | None = None
 
 
-class SyncMessage(_Strict):
+class SyncMessage(_StrictClient):
     """Ask for a fresh ``snapshot``."""
 
     type: Literal["sync"]
-    seq: int | None = None
+    seq: Seq | None = None
 
 
-class AutoMessage(_Strict):
+class AutoMessage(_StrictClient):
     """Turn auto-play (托管) on or off for one's own seat."""
 
     type: Literal["auto"]
-    seq: int | None = None
+    seq: Seq | None = None
     on: bool
 
 
-class DissolveMessage(_Strict):
+class DissolveMessage(_StrictClient):
     """Vote on dissolving the room early: ``agree: true`` opens a vote (or agrees to the open
     one), ``false`` refuses it. Unanimity (bots always agree) dissolves the room."""
 
     type: Literal["dissolve"]
-    seq: int | None = None
+    seq: Seq | None = None
     agree: bool
 
 
-class PingMessage(_Strict):
+class PingMessage(_StrictClient):
     """Keep-alive; answered by ``pong``."""
 
     type: Literal["ping"]
-    seq: int | None = None
+    seq: Seq | None = None
 
 
 ClientMessage = Annotated[

@@ -20,9 +20,10 @@ from typing import Any
 from fastapi import WebSocket, WebSocketDisconnect
 from pydantic import ValidationError
 
-from server.api.messages import ClientMessageAdapter
+from server.api.messages import MAX_SEQ, ClientMessageAdapter
 from server.bus import SubscriptionClosed
 from server.room.actor import RoomError, seat_channel
+from server.room.manager import CODE_ALPHABET, CODE_LENGTH
 from server.rules.guiyang import Action, IllegalAction
 
 MAX_MESSAGE_BYTES = 4096
@@ -32,6 +33,20 @@ RATE_LIMIT = (40, 20.0)
 #: Refused (``rate_limited``) messages in a row after which the socket is closed (1008).
 FLOOD_LIMIT = 20
 CLOSE_CODES = {"bad_token": 4401, "unknown_room": 4404}
+
+
+def valid_code(code: str) -> bool:
+    """True if ``code`` has the shape of a room code (:data:`CODE_LENGTH` characters of
+    :data:`CODE_ALPHABET`); other codes are refused without asking the manager."""
+    return len(code) == CODE_LENGTH and all(c in CODE_ALPHABET for c in code)
+
+
+def _echo_seq(data: Any) -> int | None:
+    """The ``seq`` of a refused message if it is a valid one (an int in ``0..MAX_SEQ``)."""
+    seq = data.get("seq") if isinstance(data, dict) else None
+    if isinstance(seq, int) and not isinstance(seq, bool) and 0 <= seq <= MAX_SEQ:
+        return seq
+    return None
 
 
 def _error(code: str, message: str, seq: int | None = None) -> dict[str, Any]:
@@ -66,6 +81,8 @@ async def room_socket(websocket: WebSocket, code: str, token: str | None = None)
     manager = websocket.app.state.manager
     bus = websocket.app.state.bus
     try:
+        if not valid_code(code):  # refused before the manager (or the store) sees it
+            raise RoomError("unknown_room", f"no room {code}")
         actor, seat = await manager.authenticate(code, token)
     except RoomError as err:
         await websocket.send_json(_error(err.code, err.message))
@@ -179,8 +196,7 @@ async def _reader(
         seq = None
         try:
             data_obj = json.loads(text)
-            if isinstance(data_obj, dict) and isinstance(data_obj.get("seq"), int):
-                seq = data_obj["seq"]
+            seq = _echo_seq(data_obj)
             msg = ClientMessageAdapter.validate_python(data_obj)
         except (json.JSONDecodeError, RecursionError):
             await send(_error("bad_message", "not JSON (or nested too deeply)", seq))

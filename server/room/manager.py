@@ -177,11 +177,26 @@ class RoomManager:
             return actor
         raise RoomError("internal", "could not find a free room code")
 
+    def _forget_lock(self, code: str) -> None:
+        """Drop the lock of a code that turned out unknown (unless someone holds or awaits
+        it), so codes that name no room leave nothing behind."""
+        lock = self._locks.get(code)
+        if lock is not None and not lock.locked() and not getattr(lock, "_waiters", None):
+            del self._locks[code]
+
     async def get(self, code: str) -> RoomActor | RoomHandle:
         """The room's actor, rebuilt from the store if this process does not hold it.
 
         In a cluster: the actor if this process holds (or can take) the room's lease, else a
         :class:`RoomHandle` on the owner. Raises ``RoomError("unknown_room")``."""
+        try:
+            return await self._get(code)
+        except RoomError as err:
+            if err.code == "unknown_room" and code not in self.rooms:
+                self._forget_lock(code)
+            raise
+
+    async def _get(self, code: str) -> RoomActor | RoomHandle:
         actor = self.rooms.get(code)
         if actor is not None:
             return actor

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from live_helpers import Live, create_room, recv, recv_until
 from pydantic import ValidationError
 
-from server.api.messages import ClientMessageAdapter
+from server.api.messages import MAX_SEQ, ClientMessageAdapter
 
 KINDS = ["discard", "kong", "pong", "win", "pass", "self_draw", "ding_que"]
 TILES = [f"{n}{s}" for s in "mps" for n in range(1, 10)]
@@ -83,7 +83,9 @@ def classify(frame: Any, legal: list[dict[str, Any]], prompt: int) -> tuple[str,
             data = json.loads(data)
         except (ValueError, RecursionError):
             return "bad", None, None
-    seq = data.get("seq") if isinstance(data, dict) and isinstance(data.get("seq"), int) else None
+    seq = data.get("seq") if isinstance(data, dict) else None
+    if isinstance(seq, bool) or not isinstance(seq, int) or not 0 <= seq <= MAX_SEQ:
+        seq = None  # only a valid seq is echoed
     try:
         msg = ClientMessageAdapter.validate_python(data)
     except ValidationError:
