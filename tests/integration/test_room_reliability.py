@@ -119,8 +119,8 @@ async def test_pong_answer_waits_for_the_win_answer(live_clock: Live, answer: st
 
     # the pong arrives first: accepted, but nothing resolves while the win is undecided
     await send(wp, action_msg("pong", prompt, 1))
-    ev, _ = await recv_until(wp, "event")
-    assert ev["event"] == {"type": "claim_answer", "seat": ponger, "kind": "pong"}
+    ack, _ = await recv_until(wp, "snapshot")  # the answer is acknowledged to its seat only
+    assert ack["legal"] == [] and ack["version"] == sp["version"] and ack["prompt"] == prompt
     await live.idle()
     assert await barrier(wo, 3) == [], "a seat learns nothing of another's claim answer"
     actor = await live.actor(code)
@@ -181,15 +181,14 @@ async def test_stale_and_duplicate_answers(live_clock: Live) -> None:
     await send(wp, action_msg("pong", prompt, 4))
     err, seen = await recv_until(wp, "error")
     assert (err["code"], err["seq"]) == ("stale_prompt", 4)
-    assert [m["event"] for m in seen if m["type"] == "event"] == [
-        {"type": "claim_answer", "seat": ponger, "kind": "pass"}
-    ]
+    assert [m["type"] for m in seen] == ["snapshot"]  # the acknowledgement of the pass
+    assert seen[0]["legal"] == [] and seen[0]["version"] == version
     await send(wp, action_msg("pong", None, 5))
     err, _ = await recv_until(wp, "error")
     assert (err["code"], err["seq"]) == ("stale_prompt", 5)
     await send(wo, {"type": "sync"})
     snap, _ = await recv_until(wo, "snapshot")
-    assert snap["version"] == version + 1  # only the (private) claim answer happened
+    assert snap["version"] == version  # a claim answer is no event: nothing to count
     assert snap["view"] == so["view"] and snap["prompt"] == prompt
 
     # the window resolves with the winner's pass; then its prompt number is stale
@@ -280,16 +279,17 @@ async def test_reconnect_mid_claim(live_clock: Live) -> None:
     assert info["seats"][winner]["connected"] is False
     # the game goes on while the winner is away; its seat is kept
     await send(wp, action_msg("pass", sp["prompt"], 1))
-    await recv_until(wp, "event")
+    ack, _ = await recv_until(wp, "snapshot")
+    assert ack["legal"] == []
     await live.advance(3)
     ww2, snap = await connect(live, code, tokens[winner])
     assert snap["seat"] == winner and snap["prompt"] == sw["prompt"]
-    assert snap["version"] == sw["version"] + 1  # the ponger's (private) answer
+    assert snap["version"] == sw["version"]  # the ponger's answer is no event
     assert snap["legal"] == sw["legal"] and snap["deadline"] == sw["deadline"]
     assert snap["view"]["hand"] == sw["view"]["hand"]
     await send(ww2, action_msg("win", snap["prompt"], 2))
     end, seen = await recv_until(ww2, "hand_end")
-    versions = [m["version"] for m in seen if "version" in m]
+    versions = [m["version"] for m in seen if m["type"] == "event"]
     assert versions == sorted(versions) and all(v > snap["version"] for v in versions)
     assert end["settlement"]["winners"] == [winner]
 
