@@ -22,9 +22,15 @@ async def audit(store: Store) -> list[str]:
     problems: list[str] = []
     for hand in await store.all_hands():
         where = f"room {hand.code} hand {hand.hand_no}"
-        if hand.ended_at is None:
-            if hand.deltas:
+        if hand.ended_at is None and hand.deltas:
+            # Settled by a live server between our reads of hands and deltas? The settlement
+            # is one transaction, so a fresh read of the hand shows it whole.
+            fresh = [h for h in await store.hands(hand.code) if h.hand_no == hand.hand_no]
+            hand = fresh[0] if fresh else hand
+            if hand.ended_at is None:
                 problems.append(f"{where}: unsettled but has seat deltas {hand.deltas}")
+                continue
+        if hand.ended_at is None:
             continue
         if not hand.deltas:
             problems.append(f"{where}: settled without seat deltas")

@@ -118,3 +118,17 @@ def test_audit_command_exit_status(tmp_path) -> None:  # type: ignore[no-untyped
         check=False,
     )
     assert bad.returncode == 1 and "AUD3" in bad.stdout
+
+
+async def test_audit_flags_deltas_of_an_unsettled_hand(store: Store) -> None:
+    await store_played_hand(store, "AUD4", "unsettled-seed")
+    await store.start_hand("AUD4", 2, "next-seed", 0, 1)
+    async with store.engine.begin() as conn:
+        await conn.execute(
+            text(
+                "INSERT INTO seat_deltas (hand_id, seat, delta) SELECT id, 0, 0 FROM hands "
+                "WHERE hand_no = 2"
+            )
+        )
+    problems = await audit(store)
+    assert problems == ["room AUD4 hand 2: unsettled but has seat deltas [0]"]
