@@ -69,6 +69,8 @@ async def test_malformed_room_codes_are_refused_before_the_manager(live: Live) -
         for i in range(200):
             bad = f"{code[:5]}{i}"  # digits 0/1 are not in the alphabet; others repeat
             bad = bad if i % 2 else f"Q{i:05d}x"
+            if bad == code:  # code[:5] + one digit can be the real code itself
+                continue
             for path, method, body in (
                 (f"/api/rooms/{bad}", "get", None),
                 (f"/api/rooms/{bad}/join", "post", {"name": "ann"}),
