@@ -102,3 +102,21 @@ async def create_room(client: httpx.AsyncClient, options: dict[str, Any] | None 
     r = await client.post("/api/rooms", json={"game": "guiyang", "options": options or {}})
     assert r.status_code == 201, r.text
     return r.json()["code"]
+
+
+def choose(legal: list[dict[str, Any]], view: dict[str, Any]) -> dict[str, Any]:
+    """Win if possible; choose a void suit; discard the drawn tile (else the first discard);
+    pass a claim."""
+    kinds = {a["kind"]: a for a in legal}
+    for k in ("self_draw", "win", "ding_que"):
+        if k in kinds:
+            return kinds[k]
+    discards = [a for a in legal if a["kind"] == "discard" and not a.get("bao_ting")]
+    for a in discards:
+        if a.get("tile") == view.get("drawn"):
+            return a
+    if discards:
+        return discards[0]
+    if "pass" in kinds:
+        return kinds["pass"]
+    return legal[0]

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from live_helpers import free_port
+from live_helpers import choose, free_port
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
@@ -80,21 +80,6 @@ class ServerProcess:
             except subprocess.TimeoutExpired:
                 self.kill()
         self._out.close()
-
-
-def choose(legal: list[dict[str, Any]], view: dict[str, Any]) -> dict[str, Any]:
-    """Win if possible; choose a void suit; discard the drawn tile; pass a claim."""
-    kinds = {a["kind"]: a for a in legal}
-    for k in ("self_draw", "win", "ding_que"):
-        if k in kinds:
-            return kinds[k]
-    discards = [a for a in legal if a["kind"] == "discard" and not a.get("bao_ting")]
-    for a in discards:
-        if a.get("tile") == view.get("drawn"):
-            return a
-    if discards:
-        return discards[0]
-    return kinds.get("pass", legal[0])
 
 
 #: Refusals a player may meet around a failover (answering a prompt twice, a moved room).

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import json
 
-from live_helpers import ADMIN_TOKEN, Live, create_room, recv
-from test_play_e2e import choose
+from live_helpers import ADMIN_TOKEN, Live, choose, create_room, recv
 
 from server.room.actor import replay_hand
 from server.rules.guiyang import GuiyangOptions, settle

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from live_helpers import ADMIN_TOKEN, Live, create_room, recv
+from live_helpers import ADMIN_TOKEN, Live, choose, create_room, recv
 
 from server.api.messages import ServerMessageAdapter
 from server.store import Store
@@ -55,24 +55,6 @@ def check_private(msg: dict[str, Any], me: int | None) -> None:
     event = msg.get("event")
     if isinstance(event, dict) and event.get("seat") != me and event.get("type") == "draw":
         assert "tile" not in event, f"another seat's drawn tile: {msg}"
-
-
-def choose(legal: list[dict[str, Any]], view: dict[str, Any]) -> dict[str, Any]:
-    """Win if possible; choose a void suit; discard the drawn tile (else the first discard);
-    pass a claim."""
-    kinds = {a["kind"]: a for a in legal}
-    for k in ("self_draw", "win", "ding_que"):
-        if k in kinds:
-            return kinds[k]
-    discards = [a for a in legal if a["kind"] == "discard" and not a.get("bao_ting")]
-    for a in discards:
-        if a.get("tile") == view.get("drawn"):
-            return a
-    if discards:
-        return discards[0]
-    if "pass" in kinds:
-        return kinds["pass"]
-    return legal[0]
 
 
 async def play_room(
