@@ -37,10 +37,18 @@ def frames(page: Any) -> list[tuple[str, dict[str, Any]]]:
 
 
 def discard_one(page: Any, timeout: float = 60) -> str:
-    """Pass any claim offered, then discard one tile when it is this seat's turn; return it."""
+    """Pass any claim offered, then discard one tile when it is this seat's turn; return it.
+    A hand that ends first (a bot won quickly) is left with 准备 for the next one."""
     end = time.monotonic() + timeout
     while True:
         assert time.monotonic() < end, "no turn to discard"
+        ready = page.locator("#ready-btn:not([disabled])")
+        if ready.count() and ready.first.is_visible():
+            try:
+                ready.first.click(timeout=1000)
+            except Exception:  # re-rendered under us
+                pass
+            continue
         tiles = page.locator("#hand .hand-tile.playable")
         if tiles.count():
             before = page.locator("#my-river .tile").count()

@@ -206,6 +206,7 @@ async def test_bot_room_plays_whole_session(store: Any, bus: Any, clock: ManualC
 
 async def test_rebuild_from_store(store: Any, bus: Any, clock: ManualClock) -> None:
     manager = RoomManager(store, bus, clock, TIMING)
+    manager.new_seed = lambda: "rebuild-mid-hand"  # a hand that outlasts three timeouts
     actor = await manager.create_room({"bank_seconds": 0})
     code = actor.code
     seat0, _token = await manager.join(code, "ann")
@@ -216,8 +217,7 @@ async def test_rebuild_from_store(store: Any, bus: Any, clock: ManualClock) -> N
     for _ in range(3):
         clock.advance(TIMING.turn_seconds + 1)
         await actor.idle()
-    if actor.status != "playing":
-        pytest.skip("hand ended too fast to test a mid-hand rebuild")
+    assert actor.status == "playing" and actor.hand_no == 1
     before = {s: view(actor.state, s) for s in [0, 1, 2, 3, None]}
     version = actor.version
     await manager.close()
