@@ -15,6 +15,9 @@ import httpx
 from websockets.asyncio.client import ClientConnection, connect
 
 ADMIN_TOKEN = "test-admin-token"
+#: Refusals a scripted player meets when its answer lands after the prompt it answered was
+#: decided without it (e.g. a pong answer after a win settled the window).
+STALE = ("stale_prompt", "no_hand", "not_your_turn")
 T = TypeVar("T")
 
 

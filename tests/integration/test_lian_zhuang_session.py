@@ -6,13 +6,11 @@ from __future__ import annotations
 
 import json
 
-from live_helpers import ADMIN_TOKEN, Live, choose, create_room, recv
+from live_helpers import ADMIN_TOKEN, STALE, Live, choose, create_room, recv
 
 from server.room.actor import replay_hand
 from server.rules.guiyang import GuiyangOptions, settle
 from server.store import Store
-
-STALE = ("stale_prompt", "no_hand", "not_your_turn")
 
 
 async def test_eight_hands_of_lian_zhuang_keep_streak_and_totals(live: Live) -> None:
