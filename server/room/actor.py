@@ -464,6 +464,9 @@ class RoomActor:
                 )
             if cmd.seat in self._answered and self.status == "playing":
                 raise RoomError("stale_prompt", f"this seat already answered prompt {self._window}")
+            if self.state is not None and claims_decided(self.state):
+                # decided without this seat (a win beat its pong): its answer is simply late
+                raise RoomError("stale_prompt", f"prompt {self._window} is already decided")
             await self._apply(cmd.seat, cmd.action, "player", cmd.future)
             return None
         if cmd.kind in ("bot", "timeout"):

@@ -418,3 +418,26 @@ async def test_final_standing(live_clock: Live) -> None:
         assert s["rank"] == 1 + sum(1 for t in totals if t > s["total"])
     ends = [m for m in seen if m["type"] == "hand_end"]
     assert ends and ends[-1]["totals"] == totals and ends[-1]["next_hand"] is None
+
+
+async def test_an_answer_to_a_window_decided_without_it_is_stale(live_clock: Live) -> None:
+    """The win is claimed first: the window is decided at once, so the ponger's answer,
+    though on the current prompt, is late (``stale_prompt``) and changes nothing."""
+    live = live_clock
+    scenario = find_claim(pong_and_win)
+    code, tokens = await humans_room(live, scenario.seed)
+    await reach(live, code, scenario)
+    ponger, winner, _other = seats_of(scenario)
+    wp, sp = await connect(live, code, tokens[ponger])
+    ww, sw = await connect(live, code, tokens[winner])
+    actor = await live.actor(code)
+    actor.timing.claim_min_ms = 5000  # keep the decided window open on the test clock
+    actor._window_opened = live.clock.now()
+    await send(ww, action_msg("win", sw["prompt"], 1))
+    await recv_until(ww, "snapshot")  # the winner's acknowledgement
+    await send(wp, action_msg("pong", sp["prompt"], 2))
+    err, _ = await recv_until(wp, "error")
+    assert (err["code"], err["seq"]) == ("stale_prompt", 2)
+    await live.advance(6)
+    end, _ = await recv_until(wp, "hand_end")
+    assert end["settlement"]["winners"] == [winner]
