@@ -102,13 +102,19 @@ def seats_of(scenario: Scenario) -> tuple[int, int, int]:
     return ponger, winner, other
 
 
-@pytest.mark.parametrize("answer", ["win", "pass"])
-async def test_pong_answer_waits_for_the_win_answer(live_clock: Live, answer: str) -> None:
-    live = live_clock
+async def at_pong_and_win(live: Live) -> tuple[str, list[str], tuple[int, int, int]]:
+    """A four-human room played up to a discard that one seat may pong and another may win
+    on; returns the room code, the tokens and (ponger, winner, a seat with no claim)."""
     scenario = find_claim(pong_and_win)
     code, tokens = await humans_room(live, scenario.seed)
     await reach(live, code, scenario)
-    ponger, winner, other = seats_of(scenario)
+    return code, tokens, seats_of(scenario)
+
+
+@pytest.mark.parametrize("answer", ["win", "pass"])
+async def test_pong_answer_waits_for_the_win_answer(live_clock: Live, answer: str) -> None:
+    live = live_clock
+    code, tokens, (ponger, winner, other) = await at_pong_and_win(live)
     wp, sp = await connect(live, code, tokens[ponger])
     ww, sw = await connect(live, code, tokens[winner])
     wo, so = await connect(live, code, tokens[other])
@@ -135,15 +141,12 @@ async def test_pong_answer_waits_for_the_win_answer(live_clock: Live, answer: st
     else:
         ev, _ = await recv_until(wo, "event")
         assert ev["event"]["type"] == "pong" and ev["event"]["seat"] == ponger
-        assert ev["event"]["from"] == scenario.script[-1][0]
+        assert ev["event"]["from"] == sp["view"]["last_discard"]["seat"]
 
 
 async def test_two_seats_answer_at_once(live_clock: Live) -> None:
     live = live_clock
-    scenario = find_claim(pong_and_win)
-    code, tokens = await humans_room(live, scenario.seed)
-    await reach(live, code, scenario)
-    ponger, winner, other = seats_of(scenario)
+    code, tokens, (ponger, winner, other) = await at_pong_and_win(live)
     wp, sp = await connect(live, code, tokens[ponger])
     ww, sw = await connect(live, code, tokens[winner])
     wo, _ = await connect(live, code, tokens[other])
@@ -159,10 +162,7 @@ async def test_two_seats_answer_at_once(live_clock: Live) -> None:
 
 async def test_stale_and_duplicate_answers(live_clock: Live) -> None:
     live = live_clock
-    scenario = find_claim(pong_and_win)
-    code, tokens = await humans_room(live, scenario.seed)
-    await reach(live, code, scenario)
-    ponger, winner, other = seats_of(scenario)
+    code, tokens, (ponger, winner, other) = await at_pong_and_win(live)
     wp, sp = await connect(live, code, tokens[ponger])
     ww, sw = await connect(live, code, tokens[winner])
     wo, so = await connect(live, code, tokens[other])
@@ -266,10 +266,7 @@ async def test_turn_timeout_bank_and_auto_play(live_clock: Live) -> None:
 
 async def test_reconnect_mid_claim(live_clock: Live) -> None:
     live = live_clock
-    scenario = find_claim(pong_and_win)
-    code, tokens = await humans_room(live, scenario.seed)
-    await reach(live, code, scenario)
-    ponger, winner, _other = seats_of(scenario)
+    code, tokens, (ponger, winner, _other) = await at_pong_and_win(live)
     wp, sp = await connect(live, code, tokens[ponger])
     ww, sw = await connect(live, code, tokens[winner])
     await ww.close()
@@ -424,10 +421,7 @@ async def test_an_answer_to_a_window_decided_without_it_is_stale(live_clock: Liv
     """The win is claimed first: the window is decided at once, so the ponger's answer,
     though on the current prompt, is late (``stale_prompt``) and changes nothing."""
     live = live_clock
-    scenario = find_claim(pong_and_win)
-    code, tokens = await humans_room(live, scenario.seed)
-    await reach(live, code, scenario)
-    ponger, winner, _other = seats_of(scenario)
+    code, tokens, (ponger, winner, _other) = await at_pong_and_win(live)
     wp, sp = await connect(live, code, tokens[ponger])
     ww, sw = await connect(live, code, tokens[winner])
     actor = await live.actor(code)
