@@ -1,0 +1,113 @@
+"""贵阳捉鸡 as a `server.rules.game.Game` (spec/guiyang.md): the engine's functions behind
+the game interface, behaviour unchanged; engine events and settlements become the typed
+values of `server.rules.types`."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..tiles import full_set
+from ..types import Action, Event, Settlement, View
+from . import engine
+from .bot import choose_action
+from .options import GuiyangOptions
+from .scoring import settle
+from .state import State
+
+
+class GuiyangGame:
+    """The Guiyang ruleset (registry name ``"guiyang"``); stateless, one instance suffices."""
+
+    name = "guiyang"
+    options_model = GuiyangOptions
+    tile_set: tuple[str, ...] = tuple(full_set())
+
+    def __init__(self) -> None:
+        # One-slot cache: a state is never changed once returned, so the settlement of the
+        # last ended state asked for is reused (the room asks for it, then its view does).
+        self._settled: tuple[State, Settlement] | None = None
+
+    def options(self, raw: Mapping[str, Any]) -> GuiyangOptions:
+        return raw if isinstance(raw, GuiyangOptions) else GuiyangOptions(**raw)
+
+    def deal(
+        self, options: GuiyangOptions, seed: str, dealer: int = 0, dealer_streak: int = 1
+    ) -> State:
+        return engine.deal(options, seed, dealer, dealer_streak)
+
+    def new_hand(
+        self,
+        options: GuiyangOptions,
+        hands: Sequence[Sequence[str]] | Sequence[str],
+        wall: Sequence[str] | str,
+        dealer: int = 0,
+        dealer_streak: int = 1,
+    ) -> State:
+        return engine.new_hand(
+            options,
+            [h if isinstance(h, str) else list(h) for h in hands],  # type: ignore[misc]
+            wall if isinstance(wall, str) else list(wall),
+            dealer,
+            dealer_streak,
+        )
+
+    def seed_hash(self, seed: str) -> str:
+        return engine.seed_hash(seed)
+
+    def ended(self, state: State) -> bool:
+        return state.ended
+
+    def legal_actions(self, state: State, seat: int) -> list[Action]:
+        return engine.legal_actions(state, seat)
+
+    def apply(self, state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
+        new, events = engine.apply(state, seat, action)
+        return new, [Event.from_dict(e) for e in events]
+
+    def acting_seats(self, state: State) -> list[int]:
+        return engine.acting_seats(state)
+
+    def prompt_kind(self, state: State) -> str:
+        return engine.prompt_kind(state)
+
+    def claim_open(self, state: State) -> bool:
+        return state.phase in ("claim", "rob")
+
+    def is_claim_answer(self, state: State, seat: int, action: Action) -> bool:
+        return (
+            state.phase in ("claim", "rob")
+            and seat in state.claim_options
+            and action.kind in ("win", "pong", "kong", "pass")
+            and action.tile is None
+        )
+
+    def claims_decided(self, state: State) -> bool:
+        return engine.claims_decided(state)
+
+    def resolve_claims(self, state: State) -> tuple[State, list[Event]]:
+        new, events = engine.resolve_claims(state)
+        return new, [Event.from_dict(e) for e in events]
+
+    def default_action(self, state: State, seat: int) -> Action:
+        return engine.default_action(state, seat)
+
+    def bot_action(self, state: State, seat: int) -> Action:
+        return choose_action(state, seat)
+
+    def view(self, state: State, seat: int | None) -> View:
+        return View(engine.view(state, seat))
+
+    def project_event(self, event: Event, seat: int | None) -> dict[str, Any] | None:
+        return event.project(seat)
+
+    def settle(self, state: State) -> Settlement | None:
+        cached = self._settled
+        if cached is not None and cached[0] is state:
+            return cached[1]
+        raw = settle(state)
+        if raw is None:
+            return None
+        settlement = Settlement.from_dict(raw)
+        self._settled = (state, settlement)
+        return settlement
