@@ -84,7 +84,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return int(replay_main(args.files))
     if args.command == "audit":
-        from server.store.audit import main as audit_main
+        from server.audit import main as audit_main
 
         return audit_main(["--database-url", args.database_url] if args.database_url else [])
 

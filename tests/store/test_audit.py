@@ -11,7 +11,7 @@ from sqlalchemy import text
 
 from server.rules import guiyang
 from server.store import Store
-from server.store.audit import audit
+from server.audit import audit
 
 
 def played_hand(seed: str) -> tuple[list[tuple[int, guiyang.Action]], dict]:
