@@ -187,14 +187,14 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
                 headers={"Retry-After": "60"},
             )
         try:
-            actor = await rooms.create_room(body.options)
+            actor = await rooms.create_room(body.options, body.game)
         except ValidationError as err:
             detail = [
                 {"loc": ["body", "options", *e["loc"]], "msg": e["msg"], "type": e["type"]}
                 for e in err.errors()
             ]
             return JSONResponse({"detail": detail}, status_code=422)
-        return {"code": actor.code, "game": "guiyang", "options": actor.options}
+        return {"code": actor.code, "game": actor.game.name, "options": actor.options}
 
     @app.post("/api/rooms/{code}/join", response_model=JoinResponse)
     async def join(code: str, body: JoinRequest, rooms: RoomManager = Depends(manager)) -> Any:

@@ -24,7 +24,7 @@ from server.api.messages import MAX_SEQ, ClientMessageAdapter
 from server.bus import SubscriptionClosed
 from server.room.actor import RoomError, seat_channel
 from server.room.manager import CODE_ALPHABET, CODE_LENGTH
-from server.rules.guiyang import Action, IllegalAction
+from server.rules.types import Action, IllegalAction
 
 MAX_MESSAGE_BYTES = 4096
 #: Default per-connection rate limit: a token bucket of ``capacity`` messages refilled at

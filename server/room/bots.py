@@ -1,5 +1,5 @@
 """Bots in a room: the room asks its game's bot policy (``Game.bot_action``) for a bot seat's
-move; the policy itself lives with the game (e.g. ``server/rules/guiyang/bot.py``)."""
+move; the policy itself lives with the game (Guiyang's: its ``bot`` module)."""
 
 from __future__ import annotations
 

@@ -63,7 +63,15 @@ class GuiyangGame:
 
     def apply(self, state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
         new, events = engine.apply(state, seat, action)
-        return new, [Event.from_dict(e) for e in events]
+        return new, self._typed(new, events)
+
+    def _typed(self, new: State, events: list[dict[str, object]]) -> list[Event]:
+        typed = [Event.from_dict(e) for e in events]
+        if new.ended:  # the engine settled it for its hand_end event: keep that one
+            for e in typed:
+                if e.type == "hand_end" and isinstance(e.data.get("settlement"), Mapping):
+                    self._settled = (new, Settlement.from_dict(e.data["settlement"]))
+        return typed
 
     def acting_seats(self, state: State) -> list[int]:
         return engine.acting_seats(state)
@@ -87,7 +95,7 @@ class GuiyangGame:
 
     def resolve_claims(self, state: State) -> tuple[State, list[Event]]:
         new, events = engine.resolve_claims(state)
-        return new, [Event.from_dict(e) for e in events]
+        return new, self._typed(new, events)
 
     def default_action(self, state: State, seat: int) -> Action:
         return engine.default_action(state, seat)
@@ -96,7 +104,18 @@ class GuiyangGame:
         return choose_action(state, seat)
 
     def view(self, state: State, seat: int | None) -> View:
-        return View(engine.view(state, seat))
+        if not state.ended:
+            return View(engine.view(state, seat))
+        # The engine's view of an ended hand settles it again; reuse the settlement instead.
+        settlement = self.settle(state)
+        assert settlement is not None
+        live = state.clone()
+        live.phase = "turn"  # the same view fields, without the settlement
+        out = dict(engine.view(live, seat))
+        out["phase"], out["seed"] = state.phase, state.seed
+        out["last_discard"], out["robbing"] = None, None
+        out["settlement"] = settlement.to_dict()
+        return View(out)
 
     def project_event(self, event: Event, seat: int | None) -> dict[str, Any] | None:
         return event.project(seat)
