@@ -107,6 +107,7 @@ def fixture_state(fixture: dict[str, Any]) -> State:
         fixture["wall"],
         fixture.get("dealer", 0),
         fixture.get("dealer_streak", 1),
+        weekday=fixture.get("weekday"),
     )
 
 

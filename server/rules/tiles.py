@@ -14,6 +14,7 @@ NUM_KINDS = 27
 TILE_NAMES: tuple[str, ...] = tuple(f"{rank}{suit}" for suit in SUITS for rank in range(1, 10))
 _INDEX = {name: i for i, name in enumerate(TILE_NAMES)}
 YAO_JI = _INDEX["1s"]  # 幺鸡, spec §1
+WU_GU_JI = _INDEX["8p"]  # 乌骨鸡, spec §9.6
 
 
 class TileError(ValueError):
