@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
+from ..errors import IllegalAction
 from ..tiles import parse_tiles, tile_name
 from .options import GuiyangOptions
 
@@ -18,19 +19,6 @@ MeldKind = Literal["pong", "ming_dou", "men_dou", "zhuan_wan_dou"]
 DOU_KINDS = ("ming_dou", "men_dou", "zhuan_wan_dou")
 WinKind = Literal["zi_mo", "gang_kai", "dian_pao", "re_pao", "qiang_gang"]
 ACTION_KINDS = ("discard", "kong", "pong", "win", "pass", "self_draw", "ding_que")
-
-
-class IllegalAction(Exception):
-    """An action the engine refuses; the state is unchanged.
-
-    ``code`` is ``"bad_action"`` (malformed), ``"not_your_turn"`` (the seat owes no answer
-    now), ``"hand_over"`` or ``"illegal_action"`` (the seat may act, but not like this).
-    """
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
 
 
 @dataclass(frozen=True)
