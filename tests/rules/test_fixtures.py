@@ -83,8 +83,10 @@ def test_shared_fixtures_are_in_the_repository() -> None:
         for rel, path in shared.items()
         if str(rel) not in missing and (REPO_FIXTURES / rel).read_bytes() != path.read_bytes()
     )
-    assert not missing, f"shared fixtures without a copy in tests/fixtures: {missing}"
-    assert not differing, f"tests/fixtures copies that differ from the shared ones: {differing}"
+    assert not missing and not differing, (
+        f"shared fixtures without a copy in tests/fixtures: {missing}; "
+        f"copies that differ from the shared ones: {differing}"
+    )
 
 
 def run_replay(*files: Path) -> subprocess.CompletedProcess[str]:
