@@ -16,11 +16,11 @@ from functools import cache
 
 from .tiles import NUM_KINDS
 
-Suit = tuple[int, int, int, int, int, int, int, int, int]
+Suit = tuple[int, ...]  # the nine counts of one suit, 1..9 (hashable: a cache key)
 
 
 def _suits(counts: list[int]) -> tuple[Suit, Suit, Suit]:
-    return (tuple(counts[0:9]), tuple(counts[9:18]), tuple(counts[18:27]))  # type: ignore[return-value]
+    return (tuple(counts[0:9]), tuple(counts[9:18]), tuple(counts[18:27]))
 
 
 def _honours(counts: list[int]) -> list[int]:
@@ -37,14 +37,14 @@ def _sets_only(suit: Suit) -> bool:
     c = list(suit)
     if c[i] >= 3:
         c[i] -= 3
-        if _sets_only(tuple(c)):  # type: ignore[arg-type]
+        if _sets_only(tuple(c)):
             return True
         c[i] += 3
     if i <= 6 and c[i + 1] and c[i + 2]:
         c[i] -= 1
         c[i + 1] -= 1
         c[i + 2] -= 1
-        return _sets_only(tuple(c))  # type: ignore[arg-type]
+        return _sets_only(tuple(c))
     return False
 
 
@@ -55,7 +55,7 @@ def _sets_and_pair(suit: Suit) -> bool:
     for i in range(9):
         if c[i] >= 2:
             c[i] -= 2
-            ok = _sets_only(tuple(c))  # type: ignore[arg-type]
+            ok = _sets_only(tuple(c))
             c[i] += 2
             if ok:
                 return True
@@ -134,7 +134,7 @@ def _suit_completions(suit: Suit) -> tuple[tuple[int, ...], tuple[int, ...]]:
         if c[rank] >= 4:
             continue
         c[rank] += 1
-        key: Suit = tuple(c)  # type: ignore[assignment]
+        key: Suit = tuple(c)
         if r == 0 and _sets_only(key):
             sets.append(rank)
         elif r == 2 and _sets_and_pair(key):
@@ -212,7 +212,7 @@ def _suit_blocks(suit: Suit) -> Blocks:
     def take(delta: dict[int, int], add: tuple[int, int, int]) -> None:
         for k, d in delta.items():
             c[k] -= d
-        for m, t, p in _suit_blocks(tuple(c)):  # type: ignore[arg-type]
+        for m, t, p in _suit_blocks(tuple(c)):
             if p + add[2] <= 1:
                 options.add((m + add[0], t + add[1], p + add[2]))
         for k, d in delta.items():

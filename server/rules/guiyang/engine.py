@@ -464,6 +464,7 @@ def _answer(s: State, seat: int, kind: str, events: list[Event]) -> None:
     if "win" in options and kind != "win":
         s.guo_hu[seat] = True  # 过胡
     tile = s.rob_tile if s.phase == "rob" else (s.last_discard or (0, 0))[1]
+    assert tile is not None  # a rob window always holds its tile
     if kind == "pass" and "pong" in options and s.options.pass_pong_lock:
         s.pong_locks[seat] = s.pong_locks[seat] | {tile}  # 过碰
     # No event: an answer must not show the other seats, even as a gap in the event
@@ -500,6 +501,7 @@ def resolve_claims(state: State) -> tuple[State, list[Event]]:
 
 def _resolve(s: State, what: str, seats: list[int], events: list[Event]) -> None:
     tile = s.rob_tile if s.phase == "rob" else (s.last_discard or (0, 0))[1]
+    assert tile is not None  # a rob window always holds its tile
     if s.phase == "rob":
         robbed = s.turn
         if what == "win":
@@ -596,8 +598,8 @@ def project_event(event: Event, seat: int | None) -> Event:
     ``_private`` are kept only for ``event["seat"]``."""
     private = event.get("_private", ())
     out = {k: v for k, v in event.items() if k != "_private"}
-    if private and event.get("seat") != seat:
-        for key in private:  # type: ignore[union-attr]
+    if isinstance(private, list) and event.get("seat") != seat:
+        for key in private:
             out.pop(key, None)
     return out
 

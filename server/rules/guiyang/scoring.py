@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
+from typing import Any
 
 from ..hand import completing_tiles, is_all_triplets, is_seven_pairs, is_standard
 from ..tiles import NUM_KINDS, WU_GU_JI, YAO_JI, suit_of, tile_index, tile_name
@@ -372,7 +373,7 @@ def _void_payments(state: State, ready: set[int], ledger: _Ledger, yuan_que: boo
                 ledger.pay(p, seat, 3, "yuan_que", suit="mps"[void])
 
 
-def settle(state: State) -> dict[str, object] | None:
+def settle(state: State) -> dict[str, Any] | None:
     """Itemised settlement of an ended hand, or None while it is being played.
 
     Returns a JSON-able dict: ``result`` ("win" | "huang_zhuang"), ``winners`` (seats),
