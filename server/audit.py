@@ -79,6 +79,7 @@ async def _replay_problems(store: Store, hand: HandRecord, where: str) -> list[s
             seed=hand.seed,
             dealer=hand.dealer,
             dealer_streak=hand.dealer_streak,
+            weekday=hand.weekday,
         )
     except (IllegalAction, KeyError, TypeError, ValueError) as exc:
         return [f"{where}: the action log does not replay: {exc}"]

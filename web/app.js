@@ -120,6 +120,7 @@ function optionsSummary(o) {
   parts.push({ lian_zhuang: '连庄', yi_kou_san: '一扣三', yi_kou_er: '一扣二' }[o.scoring] || o.scoring);
   if (o.yao_bai_ji) parts.push('摇摆鸡');
   if (o.man_tang_ji) parts.push('满堂鸡');
+  for (const k of CHICKEN_OPTIONS) if (o[k]) parts.push(t(k));
   if (o.hands) parts.push(t('hands_n', { n: o.hands }));
   if (o.base_points && o.base_points !== 1) parts.push(`${t('base_points')} ${o.base_points}`);
   if (typeof o.bank_seconds === 'number') parts.push(`${t('bank_seconds')} ${o.bank_seconds}s`);
@@ -163,6 +164,10 @@ function readOptions() {
     yi_kou_san: yks,
     yao_bai_ji: $('#opt-yao-bai-ji').checked,
     man_tang_ji: $('#opt-man-tang-ji').checked,
+    wu_gu_ji: $('#opt-wu-gu-ji').checked,
+    ben_ji: $('#opt-ben-ji').checked,
+    xing_qi_ji: $('#opt-xing-qi-ji').checked,
+    chui_feng_ji: $('#opt-chui-feng-ji').checked,
     claim_seconds: num('#opt-claim-seconds'),
     turn_seconds: num('#opt-turn-seconds'),
     bank_seconds: radio('bank_seconds'),
@@ -978,19 +983,31 @@ function paymentsOf(s) {
 
 const DOU_KINDS = { men_dou: '闷豆', ming_dou: '明豆', zhuan_wan_dou: '转弯豆' };
 
-/** Which chicken a `ji` payment is for: 幺鸡 (金鸡 when doubled), 包鸡, or a turned one. */
-function chickenKind(d) {
-  if (d.bao_ji) return '包鸡';
-  if (d.tile === '1s') return d.jin ? '金鸡' : '幺鸡';
+const CHICKEN_OPTIONS = ['wu_gu_ji', 'ben_ji', 'xing_qi_ji', 'chui_feng_ji'];
+// Why a tile is a chicken (the settlement's `kind` / `kinds`, spec §9.3, §9.6).
+const CHICKEN_KINDS = { yao_ji: '幺鸡', wu_gu_ji: '乌骨鸡', fan_pai_ji: '翻牌鸡', ben_ji: '本鸡', xing_qi_ji: '星期鸡' };
+const CHICKEN_REASONS = new Set(['ji', 'chong_feng_ji', 'ze_ren_ji']);
+
+/** The chicken a `ji` / `chong_feng_ji` / `ze_ren_ji` payment is for: 幺鸡 (金鸡 when
+ * golden), 乌骨鸡 (金乌骨), a turned 翻牌鸡 / 摇摆鸡, 本鸡, 星期鸡; 包鸡 when a seat that is not
+ * ready pays for its open chicken. */
+function chickenKind(d, reason) {
+  const wuGu = d.kind === 'wu_gu_ji' || (d.kind === undefined && d.tile === '8p');
+  if (reason !== 'ji') return wuGu ? '乌骨' : '';
+  let text = d.jin ? (wuGu ? '金乌骨' : '金鸡') : (CHICKEN_KINDS[d.kind] || (d.tile === '1s' ? '幺鸡' : '翻牌鸡'));
   const o = S.room && S.room.options;
-  return o && o.yao_bai_ji ? '翻牌鸡/摇摆鸡' : '翻牌鸡';
+  if (d.kind === 'fan_pai_ji' && o && o.yao_bai_ji) text = '摇摆鸡';
+  return d.bao_ji ? `包鸡 · ${text}` : text;
 }
 
 function detailEl(d, reason) {
   if (!d || typeof d !== 'object') return null;
   const box = h('span', { class: 'detail' });
-  if (reason === 'ji') box.append(h('small', { class: 'ji-kind', text: chickenKind(d) }));
-  if (d.kind) box.append(h('small', { text: DOU_KINDS[d.kind] || HAND_KIND_FALLBACK(d.kind) }));
+  if (CHICKEN_REASONS.has(reason)) {
+    const kind = chickenKind(d, reason);
+    if (kind) box.append(h('small', { class: 'ji-kind', text: kind }));
+    if (reason !== 'ji' && d.bao_ji) box.append(h('small', { class: 'ji-kind', text: '包鸡' }));
+  } else if (d.kind) box.append(h('small', { text: DOU_KINDS[d.kind] || HAND_KIND_FALLBACK(d.kind) }));
   if (typeof d.tile === 'string') box.append(tileEl(d.tile, { size: 'xs' }));
   if (d.jin && reason !== 'ji') box.append(h('small', { class: 'badge', text: '金' }));
   if (d.suit) box.append(h('small', { text: suitChar(d.suit) }));
@@ -1109,8 +1126,19 @@ function renderSettlement() {
     cl.append(turned ? tileEl(turned, { size: 'sm', classes: ['turned'] }) : h('span', { class: 'muted', text: '—' }));
     cl.dataset.turned = turned || '';
     cl.append(h('span', { class: 'label', text: t('chickens') }));
-    for (const c of chickens) cl.append(tileEl(typeof c === 'string' ? c : c.tile, { size: 'sm', classes: ['chicken'] }));
-    if (s.jin_ji) cl.append(h('span', { class: 'badge', text: '金鸡' }));
+    const values = new Map((s.chicken_values || []).map((c) => [c.tile, c]));
+    for (const c of chickens) {
+      const tile = typeof c === 'string' ? c : c.tile;
+      const v = values.get(tile);
+      const el = tileEl(tile, { size: 'sm', classes: ['chicken'].concat(v && v.jin ? ['jin'] : []) });
+      if (v) el.title = `${(v.kinds || []).map((k) => CHICKEN_KINDS[k] || k).join(' / ')} ×${v.value}`;
+      cl.append(el);
+      if (v && v.jin) cl.append(h('span', { class: 'badge', text: tile === '8p' ? '金乌骨' : '金鸡' }));
+    }
+    if (s.chui_feng) cl.append(h('span', { class: 'badge', id: 'settle-chui-feng', text: t('chui_feng_blown') }));
+    if (s.weekday && S.room && S.room.options && S.room.options.xing_qi_ji) {
+      cl.append(h('span', { class: 'muted', text: t('weekday_n', { n: getLang() === 'zh' ? '一二三四五六日'[s.weekday - 1] : s.weekday }) }));
+    }
     body.append(cl);
   }
 

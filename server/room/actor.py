@@ -184,16 +184,18 @@ def replay_hand(
     dealer: int,
     dealer_streak: int,
     actions: list[tuple[int, dict[str, Any]]],
+    weekday: int | None = None,
     game: Game | None = None,
 ) -> tuple[Any, int]:
     """Rebuild a hand's state from its seed and action log (`server.rules.replay.replay`).
 
     ``actions`` is the store's ``hand_actions`` list: ``[(seat, payload), ...]`` with
-    ``payload = {"action": Action.to_dict(), "source": ...}``; ``game`` defaults to the
-    default game. Returns ``(state, version)`` where ``version`` is the number of events the
-    actions produced (the hand's event counter). A decided claim window is closed before the
-    next action and at the end, as the live room closes it. Raises ``IllegalAction`` if the
-    log does not replay (a corrupt log).
+    ``payload = {"action": Action.to_dict(), "source": ...}``; ``weekday`` is the one stored
+    with the hand (星期鸡), never today's; ``game`` defaults to the default game. Returns
+    ``(state, version)`` where ``version`` is the number of events the actions produced (the
+    hand's event counter). A decided claim window is closed before the next action and at
+    the end, as the live room closes it. Raises ``IllegalAction`` if the log does not replay
+    (a corrupt log).
     """
     done = replay(
         game or find_game(DEFAULT_GAME),
@@ -202,6 +204,7 @@ def replay_hand(
         seed=seed,
         dealer=dealer,
         dealer_streak=dealer_streak,
+        weekday=weekday,
     )
     return done.state, done.version
 
@@ -659,8 +662,11 @@ class RoomActor:
     async def _start_hand(self) -> None:
         self.hand_no += 1
         seed = self.new_seed()
-        await self.store.start_hand(self.code, self.hand_no, seed, self.dealer, self.dealer_streak)
-        self.state = self.game.deal(self.opts, seed, self.dealer, self.dealer_streak)
+        weekday = self.game.weekday_at(self.opts, self.clock.now())  # taken at the deal, stored
+        await self.store.start_hand(
+            self.code, self.hand_no, seed, self.dealer, self.dealer_streak, weekday
+        )
+        self.state = self.game.deal(self.opts, seed, self.dealer, self.dealer_streak, weekday)
         self.version = 0
         self.action_idx = 0
         self.auto.clear()

@@ -7,7 +7,8 @@ seed; a state given to a method is never modified (a new one is returned).
 
 A hand's life, as the room drives it:
 
-1. ``deal(options, seed, dealer, dealer_streak)`` (or ``new_hand`` from fixture form);
+1. ``deal(options, seed, dealer, dealer_streak, weekday)`` (or ``new_hand`` from fixture
+   form), ``weekday`` from ``weekday_at`` at the deal;
 2. while not ``ended(state)``: ``acting_seats`` owe an answer (``prompt_kind`` says of what
    kind); each answers with one of ``legal_actions`` through ``apply`` (a bot through
    ``bot_action``, a seat that timed out through ``default_action``);
@@ -45,12 +46,21 @@ class GameOptions(Protocol):
 class Game(Protocol):
     """One game's rules. ``State`` is the game's own (opaque to the room) state type."""
 
-    #: The registry name, stored with each room (``rooms.game``), e.g. ``"guiyang"``.
-    name: str
-    #: The pydantic model of the room options (spec §14 of the game).
-    options_model: type[BaseModel]
-    #: Every tile of one set, in notation (``1m``..), each copy listed (108 for Guiyang).
-    tile_set: tuple[str, ...]
+    @property
+    def name(self) -> str:
+        """The registry name, stored with each room (``rooms.game``), e.g. ``"guiyang"``."""
+        ...
+
+    @property
+    def options_model(self) -> type[BaseModel]:
+        """The pydantic model of the room options (spec §14 of the game)."""
+        ...
+
+    @property
+    def tile_set(self) -> tuple[str, ...]:
+        """Every tile of one set, in notation (``1m``..), each copy listed (108 for
+        Guiyang)."""
+        ...
 
     def options(self, raw: Mapping[str, Any]) -> Any:
         """Validate room options (missing keys take defaults). Raises
@@ -58,8 +68,21 @@ class Game(Protocol):
         ``hands`` (`GameOptions`) and ``model_dump()``."""
         ...
 
-    def deal(self, options: Any, seed: str, dealer: int = 0, dealer_streak: int = 1) -> Any:
-        """A new hand shuffled from ``seed`` (the same seed, the same hand)."""
+    def weekday_at(self, options: Any, timestamp: float) -> int | None:
+        """The weekday (1 = Monday .. 7 = Sunday) a hand dealt at Unix time ``timestamp``
+        records for its scoring (Guiyang's 星期鸡), or None if the game has no use for it.
+        Taken once at the deal and stored with the hand, so a replay never reads a clock."""
+        ...
+
+    def deal(
+        self,
+        options: Any,
+        seed: str,
+        dealer: int = 0,
+        dealer_streak: int = 1,
+        weekday: int | None = None,
+    ) -> Any:
+        """A new hand shuffled from ``seed`` (the same seed and weekday, the same hand)."""
         ...
 
     def new_hand(
@@ -69,9 +92,10 @@ class Game(Protocol):
         wall: Sequence[str] | str,
         dealer: int = 0,
         dealer_streak: int = 1,
+        weekday: int | None = None,
     ) -> Any:
         """A hand from given starting tiles and wall (fixture form, spec/fixtures.md).
-        Raises ``ValueError`` if they are not exactly one tile set."""
+        Raises ``ValueError`` if they are not exactly one tile set (or a bad weekday)."""
         ...
 
     def seed_hash(self, seed: str) -> str:

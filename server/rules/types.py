@@ -6,7 +6,8 @@ wire shape of docs/protocol.md.
 
 * `Action`: one decision of a seat (``kind``, ``tile``, ``suit``, ``bao_ting``; ``tiles``
   gives the tiles as a tuple);
-* `IllegalAction`: an action a game refuses (typed ``code``), the state unchanged;
+* `IllegalAction` (of `server.rules.errors`): an action a game refuses (typed ``code``),
+  the state unchanged;
 * `Event`: something that happened, with the fields only one seat may see (``private``);
 * `Payment` / `Settlement`: the itemised result of an ended hand (points are integers and
   the deltas sum to zero);
@@ -20,25 +21,24 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+from .errors import IllegalAction
 from .tiles import parse_tiles
 
 #: Every action kind any game knows (the wire vocabulary, docs/protocol.md).
 ACTION_KINDS = ("discard", "kong", "pong", "win", "pass", "self_draw", "ding_que")
 SUIT_LETTERS = ("m", "p", "s")
 
-
-class IllegalAction(Exception):
-    """An action a game refuses; the state is unchanged.
-
-    ``code`` is ``"bad_action"`` (malformed), ``"not_your_turn"`` (the seat owes no answer
-    now), ``"hand_over"``, ``"window_open"`` (a claim window closed before it is decided) or
-    ``"illegal_action"`` (the seat may act, but not like this).
-    """
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
+__all__ = [
+    "ACTION_KINDS",
+    "Action",
+    "Event",
+    "IllegalAction",
+    "Meld",
+    "Payment",
+    "Settlement",
+    "View",
+    "summed_payments",
+]
 
 
 def _parse_safe(text: str) -> list[str]:

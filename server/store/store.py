@@ -78,6 +78,8 @@ class HandRecord:
     result: str | None
     settlement: dict[str, Any] | None
     deltas: list[int]
+    #: The weekday taken at the deal (1 = Monday .. 7 = Sunday), replayed for 星期鸡.
+    weekday: int | None = None
 
 
 def _aware(ts: datetime | None) -> datetime | None:
@@ -253,9 +255,16 @@ class Store:
     # ------------------------------------------------------------------ hands and the log
 
     async def start_hand(
-        self, code: str, hand_no: int, seed: str, dealer: int, dealer_streak: int
+        self,
+        code: str,
+        hand_no: int,
+        seed: str,
+        dealer: int,
+        dealer_streak: int,
+        weekday: int | None = None,
     ) -> None:
-        """Record the start of hand ``hand_no`` (numbers are per room). Raises
+        """Record the start of hand ``hand_no`` (numbers are per room) with what its replay
+        needs: seed, dealer, streak and the deal's ``weekday`` (1..7, for 星期鸡). Raises
         :class:`NotFound` for an unknown room, :class:`Conflict` if that hand exists."""
         try:
             async with self._tx() as s:
@@ -266,6 +275,7 @@ class Store:
                     seed=seed,
                     dealer=dealer,
                     dealer_streak=dealer_streak,
+                    weekday=weekday,
                 )
                 s.add(hand)
                 await s.flush()
@@ -354,6 +364,7 @@ class Store:
                 result=h.result,
                 settlement=h.settlement,
                 deltas=[d for _, d in deltas.get(h.id, [])],
+                weekday=h.weekday,
             )
             for code, h in hands
         ]

@@ -13,6 +13,7 @@ from .engine import (
     resolve_claims,
     seed_hash,
     view,
+    weekday_at,
 )
 from .options import HAND_TYPES, GuiyangOptions, dou_points, hand_type_values
 from .scoring import hand_type, is_ready, ready_value, settle, waits
@@ -44,4 +45,5 @@ __all__ = [
     "settle",
     "view",
     "waits",
+    "weekday_at",
 ]

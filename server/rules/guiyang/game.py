@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..tiles import full_set
+from ..tiles import full_set, parse_tiles
 from ..types import Action, Event, Settlement, View
 from . import engine
 from .bot import choose_action
@@ -31,10 +31,18 @@ class GuiyangGame:
     def options(self, raw: Mapping[str, Any]) -> GuiyangOptions:
         return raw if isinstance(raw, GuiyangOptions) else GuiyangOptions(**raw)
 
+    def weekday_at(self, options: GuiyangOptions, timestamp: float) -> int | None:
+        return engine.weekday_at(options, timestamp)
+
     def deal(
-        self, options: GuiyangOptions, seed: str, dealer: int = 0, dealer_streak: int = 1
+        self,
+        options: GuiyangOptions,
+        seed: str,
+        dealer: int = 0,
+        dealer_streak: int = 1,
+        weekday: int | None = None,
     ) -> State:
-        return engine.deal(options, seed, dealer, dealer_streak)
+        return engine.deal(options, seed, dealer, dealer_streak, weekday)
 
     def new_hand(
         self,
@@ -43,13 +51,16 @@ class GuiyangGame:
         wall: Sequence[str] | str,
         dealer: int = 0,
         dealer_streak: int = 1,
+        weekday: int | None = None,
     ) -> State:
+        given = [parse_tiles(h) if isinstance(h, str) else list(h) for h in hands]
         return engine.new_hand(
             options,
-            [h if isinstance(h, str) else list(h) for h in hands],  # type: ignore[misc]
+            given,
             wall if isinstance(wall, str) else list(wall),
             dealer,
             dealer_streak,
+            weekday=weekday,
         )
 
     def seed_hash(self, seed: str) -> str:

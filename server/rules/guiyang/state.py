@@ -103,8 +103,12 @@ class State:
     claim_options: dict[int, tuple[str, ...]] = field(default_factory=dict)
     claim_answers: dict[int, str] = field(default_factory=dict)
     rob_tile: int | None = None
-    first_yao_ji: tuple[int, int] | None = None  # (seat, index in its river) of the first 1s
-    ze_ren: tuple[int, int] | None = None  # (claimer, discarder) of the first 1s (责任鸡)
+    #: Tile kind (1s, 8p) -> (seat, index in its river) of the first such discard (冲锋鸡,
+    #: §9.3, §9.6). Replaced, never mutated, so `clone` may share it.
+    first_discards: dict[int, tuple[int, int]] = field(default_factory=dict)
+    #: Tile kind (1s, 8p) -> (claimer, discarder) when that first discard was ponged or
+    #: konged (责任鸡). Replaced, never mutated.
+    ze_ren: dict[int, tuple[int, int]] = field(default_factory=dict)
     result: str | None = None  # "win" | "huang_zhuang"
     winners: list[int] = field(default_factory=list)
     win_kind: WinKind | None = None
@@ -112,6 +116,8 @@ class State:
     loser: int | None = None  # the discarder, or the robbed seat of 抢杠
     ying_bao: bool = False
     burned: frozenset[int] = frozenset()
+    #: The hand's weekday (1 = Monday .. 7 = Sunday) taken at the deal, for 星期鸡 (§9.6).
+    weekday: int | None = None
 
     @property
     def ended(self) -> bool:
