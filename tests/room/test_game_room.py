@@ -98,3 +98,51 @@ async def test_a_stored_room_of_an_unknown_game_is_refused_typed(
     assert err.value.code == "unavailable" and "probe" in err.value.message
     problems = await audit(store)
     assert problems and all("unknown game 'probe'" in p for p in problems)
+
+
+async def test_a_hand_is_settled_once_and_legality_computed_once_per_state(
+    store: Any, bus: Any, clock: ManualClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Counts the engine's ``settle`` and the game's ``legal_actions`` while a bot room with
+    every audience listening plays a session: one settlement per hand (the engine's, for its
+    hand_end event, reused by the room and every view), and each seat's legal actions once
+    per state the room holds."""
+    from server.rules.guiyang import engine, game as guiyang_game
+
+    settled: list[Any] = []
+    real_settle = engine.settle
+
+    def counting_settle(state: Any) -> Any:
+        settled.append(state)
+        return real_settle(state)
+
+    monkeypatch.setattr(engine, "settle", counting_settle)
+    monkeypatch.setattr(guiyang_game, "settle", counting_settle)
+    probe = Probe()
+    asked: list[tuple[int, int]] = []
+    alive: list[Any] = []  # the states asked about, kept so that no id() is reused
+    real_legal = probe.legal_actions
+
+    def counting_legal(state: Any, seat: int) -> list[Action]:
+        alive.append(state)
+        asked.append((id(state), seat))
+        return real_legal(state, seat)
+
+    monkeypatch.setattr(probe, "legal_actions", counting_legal)
+    monkeypatch.setitem(registry._FACTORIES, "probe", lambda: probe)
+    monkeypatch.setattr(registry, "_GAMES", {})
+
+    manager = RoomManager(store, bus, clock, TIMING)
+    actor = await manager.create_room({"hands": 4}, "probe")
+    subs = [await bus.subscribe(seat_channel(actor.code, a)) for a in [0, 1, 2, 3, None]]
+    await manager.add_bots(actor.code, 4)
+    for _ in range(400):
+        if actor.status == "finished":
+            break
+        await actor.idle()
+    assert actor.status == "finished" and actor.hand_no == 4
+    assert len(settled) == 4, "one settlement per hand"
+    assert len(asked) == len(set(asked)), "a seat's legal actions computed twice for a state"
+    for sub in subs:
+        await sub.close()
+    await manager.close()

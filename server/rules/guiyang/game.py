@@ -4,6 +4,8 @@ values of `server.rules.types`."""
 
 from __future__ import annotations
 
+import weakref
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -23,10 +25,20 @@ class GuiyangGame:
     options_model = GuiyangOptions
     tile_set: tuple[str, ...] = tuple(full_set())
 
+    #: How many ended states' settlements are kept (a few per live room suffice).
+    SETTLED_CACHE = 1024
+
     def __init__(self) -> None:
-        # One-slot cache: a state is never changed once returned, so the settlement of the
-        # last ended state asked for is reused (the room asks for it, then its view does).
-        self._settled: tuple[State, Settlement] | None = None
+        # A state is never changed once returned, so an ended state's settlement is made
+        # once (by the engine, for its hand_end event) and reused by `settle` and `view`.
+        # Keyed by id(), with a weak reference to tell a reused id from the same state.
+        self._settled: OrderedDict[int, tuple[weakref.ref[State], Settlement]] = OrderedDict()
+
+    def _remember(self, state: State, settlement: Settlement) -> None:
+        self._settled[id(state)] = (weakref.ref(state), settlement)
+        self._settled.move_to_end(id(state))
+        while len(self._settled) > self.SETTLED_CACHE:
+            self._settled.popitem(last=False)
 
     def options(self, raw: Mapping[str, Any]) -> GuiyangOptions:
         return raw if isinstance(raw, GuiyangOptions) else GuiyangOptions(**raw)
@@ -81,7 +93,7 @@ class GuiyangGame:
         if new.ended:  # the engine settled it for its hand_end event: keep that one
             for e in typed:
                 if e.type == "hand_end" and isinstance(e.data.get("settlement"), Mapping):
-                    self._settled = (new, Settlement.from_dict(e.data["settlement"]))
+                    self._remember(new, Settlement.from_dict(e.data["settlement"]))
         return typed
 
     def acting_seats(self, state: State) -> list[int]:
@@ -132,12 +144,12 @@ class GuiyangGame:
         return event.project(seat)
 
     def settle(self, state: State) -> Settlement | None:
-        cached = self._settled
-        if cached is not None and cached[0] is state:
+        cached = self._settled.get(id(state))
+        if cached is not None and cached[0]() is state:
             return cached[1]
         raw = settle(state)
         if raw is None:
             return None
         settlement = Settlement.from_dict(raw)
-        self._settled = (state, settlement)
+        self._remember(state, settlement)
         return settlement
