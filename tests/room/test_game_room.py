@@ -107,7 +107,8 @@ async def test_a_hand_is_settled_once_and_legality_computed_once_per_state(
     every audience listening plays a session: one settlement per hand (the engine's, for its
     hand_end event, reused by the room and every view), and each seat's legal actions once
     per state the room holds."""
-    from server.rules.guiyang import engine, game as guiyang_game
+    from server.rules.guiyang import engine
+    from server.rules.guiyang import game as guiyang_game
 
     settled: list[Any] = []
     real_settle = engine.settle
