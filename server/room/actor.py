@@ -36,6 +36,8 @@ from typing import Any
 
 from server.bus.memory import MemoryBus
 from server.room.clock import Clock, RealClock, TimerHandle
+from server.room.errors import RoomError
+from server.room.vote import DissolveVote
 from server.rules.game import Game
 from server.rules.registry import DEFAULT_GAME, find_game
 from server.rules.replay import log_steps, replay
@@ -81,15 +83,6 @@ class Seat:
     name: str
     bot: bool
     token_hash: str = ""
-
-
-class RoomError(Exception):
-    """A refused command: ``code`` as in the protocol's error codes, ``message`` for humans."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
 
 
 @dataclass
@@ -270,11 +263,13 @@ class RoomActor:
         self._answered: set[int] = set()
         #: What is left of each seat's time bank in this hand (seconds).
         self.bank: list[float] = [self.timing.bank_seconds] * self.players
-        #: The open dissolve vote: seat -> agrees; None when no vote is open.
-        self.vote: dict[int, bool] | None = None
-        self._vote_no = 0
-        self._vote_timer: TimerHandle | None = None
-        self._vote_deadline: float | None = None
+        #: The dissolve vote (at most one open).
+        self.vote = DissolveVote(
+            self.players,
+            self.clock,
+            self.timing.vote_seconds,
+            lambda number: self.inbox.put_nowait(VoteTimeout(number)),
+        )
         self._busy = 0
         self._started = asyncio.Event()
 
@@ -308,8 +303,7 @@ class RoomActor:
         self._timers.clear()
         if self._ready_timer:
             self._ready_timer.cancel()
-        if self._vote_timer:
-            self._vote_timer.cancel()
+        self.vote.cancel()
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -453,7 +447,7 @@ class RoomActor:
             "settlement": self.last_settlement
             if self.status in ("between", "finished", "dissolved")
             else None,
-            "vote": self._vote_message() if self.vote is not None else None,
+            "vote": self.vote.message() if self.vote.is_open else None,
             "standings": self.standings() if self.status in ("finished", "dissolved") else None,
         }
 
@@ -612,7 +606,7 @@ class RoomActor:
             case Dissolve(seat=seat, agree=agree):
                 await self._vote(seat, agree)
             case VoteTimeout(window=window):
-                if self.vote is not None and window == self._vote_no:
+                if self.vote.is_open and window == self.vote.number:
                     await self._close_vote("expired")
             case _:
                 raise RoomError("bad_message", f"unknown command {type(cmd).__name__}")
@@ -801,50 +795,22 @@ class RoomActor:
 
     # ------------------------------------------------------------------ dissolve vote
 
-    def _vote_message(self, result: str = "open") -> dict[str, Any]:
-        votes = self.vote or {}
-        return {
-            "type": "dissolve_vote",
-            "votes": [votes.get(s) for s in range(self.players)],
-            "deadline": None
-            if self._vote_deadline is None or result != "open"
-            else int(self._vote_deadline * 1000),
-            "result": result,
-        }
-
     async def _vote(self, seat: int, agree: bool) -> None:
         if self.status not in ("playing", "between"):
             raise RoomError("no_session", "there is no session in progress to dissolve")
-        if self.vote is None:
-            if not agree:
-                raise RoomError("no_vote", "no dissolve vote is open")
-            self.vote = {s.seat: True for s in self.seats if s.bot}
-            self._vote_no += 1
-            number = self._vote_no
-            self._vote_deadline = self.clock.now() + self.timing.vote_seconds
-            self._vote_timer = self.clock.call_later(
-                self.timing.vote_seconds,
-                lambda: self.inbox.put_nowait(VoteTimeout(number)),
-            )
-        elif seat in self.vote:
-            raise RoomError("already_voted", "this seat has already voted")
-        self.vote[seat] = agree
-        if not agree:
+        outcome = self.vote.cast(seat, agree, (s.seat for s in self.seats if s.bot))
+        if outcome == "refused":
             await self._close_vote("refused")
-        elif len(self.vote) >= self.players and all(self.vote.values()):
+        elif outcome == "dissolved":
             await self._dissolve()
         else:
-            await self._publish_all(self._vote_message())
+            await self._publish_all(self.vote.message())
 
     async def _close_vote(self, result: str) -> None:
         """End the open vote (if any) and tell everyone ``result``."""
-        if self.vote is None:
-            return
-        if self._vote_timer:
-            self._vote_timer.cancel()
-        message = self._vote_message(result)
-        self.vote, self._vote_timer, self._vote_deadline = None, None, None
-        await self._publish_all(message)
+        message = self.vote.close(result)
+        if message is not None:
+            await self._publish_all(message)
 
     async def _dissolve(self) -> None:
         """Every seat agreed: stop the session now. An unfinished hand is not settled."""
