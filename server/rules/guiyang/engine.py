@@ -593,17 +593,6 @@ def _claim_decision(s: State) -> tuple[str, list[int]] | None:
 # ---------------------------------------------------------------------------- views
 
 
-def project_event(event: Event, seat: int | None) -> Event:
-    """The event as ``seat`` may see it (None = spectator): the fields listed in
-    ``_private`` are kept only for ``event["seat"]``."""
-    private = event.get("_private", ())
-    out = {k: v for k, v in event.items() if k != "_private"}
-    if isinstance(private, list) and event.get("seat") != seat:
-        for key in private:
-            out.pop(key, None)
-    return out
-
-
 def _unseen(state: State, seat: int) -> list[int]:
     """Copies of each kind that ``seat`` cannot see (not in its hand, any meld or river)."""
     unseen = [4 - c for c in state.hands[seat]]
