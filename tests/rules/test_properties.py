@@ -104,6 +104,29 @@ def test_replay_is_deterministic(options: GuiyangOptions, seed: str, policy: int
     assert guiyang.settle(state) == guiyang.settle(played[-1][3])
 
 
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(options=options_strategy, seed=seeds, policy=policies)
+def test_late_answers_change_no_decided_window_and_no_self_draw_without_a_draw(
+    options: GuiyangOptions, seed: str, policy: int
+) -> None:
+    """§3: once a window is decided, any answer still accepted from a seat it offered a claim
+    closes it to the same events (and settlement); a self-draw is only offered with a tile
+    drawn in this turn (never right after a pong)."""
+    for before, _, _, _, _ in play_hand(options, seed, policy):
+        if guiyang.claims_decided(before):
+            _, events = guiyang.resolve_claims(before)
+            for seat in guiyang.acting_seats(before):
+                for action in guiyang.legal_actions(before, seat):
+                    late, answer_events = guiyang.apply(before, seat, action)
+                    assert answer_events == [] and guiyang.claims_decided(late)
+                    assert guiyang.resolve_claims(late)[1] == events
+        elif before.phase == "turn":
+            seat = before.turn
+            if Action("self_draw") in guiyang.legal_actions(before, seat):
+                dealt = seat == before.dealer and not any(before.discards)
+                assert before.drawn[seat] is not None or dealt
+
+
 @settings(max_examples=100, deadline=None)
 @given(
     options=options_strategy, seed=st.text(min_size=1, max_size=12), policy=st.integers(0, 2**32)
@@ -133,29 +156,6 @@ def test_views_and_events_hide_other_seats_and_the_wall(
                 if event["type"] == "ding_que_chosen" and event["seat"] != seat:
                     assert "suit" not in projected
                 assert "_private" not in projected and "_only" not in projected
-
-
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(options=options_strategy, seed=seeds, policy=policies)
-def test_late_answers_change_no_decided_window_and_no_self_draw_without_a_draw(
-    options: GuiyangOptions, seed: str, policy: int
-) -> None:
-    """§3: once a window is decided, any answer still accepted from a seat it offered a claim
-    closes it to the same events (and settlement); a self-draw is only offered with a tile
-    drawn in this turn (never right after a pong)."""
-    for before, _, _, _, _ in play_hand(options, seed, policy):
-        if guiyang.claims_decided(before):
-            _, events = guiyang.resolve_claims(before)
-            for seat in guiyang.acting_seats(before):
-                for action in guiyang.legal_actions(before, seat):
-                    late, answer_events = guiyang.apply(before, seat, action)
-                    assert answer_events == [] and guiyang.claims_decided(late)
-                    assert guiyang.resolve_claims(late)[1] == events
-        elif before.phase == "turn":
-            seat = before.turn
-            if Action("self_draw") in guiyang.legal_actions(before, seat):
-                dealt = seat == before.dealer and not any(before.discards)
-                assert before.drawn[seat] is not None or dealt
 
 
 SWEEP_HANDS = int(os.environ.get("ZHUOJI_SWEEP_HANDS", "1000"))
