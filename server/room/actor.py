@@ -136,16 +136,19 @@ def replay_hand(
     where ``version`` is the number of events the actions produced (the hand's event counter).
     ``weekday`` is the one stored with the hand (星期鸡), never today's.
     A decided claim window is closed (`resolve_claims`) before the next action and at the
-    end, as the live room closes it. Raises ``IllegalAction`` if the log does not replay (a
-    corrupt log).
+    end, as the live room closes it, unless that action is a seat's answer to the window
+    (accepted while it was open, §3: a decided window closes with a win, so no action other
+    than such an answer can follow it before it is closed). Raises ``IllegalAction`` if the
+    log does not replay (a corrupt log).
     """
     state = deal(options, seed, dealer, dealer_streak, weekday)
     version = 0
     for seat, payload in actions:
-        if claims_decided(state):  # the room closed it before anyone could act again
-            state, events = resolve_claims(state)
+        action = Action.from_dict(payload["action"])
+        if claims_decided(state) and action not in legal_actions(state, seat):
+            state, events = resolve_claims(state)  # the room closed it before this action
             version += len(events)
-        state, events = apply(state, seat, Action.from_dict(payload["action"]))
+        state, events = apply(state, seat, action)
         version += len(events)
     if claims_decided(state):
         state, events = resolve_claims(state)
@@ -274,9 +277,14 @@ class RoomActor:
     async def act(self, seat: int, action: Action, prompt: int | None = None) -> None:
         """A player's action, answering prompt number ``prompt`` (None: the current one).
 
+        A claim answer is accepted while its window is open, even once the window's outcome
+        is decided without it (spec §3: it loses to the higher claim); the room closes a
+        decided window after ``claim_min_ms`` without waiting for the other answers.
+
         Raises :class:`RoomError` and changes nothing when refused: ``stale_prompt`` (``prompt``
-        is not the current prompt, or the seat already answered the current prompt),
-        ``illegal_action``, ``not_your_turn``, ``no_hand``."""
+        is not the current prompt, e.g. an answer to a claim window already closed, or the
+        seat already answered the current prompt), ``illegal_action``, ``not_your_turn``,
+        ``no_hand``."""
         await self.submit(_Cmd("action", seat=seat, action=action, prompt=prompt))
 
     async def vote_dissolve(self, seat: int, agree: bool) -> None:
@@ -467,9 +475,6 @@ class RoomActor:
                 )
             if cmd.seat in self._answered and self.status == "playing":
                 raise RoomError("stale_prompt", f"this seat already answered prompt {self._window}")
-            if self.state is not None and claims_decided(self.state):
-                # decided without this seat (a win beat its pong): its answer is simply late
-                raise RoomError("stale_prompt", f"prompt {self._window} is already decided")
             await self._apply(cmd.seat, cmd.action, "player", cmd.future)
             return None
         if cmd.kind in ("bot", "timeout"):
@@ -646,6 +651,9 @@ class RoomActor:
         await self.store.set_room_status(self.code, self.status)
         if not last:
             self._begin_ready()
+        else:
+            self._window += 1  # the hand's last prompt is over: a late answer is stale_prompt
+            self._answered.clear()
         self.version += 1
         await self._publish_all(
             {
@@ -806,7 +814,10 @@ class RoomActor:
         """Recompute who must act; (re)arm timers; queue bot moves. Called after each change.
 
         A claim window or a 定缺 round keeps its deadline while its seats answer one by one;
-        anything else opens a new window (new deadlines).
+        anything else opens a new window (new deadlines). A decided claim window is closed
+        ``claim_min_ms`` after it opened (at once if that has passed), even while seats it
+        offered a claim have not answered: their answers, accepted until then, cannot change
+        its outcome (spec §3).
         """
         kind = prompt_kind(self.state)
         acting = frozenset(acting_seats(self.state))

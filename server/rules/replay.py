@@ -14,6 +14,7 @@ from typing import Any
 
 from . import guiyang
 from .guiyang import Action, IllegalAction, State
+from .tiles import tile_name
 
 OUTCOME_KEYS = (
     "result",
@@ -51,25 +52,29 @@ def parse_action(entry: Sequence[Any]) -> tuple[int, Action, dict[str, Any]]:
     return seat, Action(kind, tile=arg, bao_ting=bool(extra.get("bao_ting"))), extra
 
 
-def _is_claim_answer(state: State, seat: int, action: Action) -> bool:
+def _is_claim_answer(state: State, action: Action) -> bool:
+    """An answer-shaped action while a claim or rob window is open. It can only ever be
+    legal in that window (no turn action has its shape), so it is judged there."""
     return (
         state.phase in ("claim", "rob")
-        and seat in state.claim_options
         and action.kind in ("win", "pong", "kong", "pass")
         and action.tile is None
     )
 
 
 def close_window(state: State, events: list[dict[str, Any]] | None = None) -> State:
-    """Pass for every seat still owing a claim answer, in turn order (fixtures.md: seats that
-    could claim and are not listed pass), then close the window; its events go to
-    ``events``."""
+    """Close the open claim or rob window as the room does; its events go to ``events``.
+
+    A decided window (`guiyang.claims_decided`) is closed at once, even if some offered
+    seats have not answered: no answer of theirs could change it (§3). Otherwise the seats
+    still owing an answer pass, in turn order, until it is decided (fixtures.md: seats that
+    could claim and are not listed pass). A state with no open window is returned as is.
+    """
     while state.phase in ("claim", "rob"):
-        acting = guiyang.acting_seats(state)
-        if acting:
-            state, new = guiyang.apply(state, acting[0], Action("pass"))
-        else:
+        if guiyang.claims_decided(state):
             state, new = guiyang.resolve_claims(state)
+        else:
+            state, new = guiyang.apply(state, guiyang.acting_seats(state)[0], Action("pass"))
         if events is not None:
             events.extend(new)
     return state
@@ -78,27 +83,56 @@ def close_window(state: State, events: list[dict[str, Any]] | None = None) -> St
 def run_hand(state: State, actions: Sequence[Sequence[Any]]) -> tuple[State, list[dict[str, Any]]]:
     """Apply fixture-form ``actions`` to ``state``; returns the final state and all events.
 
+    A claim answer (``win``, ``pong``, ``kong`` without a tile, ``pass``) while a window is
+    open answers that window, in any order, even once it is decided (§3). Any other action
+    first closes the window as the room would before anyone could take it (`close_window`).
+    This holds for an action marked ``{"expect": "illegal"}`` too, so it is judged where it
+    would really be taken, not refused merely because a window was still open; it must
+    then be refused, and it changes nothing.
+
     Raises:
         FixtureError: an action not marked ``{"expect": "illegal"}`` was refused, or one
-            marked so was accepted.
+            marked so was legal (the message names it).
     """
     events: list[dict[str, Any]] = []
     for number, entry in enumerate(actions):
         seat, action, extra = parse_action(entry)
+        if not _is_claim_answer(state, action):
+            state = close_window(state, events)
         if extra.get("expect") == "illegal":
+            if action in guiyang.legal_actions(state, seat):
+                raise FixtureError(
+                    f"action {number} {list(entry)} is marked illegal but is legal: seat {seat}"
+                    f" may {_describe(action)} now ({_where(state)})"
+                )
             try:
                 guiyang.apply(state, seat, action)
             except IllegalAction:
                 continue
             raise FixtureError(f"action {number} {list(entry)} was accepted but must be illegal")
-        if not _is_claim_answer(state, seat, action):
-            state = close_window(state, events)
         try:
             state, new = guiyang.apply(state, seat, action)
         except IllegalAction as exc:
             raise FixtureError(f"action {number} {list(entry)} refused: {exc.message}") from None
         events.extend(new)
     return close_window(state, events), events
+
+
+def _describe(action: Action) -> str:
+    text = " ".join(str(v) for v in (action.kind, action.tile, action.suit) if v)
+    return text + (" with bao_ting" if action.bao_ting else "")
+
+
+def _where(state: State) -> str:
+    """Where the hand stands, for error messages."""
+    if state.phase == "turn":
+        return f"seat {state.turn}'s turn"
+    if state.phase == "claim" and state.last_discard is not None:
+        seat, tile = state.last_discard
+        return f"claim window on seat {seat}'s discard {tile_name(tile)}"
+    if state.phase == "rob" and state.rob_tile is not None:
+        return f"rob window on seat {state.turn}'s added kong of {tile_name(state.rob_tile)}"
+    return f"{state.phase} phase"
 
 
 def fixture_state(fixture: dict[str, Any]) -> State:
