@@ -80,6 +80,7 @@ def choose_action(state: State, seat: int) -> Action:
         return min(discards, key=key)
 
     tile = state.rob_tile if state.phase == "rob" else (state.last_discard or (0, 0))[1]
+    assert tile is not None, "a claim window has a tile"
     now = shanten(counts, melds)
     for k in kongs:
         after = list(counts)
