@@ -262,3 +262,18 @@ def test_win_check_waits_and_shanten_agree_with_a_brute_force_search(
         assert got == want, ([tile_name(k) for k in got], [tile_name(k) for k in want])
         if want:
             assert shanten(counts, melds) == 0
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    tiles=st.lists(st.integers(0, 33), min_size=13, max_size=13).filter(
+        lambda ks: all(ks.count(k) < 4 for k in ks)
+    )
+)
+def test_shanten_with_honours_agrees_with_the_mahjong_package(tiles: list[int]) -> None:
+    """The Riichi hand calculator (PyPI ``mahjong``) as the reference, on 13-tile hands
+    without a four of a kind (Riichi's seven pairs do not count four equal tiles as two)."""
+    from mahjong.shanten import Shanten
+
+    counts = [tiles.count(k) for k in range(34)]
+    assert shanten(counts) == Shanten().calculate_shanten(counts, use_kokushi=False)
