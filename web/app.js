@@ -24,7 +24,7 @@ const h = (tag, attrs = {}, ...children) => {
 };
 
 const ENDED_STATUSES = new Set(['finished', 'dissolved', 'ended', 'over', 'closed', 'done', 'complete', 'completed']);
-const CLAIM_ORDER = ['win', 'self_draw', 'kong', 'pong', 'pass'];
+const CLAIM_ORDER = ['win', 'self_draw', 'kong', 'pong', 'chow', 'pass'];
 
 const S = {
   code: null,
@@ -548,6 +548,8 @@ function noteEvent(ev) {
   let text = '';
   switch (ev.type) {
     case 'pong': text = `${who} ${t('act_pong')} ${tn}`; break;
+    case 'chow': text = `${who} ${t('act_chow')} ${(ev.tiles || []).map(tileName).join('')}`; break;
+    case 'flower': text = `${who} ${t('bu_hua')} ${tn}`; break;
     case 'kong': case 'kong_declared': text = `${who} ${t('act_kong')} ${tn}`; break;
     case 'win': {
       const ws = (ev.winners || []).map(seatName).join(', ');
@@ -734,6 +736,16 @@ function seatHead(i, sv) {
   return head;
 }
 
+/** A seat's flowers, laid open (Jintan, jintan.md §J2). */
+function flowersEl(sv) {
+  const fl = Array.isArray(sv.flowers) ? sv.flowers : [];
+  const box = h('div', { class: 'flowers', dataset: { count: String(fl.length) } });
+  if (!fl.length) { box.hidden = true; return box; }
+  box.append(h('span', { class: 'label', text: t('flowers') }));
+  for (const f of fl) box.append(tileEl(f, { size: 'xs', classes: ['flower'] }));
+  return box;
+}
+
 function meldsEl(sv) {
   const box = h('div', { class: 'melds' });
   for (const m of sv.melds || []) {
@@ -798,7 +810,7 @@ function renderOpponents() {
     for (let k = 0; k < Math.min(cc, 14); k++) backs.append(h('span', { class: 'back-mini' }));
     hidden.append(backs, h('span', { class: 'count', text: `×${cc}` }));
     const row = h('div', { class: 'opp-row' }, hidden, meldsEl(sv));
-    panel.append(row, riverEl(i, sv));
+    panel.append(row, flowersEl(sv), riverEl(i, sv));
     box.append(panel);
   }
 }
@@ -856,6 +868,7 @@ function renderMe() {
   $('#my-head').replaceWith(myHead);
   $('#my-river').replaceWith(Object.assign(riverEl(S.seat, sv), { id: 'my-river' }));
   $('#my-melds').replaceWith(Object.assign(meldsEl(sv), { id: 'my-melds' }));
+  $('#my-flowers').replaceWith(Object.assign(flowersEl(sv), { id: 'my-flowers' }));
   const waits = $('#waits');
   waits.replaceChildren();
   if (Array.isArray(v.waits) && v.waits.length) {
@@ -963,7 +976,13 @@ function renderActions() {
     const shown = a.tile || (['win', 'pong', 'kong'].includes(a.kind) && S.view && S.view.phase !== 'turn'
       ? claimTile : null);
     if (a.tile) btn.dataset.actionTile = a.tile;
-    if (shown) btn.append(tileEl(shown, { size: 'xs' }));
+    if (a.kind === 'chow' && Array.isArray(a.tiles)) {
+      // one button per run: the two tiles from hand and the claimed one, in order
+      btn.dataset.actionTiles = a.tiles.join('');
+      for (const tl of sortTiles([...a.tiles, claimTile].filter(Boolean))) {
+        btn.append(tileEl(tl, { size: 'xs', classes: tl === claimTile ? ['claimed-tile'] : [] }));
+      }
+    } else if (shown) btn.append(tileEl(shown, { size: 'xs' }));
     box.append(btn);
   }
   if (claims.length || dq.length) {
@@ -1011,8 +1030,31 @@ function detailEl(d, reason) {
   if (typeof d.tile === 'string') box.append(tileEl(d.tile, { size: 'xs' }));
   if (d.jin && reason !== 'ji') box.append(h('small', { class: 'badge', text: '金' }));
   if (d.suit) box.append(h('small', { text: suitChar(d.suit) }));
+  if (typeof d.hua_total === 'number') box.append(jintanWinEl(d));
   return box.children.length ? box : null;
 }
+
+/** A Jintan win line's facts (jintan.md §J5-§J6): 花 by item, 番 by pattern, the formula and
+ * whether the cap (封顶 ×4) applied. */
+function jintanWinEl(d) {
+  const box = h('span', { class: 'jt-win' });
+  const hua = (d.hua || []).map((x) => `${x.what === 'flower' ? '' : (HUA_ITEMS[x.what] || x.what)}${tileName(x.tile)} ${x.hua}`);
+  box.append(h('small', { class: 'hua', dataset: { hua: String(d.hua_total) }, text: `${t('hua')} ${d.hua_total}${hua.length ? ` (${hua.join(', ')})` : ''}` }));
+  const fans = (d.fan || []).map((f) => FAN_NAMES[f] || f);
+  box.append(h('small', { class: 'fan', dataset: { fan: String(d.fan_total) }, text: `${t('fan')} ${d.fan_total}${fans.length ? ` (${fans.join(' ')})` : ''}` }));
+  const unit = d.base + d.hua_total * d.flower_value;
+  const mult = 2 ** Math.min(d.fan_total, 2);
+  box.append(h('small', { class: 'formula', text: `(${d.base}+${d.hua_total}×${d.flower_value})×${mult}` }));
+  if (d.capped) box.append(h('small', { class: 'badge capped', text: t('capped') }));
+  box.dataset.unit = String(unit);
+  return box;
+}
+
+const FAN_NAMES = { hun_yi_se: '混一色', dui_dui_hu: '对对胡', gang_kai: '杠开', du_diao: '独吊', qing_yi_se: '清一色', qi_dui: '七对' };
+const HUA_ITEMS = {
+  flower: '', honour_pong: '碰', honour_concealed_triplet: '暗刻', honour_exposed_kong: '明杠',
+  honour_concealed_kong: '暗杠', exposed_kong: '明杠', concealed_kong: '暗杠',
+};
 
 function HAND_KIND_FALLBACK(k) { return WIN_KINDS[k] || handTypeText(k); }
 

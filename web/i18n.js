@@ -71,6 +71,12 @@ const STRINGS = {
     act_self_draw: '自摸',
     act_kong: '杠',
     act_pong: '碰',
+    act_chow: '吃',
+    bu_hua: '补花',
+    flowers: '花',
+    hua: '花',
+    fan: '番',
+    capped: '封顶',
     act_pass: '过',
     act_discard: '打出',
     your_turn: '请出牌',
@@ -202,6 +208,12 @@ const STRINGS = {
     act_self_draw: 'Self-draw',
     act_kong: 'Kong',
     act_pong: 'Pong',
+    act_chow: 'Chow',
+    bu_hua: 'flower',
+    flowers: 'Flowers',
+    hua: 'flowers (花)',
+    fan: 'fan (番)',
+    capped: 'capped (封顶)',
     act_pass: 'Pass',
     act_discard: 'discards',
     your_turn: 'Your turn',
@@ -279,11 +291,11 @@ export const REASONS = {
 export const HAND_TYPES = {
   ping_hu: '平胡', da_dui_zi: '大对子', qi_dui: '七对', long_qi_dui: '龙七对', dan_diao: '单吊',
   qing_yi_se: '清一色', qing_da_dui: '清大对', qing_qi_dui: '清七对', qing_long_bei: '青龙背',
-  qing_dan_diao: '清单吊',
+  qing_dan_diao: '清单吊', standard: '胡', ba_hua: '八花',
 };
 
 export const WIN_KINDS = {
-  zi_mo: '自摸', dian_pao: '点炮', gang_kai: '杠上开花', re_pao: '热炮', qiang_gang: '抢杠',
+  zi_mo: '自摸', dian_pao: '点炮', gang_kai: '杠上开花', re_pao: '热炮', qiang_gang: '抢杠', ba_hua: '八花',
   ruan_bao: '软报', ying_bao: '硬报', sha_bao: '杀报', self_draw: '自摸', discard: '点炮',
 };
 

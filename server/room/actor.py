@@ -331,9 +331,14 @@ class RoomActor:
     async def act(self, seat: int, action: Action, prompt: int | None = None) -> None:
         """A player's action, answering prompt number ``prompt`` (None: the current one).
 
+        A claim answer is accepted while its window is open, even once the window's outcome
+        is decided without it (spec §3: it loses to the higher claim); the room closes a
+        decided window after ``claim_min_ms`` without waiting for the other answers.
+
         Raises :class:`RoomError` and changes nothing when refused: ``stale_prompt`` (``prompt``
-        is not the current prompt, or the seat already answered the current prompt),
-        ``illegal_action``, ``not_your_turn``, ``no_hand``."""
+        is not the current prompt, e.g. an answer to a claim window already closed, or the
+        seat already answered the current prompt), ``illegal_action``, ``not_your_turn``,
+        ``no_hand``."""
         await self.submit(Act(seat, action, prompt))
 
     async def vote_dissolve(self, seat: int, agree: bool) -> None:
@@ -616,16 +621,13 @@ class RoomActor:
         self, seat: int, action: Action, prompt: int | None, future: asyncio.Future[Any] | None
     ) -> None:
         """A player's action (`act`), refused as ``stale_prompt`` when it answers an old or
-        an already answered or decided prompt."""
+        an already answered prompt."""
         if prompt is not None and prompt != self._window:
             raise RoomError(
                 "stale_prompt", f"prompt {prompt} is over (the current prompt is {self._window})"
             )
         if seat in self._answered and self.status == "playing":
             raise RoomError("stale_prompt", f"this seat already answered prompt {self._window}")
-        if self.state is not None and self.game.claims_decided(self.state):
-            # decided without this seat (a win beat its pong): its answer is simply late
-            raise RoomError("stale_prompt", f"prompt {self._window} is already decided")
         await self._apply(seat, action, "player", future)
 
     async def _auto_move(self, cmd: BotMove | Timeout, seat: int, window: int) -> None:
@@ -769,6 +771,9 @@ class RoomActor:
         await self.store.set_room_status(self.code, self.status)
         if not last:
             self._begin_ready()
+        else:
+            self._window += 1  # the hand's last prompt is over: a late answer is stale_prompt
+            self._answered.clear()
         self.version += 1
         await self._publish_all(
             {
@@ -901,7 +906,10 @@ class RoomActor:
         """Recompute who must act; (re)arm timers; queue bot moves. Called after each change.
 
         A claim window or a 定缺 round keeps its deadline while its seats answer one by one;
-        anything else opens a new window (new deadlines).
+        anything else opens a new window (new deadlines). A decided claim window is closed
+        ``claim_min_ms`` after it opened (if that has passed: at the end of this command, after
+        any commands already queued), even while seats it offered a claim have not answered:
+        their answers, accepted until then, cannot change its outcome (spec §3).
         """
         kind = self.game.prompt_kind(self.state)
         acting = frozenset(self._acting())

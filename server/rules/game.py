@@ -127,8 +127,13 @@ class Game(Protocol):
         ...
 
     def is_claim_answer(self, state: Any, seat: int, action: Action) -> bool:
-        """True if ``action`` of ``seat`` answers the open claim window (a fixture replay
-        closes the window, unlisted claimants passing, before any other action)."""
+        """True if ``action`` of ``seat`` has the shape of an answer to the open claim window
+        (it is judged in that window, in any order; a replay closes the window before any
+        other action)."""
+        ...
+
+    def describe(self, state: Any) -> str:
+        """Where the hand stands, in words, for error messages (e.g. ``"seat 2's turn"``)."""
         ...
 
     def claims_decided(self, state: Any) -> bool:

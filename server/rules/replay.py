@@ -47,11 +47,13 @@ class FixtureError(ValueError):
 @dataclass(frozen=True)
 class Step:
     """One replayed decision: ``seat`` plays ``action``; with ``expect_illegal`` (fixtures
-    only) the game must refuse it, and the replay goes on without it."""
+    only) the game must refuse it, and the replay goes on without it. ``entry`` is the
+    fixture's own form of it, for messages."""
 
     seat: int
     action: Action
     expect_illegal: bool = False
+    entry: tuple[Any, ...] | None = None
 
 
 @dataclass
@@ -116,23 +118,36 @@ def replay(
 
 
 def _play(game: Game, state: Any, steps: Iterable[Step], fixture: bool) -> tuple[Any, list[Event]]:
-    """`replay`'s loop from a given starting state."""
+    """`replay`'s loop from a given starting state.
+
+    A claim answer while a window is open answers that window, in any order, even once it is
+    decided (§3). Before any other step the window is closed as the room closes it: a stored
+    hand closes a decided window (the room did so before anyone could act again); a fixture
+    also lets the seats still owing an answer pass (`close_window`). An ``expect_illegal``
+    step is judged where it would really be taken, so it must be refused there.
+    """
     events: list[Event] = []
     for number, step in enumerate(steps):
+        seat, action = step.seat, step.action
+        if fixture:
+            if not game.is_claim_answer(state, seat, action):
+                state = close_window(state, events, game)
+        elif game.claims_decided(state) and action not in game.legal_actions(state, seat):
+            state, new = game.resolve_claims(state)  # the room closed it before this action
+            events.extend(new)
         if step.expect_illegal:
+            if action in game.legal_actions(state, seat):
+                raise FixtureError(
+                    f"action {number} {_entry(step)} is marked illegal but is legal: seat {seat}"
+                    f" may {_describe(action)} now ({game.describe(state)})"
+                )
             try:
-                game.apply(state, step.seat, step.action)
+                game.apply(state, seat, action)
             except IllegalAction:
                 continue
             raise FixtureError(f"action {number} {_entry(step)} was accepted but must be illegal")
-        if fixture:
-            if not game.is_claim_answer(state, step.seat, step.action):
-                state = close_window(state, events, game)
-        elif game.claims_decided(state):  # the room closed it before anyone could act again
-            state, new = game.resolve_claims(state)
-            events.extend(new)
         try:
-            state, new = game.apply(state, step.seat, step.action)
+            state, new = game.apply(state, seat, action)
         except IllegalAction as exc:
             if not fixture:
                 raise
@@ -147,7 +162,14 @@ def _play(game: Game, state: Any, steps: Iterable[Step], fixture: bool) -> tuple
 
 
 def _entry(step: Step) -> list[Any]:
+    if step.entry is not None:
+        return list(step.entry)
     return [step.seat, *step.action.to_dict().values()]
+
+
+def _describe(action: Action) -> str:
+    text = " ".join(str(v) for v in (action.kind, action.tile, action.suit) if v)
+    return text + (" with bao_ting" if action.bao_ting else "")
 
 
 # ---------------------------------------------------------------------------- fixtures
@@ -173,21 +195,25 @@ def fixture_steps(actions: Iterable[Sequence[Any]]) -> list[Step]:
     steps = []
     for entry in actions:
         seat, action, extra = parse_action(entry)
-        steps.append(Step(seat, action, extra.get("expect") == "illegal"))
+        steps.append(Step(seat, action, extra.get("expect") == "illegal", tuple(entry)))
     return steps
 
 
 def close_window(state: Any, events: list[Event] | None = None, game: Game | None = None) -> Any:
-    """Pass for every seat still owing a claim answer, in turn order (fixtures.md: seats that
-    could claim and are not listed pass), then close the window; its events go to
-    ``events``. ``game`` defaults to `DEFAULT_GAME`."""
+    """Close the open claim or rob window as the room does; its events go to ``events``.
+
+    A decided window (`Game.claims_decided`) is closed at once, even if some offered seats
+    have not answered: no answer of theirs could change it (§3). Otherwise the seats still
+    owing an answer pass, in turn order, until it is decided (fixtures.md: seats that could
+    claim and are not listed pass). A state with no open window is returned as is. ``game``
+    defaults to `DEFAULT_GAME`.
+    """
     game = game or find_game(DEFAULT_GAME)
     while game.claim_open(state):
-        acting = game.acting_seats(state)
-        if acting:
-            state, new = game.apply(state, acting[0], Action("pass"))
-        else:
+        if game.claims_decided(state):
             state, new = game.resolve_claims(state)
+        else:
+            state, new = game.apply(state, game.acting_seats(state)[0], Action("pass"))
         if events is not None:
             events.extend(new)
     return state
@@ -199,9 +225,16 @@ def run_hand(
     """Apply fixture-form ``actions`` to ``state``; returns the final state and all events
     (`replay` of a fixture, from a state already made).
 
+    A claim answer (``win``, ``pong``, ``kong`` without a tile, ``pass``) while a window is
+    open answers that window, in any order, even once it is decided (§3). Any other action
+    first closes the window as the room would before anyone could take it (`close_window`).
+    This holds for an action marked ``{"expect": "illegal"}`` too, so it is judged where it
+    would really be taken, not refused merely because a window was still open; it must
+    then be refused, and it changes nothing.
+
     Raises:
         FixtureError: an action not marked ``{"expect": "illegal"}`` was refused, or one
-            marked so was accepted.
+            marked so was legal (the message names it).
     """
     return _play(game or find_game(DEFAULT_GAME), state, fixture_steps(actions), True)
 

@@ -118,16 +118,20 @@ class Replay:
         self.events: list[dict[str, Any]] = [{}]
         # States reached by claim answers, which make no event: same version, later state.
         self.quiet: dict[int, list[Any]] = {}
-        steps: list[tuple[int, Any] | None] = []
+        steps: list[tuple[int, Action] | None] = []
         for seat, payload in actions:
-            steps += [None, (seat, payload)]  # None: close the window if it is decided
-        for step in [*steps, None]:
+            # None: close the window if it is decided (unless the action answers it, §3)
+            steps += [None, (seat, Action.from_dict(payload["action"]))]
+        for n, step in enumerate([*steps, None]):
             if step is None:
                 if not claims_decided(state):
                     continue
+                after = steps[n + 1] if n + 1 < len(steps) else None
+                if after is not None and after[1] in legal_actions(state, after[0]):
+                    continue  # a late answer, accepted before the room closed the window
                 state, events = resolve_claims(state)  # as the room closes it
             else:
-                state, events = apply(state, step[0], Action.from_dict(step[1]["action"]))
+                state, events = apply(state, step[0], step[1])
                 if not events:
                     self.quiet.setdefault(len(self.states) - 1, []).append(state)
             for e in events:

@@ -12,6 +12,7 @@ import pytest
 from pydantic import ValidationError
 
 from server.rules import registry
+from server.rules.events import project_event
 from server.rules.game import Game
 from server.rules.guiyang import engine
 from server.rules.guiyang.bot import choose_action
@@ -104,7 +105,7 @@ def test_guiyang_behind_the_interface_is_its_engine(players: int) -> None:
             assert [e.to_dict() for e in got] == want
             for seat in [*range(players), None]:
                 assert [game.project_event(e, seat) for e in got] == [
-                    engine.project_event(e, seat) for e in want
+                    project_event(e, seat) for e in want
                 ]
         settlement = game.settle(other)
         assert isinstance(settlement, Settlement)

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from server.rules import guiyang
-from server.rules.guiyang import GuiyangOptions, State
+from server.rules.guiyang import Action, GuiyangOptions, State
 from tests.rules.randplay import play_hand
 
 options_strategy = st.builds(
@@ -101,6 +101,29 @@ def test_replay_is_deterministic(options: GuiyangOptions, seed: str, policy: int
         replayed.extend(evs)
     assert json.dumps(replayed, sort_keys=True) == json.dumps(events, sort_keys=True)
     assert guiyang.settle(state) == guiyang.settle(played[-1][3])
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(options=options_strategy, seed=seeds, policy=policies)
+def test_late_answers_change_no_decided_window_and_no_self_draw_without_a_draw(
+    options: GuiyangOptions, seed: str, policy: int
+) -> None:
+    """§3: once a window is decided, any answer still accepted from a seat it offered a claim
+    closes it to the same events (and settlement); a self-draw is only offered with a tile
+    drawn in this turn (never right after a pong)."""
+    for before, _, _, _, _ in play_hand(options, seed, policy):
+        if guiyang.claims_decided(before):
+            _, events = guiyang.resolve_claims(before)
+            for seat in guiyang.acting_seats(before):
+                for action in guiyang.legal_actions(before, seat):
+                    late, answer_events = guiyang.apply(before, seat, action)
+                    assert answer_events == [] and guiyang.claims_decided(late)
+                    assert guiyang.resolve_claims(late)[1] == events
+        elif before.phase == "turn":
+            seat = before.turn
+            if Action("self_draw") in guiyang.legal_actions(before, seat):
+                dealt = seat == before.dealer and not any(before.discards)
+                assert before.drawn[seat] is not None or dealt
 
 
 @settings(max_examples=100, deadline=None)

@@ -1,5 +1,6 @@
 """贵阳捉鸡 (Guiyang Zhuoji): the engine's public interface (spec/guiyang.md)."""
 
+from ..events import project_event
 from .engine import (
     acting_seats,
     apply,
@@ -8,7 +9,6 @@ from .engine import (
     default_action,
     legal_actions,
     new_hand,
-    project_event,
     prompt_kind,
     resolve_claims,
     seed_hash,

@@ -3,9 +3,10 @@
 Pure functions over `State`. ``apply`` returns a new state and the events it caused; it
 raises `IllegalAction` and changes nothing when the action is not among
 ``legal_actions(state, seat)``. Draws are implicit: a seat's turn starts with its draw.
-Every discard (and every added kong) opens a claim window, even when nobody can claim;
-once the window is decided (`claims_decided`) nobody has a legal action and the caller
-closes it with `resolve_claims`.
+Every discard (and every added kong) opens a claim window, even when nobody can claim.
+Every seat offered a claim may answer it, in any order, until the caller closes the window
+with `resolve_claims`, which it may do as soon as the outcome is decided (`claims_decided`),
+even if some offered seats have not answered: their answers could not change it (§3).
 
 Events are JSON-able dicts with a ``type``, all public; parts only one seat may see are
 listed under ``"_private"`` (field names, visible to ``event["seat"]`` only), which
@@ -194,10 +195,18 @@ def _first_discard(state: State, seat: int) -> bool:
     return not state.discards[seat]
 
 
+def _drew_this_turn(state: State, seat: int) -> bool:
+    """§3: the turn seat holds a tile drawn in this turn (a normal or replacement draw, or
+    the dealer's dealt 14 before anyone discarded); right after a pong it holds none."""
+    if state.drawn[seat] is not None:
+        return True
+    return seat == state.dealer and not any(state.discards)
+
+
 def _turn_actions(state: State, seat: int) -> list[Action]:
     counts = state.hands[seat]
     actions: list[Action] = []
-    if _can_win_with(state, seat, counts):
+    if _drew_this_turn(state, seat) and _can_win_with(state, seat, counts):
         actions.append(Action("self_draw"))
     void = state.ding_que[seat]
     locked = state.bao_ting[seat]
@@ -222,10 +231,13 @@ def _turn_actions(state: State, seat: int) -> list[Action]:
 def legal_actions(state: State, seat: int) -> list[Action]:
     """Every action ``seat`` may take now, in a stable order; empty if it owes none.
 
-    Turn phase: ``self_draw``, ``kong`` TILE (concealed or added), ``discard`` TILE (and the
-    same with ``bao_ting`` where §5 allows it). Claim phase: ``win`` / ``kong`` / ``pong``
-    and ``pass`` until the window is decided (`claims_decided`). Rob phase (§8.4): ``win``
-    and ``pass``. 定缺 phase (§11): ``ding_que``.
+    Turn phase: ``self_draw`` (only with a tile drawn in this turn, §3: never right after
+    a pong), ``kong`` TILE (concealed or added), ``discard`` TILE (and the same with
+    ``bao_ting`` where §5 allows it). Claim phase: ``win`` / ``kong`` / ``pong`` and
+    ``pass`` for every seat offered a claim that has not answered yet, until the window is
+    closed (`resolve_claims`), also once it is decided without that seat (§3: its answer is
+    accepted and loses to the higher claim). Rob phase (§8.4): ``win`` and ``pass``, alike.
+    定缺 phase (§11): ``ding_que``.
     """
     if not 0 <= seat < state.players:
         return []
@@ -234,8 +246,6 @@ def legal_actions(state: State, seat: int) -> list[Action]:
     if state.phase in ("claim", "rob"):
         if seat not in state.claim_options or seat in state.claim_answers:
             return []
-        if _claim_decision(state) is not None:
-            return []  # decided: a late answer could change nothing
         return [Action(k) for k in state.claim_options[seat]] + [Action("pass")]
     if state.phase == "ding_que":
         if state.ding_que[seat] is not None:
@@ -245,7 +255,8 @@ def legal_actions(state: State, seat: int) -> list[Action]:
 
 
 def acting_seats(state: State) -> list[int]:
-    """Seats that owe an answer now (the turn seat, undecided claimants, 定缺 choosers)."""
+    """Seats that may act now: the turn seat, the seats offered a claim that have not
+    answered (also in a decided window, until it is closed), the 定缺 choosers."""
     return [s for s in range(state.players) if legal_actions(state, s)]
 
 
@@ -473,8 +484,10 @@ def _answer(s: State, seat: int, kind: str, events: list[Event]) -> None:
 
 def claims_decided(state: State) -> bool:
     """True while a claim or rob window is open and its outcome no longer depends on anyone:
-    every seat that could change it has answered (or nobody could claim at all). Then no
-    seat has a legal action and `resolve_claims` must be called."""
+    every seat that could change it has answered (or nobody could claim at all). The caller
+    then closes it with `resolve_claims` (the room after its minimum claim time). Until
+    then a seat offered a claim that has not answered may still answer (§3); its answer is
+    accepted but changes nothing (it loses to the higher claim)."""
     return state.phase in ("claim", "rob") and _claim_decision(state) is not None
 
 
@@ -563,7 +576,9 @@ def _claim_decision(s: State) -> tuple[str, list[int]] | None:
 
     Win beats kong and pong; with ``multiple_winners`` every claimed win stands, else the
     first in turn order from the discarder. Nothing resolves while a seat that could still
-    claim something of higher or equal rank has not answered.
+    claim something of higher or equal rank has not answered. Answers that came after the
+    outcome was decided (a later seat's win with ``multiple_winners`` off, a pong after a
+    win) do not change it, whatever order they arrived in.
     """
     origin = s.turn if s.phase == "rob" else (s.last_discard or (0, 0))[0]
     order = [o for o in _others(s, origin) if o in s.claim_options]
@@ -591,17 +606,6 @@ def _claim_decision(s: State) -> tuple[str, list[int]] | None:
 
 
 # ---------------------------------------------------------------------------- views
-
-
-def project_event(event: Event, seat: int | None) -> Event:
-    """The event as ``seat`` may see it (None = spectator): the fields listed in
-    ``_private`` are kept only for ``event["seat"]``."""
-    private = event.get("_private", ())
-    out = {k: v for k, v in event.items() if k != "_private"}
-    if isinstance(private, list) and event.get("seat") != seat:
-        for key in private:
-            out.pop(key, None)
-    return out
 
 
 def _unseen(state: State, seat: int) -> list[int]:

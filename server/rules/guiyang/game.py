@@ -9,7 +9,7 @@ from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..tiles import full_set, parse_tiles
+from ..tiles import full_set, parse_tiles, tile_name
 from ..types import Action, Event, Settlement, View
 from . import engine
 from .bot import choose_action
@@ -106,12 +106,22 @@ class GuiyangGame:
         return state.phase in ("claim", "rob")
 
     def is_claim_answer(self, state: State, seat: int, action: Action) -> bool:
+        # Only ever legal in a window (no turn action has this shape), so judged there.
         return (
             state.phase in ("claim", "rob")
-            and seat in state.claim_options
             and action.kind in ("win", "pong", "kong", "pass")
             and action.tile is None
         )
+
+    def describe(self, state: State) -> str:
+        if state.phase == "turn":
+            return f"seat {state.turn}'s turn"
+        if state.phase == "claim" and state.last_discard is not None:
+            seat, tile = state.last_discard
+            return f"claim window on seat {seat}'s discard {tile_name(tile)}"
+        if state.phase == "rob" and state.rob_tile is not None:
+            return f"rob window on seat {state.turn}'s added kong of {tile_name(state.rob_tile)}"
+        return f"{state.phase} phase"
 
     def claims_decided(self, state: State) -> bool:
         return engine.claims_decided(state)
