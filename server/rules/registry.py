@@ -30,8 +30,14 @@ def _guiyang() -> Game:
     return GuiyangGame()
 
 
+def _jintan() -> Game:
+    from .jintan.game import JintanGame
+
+    return JintanGame()
+
+
 #: Name -> factory; a game module is imported the first time its game is asked for.
-_FACTORIES: dict[str, Callable[[], Game]] = {"guiyang": _guiyang}
+_FACTORIES: dict[str, Callable[[], Game]] = {"guiyang": _guiyang, "jintan": _jintan}
 _GAMES: dict[str, Game] = {}
 
 

@@ -20,6 +20,7 @@ from typing import Any
 
 from .game import Game
 from .registry import DEFAULT_GAME, UnknownGame, find_game, game_names
+from .tiles import parse_tiles, tile_index
 from .types import Action, Event, IllegalAction, Settlement
 
 OUTCOME_KEYS = (
@@ -187,6 +188,9 @@ def parse_action(entry: Sequence[Any]) -> tuple[int, Action, dict[str, Any]]:
             arg = item
     if kind == "ding_que":
         return seat, Action("ding_que", suit=arg), extra
+    if kind == "chow":  # the two tiles from hand, e.g. "4m5m"
+        tiles = tuple(sorted(parse_tiles(str(arg or "")), key=tile_index))
+        return seat, Action("chow", tiles=tiles), extra
     return seat, Action(kind, tile=arg, bao_ting=bool(extra.get("bao_ting"))), extra
 
 

@@ -4,8 +4,8 @@ Frozen dataclasses: a value, once made, never changes, so the room can hand the 
 every audience. Each is serialised once at the edge by its ``to_dict()``, whose shape is the
 wire shape of docs/protocol.md.
 
-* `Action`: one decision of a seat (``kind``, ``tile``, ``suit``, ``bao_ting``; ``tiles``
-  gives the tiles as a tuple);
+* `Action`: one decision of a seat (``kind``, ``tile``, ``suit``, ``bao_ting``, and
+  ``tiles``: the tiles from hand of a ``chow``, as a tuple), the same class for every game;
 * `IllegalAction` (of `server.rules.errors`): an action a game refuses (typed ``code``),
   the state unchanged;
 * `Event`: something that happened, with the fields only one seat may see (``private``);
@@ -22,10 +22,10 @@ from types import MappingProxyType
 from typing import Any
 
 from .errors import IllegalAction
-from .tiles import parse_tiles
+from .tiles import parse_tiles, tile_index
 
 #: Every action kind any game knows (the wire vocabulary, docs/protocol.md).
-ACTION_KINDS = ("discard", "kong", "pong", "win", "pass", "self_draw", "ding_que")
+ACTION_KINDS = ("discard", "kong", "chow", "pong", "win", "pass", "self_draw", "ding_que")
 SUIT_LETTERS = ("m", "p", "s")
 
 __all__ = [
@@ -54,21 +54,20 @@ class Action:
 
     ``kind`` is one of `ACTION_KINDS`. ``tile`` is set for ``discard`` and for a ``kong`` on
     one's own turn (absent when claiming a discard); ``suit`` (``m``/``p``/``s``) for
-    ``ding_que``; ``bao_ting`` for a discard that declares 软报 (guiyang §5).
+    ``ding_que``; ``bao_ting`` for a discard that declares 软报 (guiyang §5); ``tiles`` for a
+    ``chow`` (jintan §J3): the two tiles from hand, sorted. Which kinds and fields a game
+    accepts is its own affair: anything else is simply not among its legal actions.
     """
 
     kind: str
     tile: str | None = None
     suit: str | None = None
     bao_ting: bool = False
-
-    @property
-    def tiles(self) -> tuple[str, ...]:
-        """The tiles the action names, as a tuple (empty for none)."""
-        return () if self.tile is None else (self.tile,)
+    tiles: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, object]:
-        """JSON shape: ``{"kind": ..., "tile"?: ..., "suit"?: ..., "bao_ting"?: true}``."""
+        """JSON shape: ``{"kind": ..., "tile"?: ..., "suit"?: ..., "bao_ting"?: true,
+        "tiles"?: [...]}``."""
         d: dict[str, object] = {"kind": self.kind}
         if self.tile is not None:
             d["tile"] = self.tile
@@ -76,6 +75,8 @@ class Action:
             d["suit"] = self.suit
         if self.bao_ting:
             d["bao_ting"] = True
+        if self.tiles:
+            d["tiles"] = list(self.tiles)
         return d
 
     @classmethod
@@ -87,9 +88,9 @@ class Action:
         """
         if not isinstance(data, dict):
             raise IllegalAction("bad_action", "an action is an object with a 'kind'")
-        unknown = set(data) - {"kind", "tile", "suit", "bao_ting"}
+        unknown = set(data) - {"kind", "tile", "suit", "bao_ting", "tiles"}
         kind, tile, suit = data.get("kind"), data.get("tile"), data.get("suit")
-        bao_ting = data.get("bao_ting", False)
+        bao_ting, tiles = data.get("bao_ting", False), data.get("tiles", ())
         if unknown:
             raise IllegalAction("bad_action", f"unknown action fields: {sorted(unknown)}")
         if kind not in ACTION_KINDS:
@@ -100,7 +101,17 @@ class Action:
             raise IllegalAction("bad_action", f"not a suit: {suit!r}")
         if not isinstance(bao_ting, bool):
             raise IllegalAction("bad_action", "bao_ting must be true or false")
-        return cls(kind=kind, tile=tile, suit=suit, bao_ting=bao_ting)
+        if isinstance(tiles, str):  # compact notation, "4m5m"
+            parsed: list[str] | None = _parse_safe(tiles) or None
+        elif isinstance(tiles, list | tuple) and all(isinstance(t, str) for t in tiles):
+            parsed = [t for t in tiles if len(_parse_safe(t)) == 1]
+            parsed = parsed if len(parsed) == len(tiles) else None
+        else:
+            parsed = None
+        if parsed is None or (kind == "chow") != (len(parsed) == 2):
+            raise IllegalAction("bad_action", "a chow names the two tiles from hand")
+        ordered = tuple(sorted(parsed, key=tile_index))
+        return cls(kind=kind, tile=tile, suit=suit, bao_ting=bao_ting, tiles=ordered)
 
 
 @dataclass(frozen=True)

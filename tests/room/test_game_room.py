@@ -147,3 +147,23 @@ async def test_a_hand_is_settled_once_and_legality_computed_once_per_state(
     for sub in subs:
         await sub.close()
     await manager.close()
+
+
+async def test_a_jintan_room_plays_through_the_same_room_core(
+    store: Any, bus: Any, clock: ManualClock
+) -> None:
+    """The second game runs in the same actor, manager and audit, found by its name."""
+    manager = RoomManager(store, bus, clock, TIMING)
+    actor = await manager.create_room({"hands": 4}, "jintan")
+    assert actor.game.name == "jintan" and (await store.get_room(actor.code)).game == "jintan"
+    await manager.add_bots(actor.code, 4)
+    for _ in range(400):
+        if actor.status == "finished":
+            break
+        await actor.idle()
+    assert actor.status == "finished"
+    hands = await store.hands(actor.code)
+    assert len(hands) == 4 and all(sum(h.deltas) == 0 for h in hands)
+    assert actor.totals == [sum(h.deltas[i] for h in hands) for i in range(4)]
+    await manager.close()
+    assert await audit(store) == []

@@ -29,12 +29,12 @@ def test_find_game_gives_the_guiyang_game() -> None:
     assert isinstance(game, Game)
     assert game.name == "guiyang" and DEFAULT_GAME == "guiyang"
     assert find_game() is game and find_game("guiyang") is game, "one instance per name"
-    assert game_names() == ("guiyang",)
+    assert game_names() == ("guiyang", "jintan")
     assert len(game.tile_set) == 108 and sorted(set(game.tile_set))[:2] == ["1m", "1p"]
     assert game.options({}).model_dump() == game.options_model().model_dump()
 
 
-@pytest.mark.parametrize("name", ["jintan", "", "Guiyang", "guiyang "])
+@pytest.mark.parametrize("name", ["chess", "", "Guiyang", "guiyang "])
 def test_an_unknown_game_is_a_typed_error(name: str) -> None:
     with pytest.raises(UnknownGame) as err:
         find_game(name)
@@ -184,8 +184,10 @@ def test_replay_runs_a_fixture() -> None:
 def test_typed_values_serialise_to_the_wire_shapes() -> None:
     action = Action("discard", tile="5m", bao_ting=True)
     assert action.to_dict() == {"kind": "discard", "tile": "5m", "bao_ting": True}
-    assert Action.from_dict(action.to_dict()) == action and action.tiles == ("5m",)
-    assert Action("pass").tiles == ()
+    assert Action.from_dict(action.to_dict()) == action and action.tiles == ()
+    chow = Action.from_dict({"kind": "chow", "tiles": "5m4m"})
+    assert chow == Action("chow", tiles=("4m", "5m"))
+    assert chow.to_dict() == {"kind": "chow", "tiles": ["4m", "5m"]}
     event = Event.from_dict({"type": "draw", "seat": 1, "tile": "3p", "_private": ["tile"]})
     assert event.project(1) == {"type": "draw", "seat": 1, "tile": "3p"}
     assert event.project(0) == {"type": "draw", "seat": 1}
@@ -195,3 +197,43 @@ def test_typed_values_serialise_to_the_wire_shapes() -> None:
         event.data["tile"] = "4p"  # type: ignore[index]
     view = View({"phase": "turn"})
     assert dict(view) == view.to_dict() == {"phase": "turn"}
+
+
+def test_jintan_behind_the_interface_is_its_engine() -> None:
+    from server.rules import jintan
+    from server.rules.jintan.bot import choose_action as jintan_bot
+
+    game = find_game("jintan")
+    assert isinstance(game, Game) and game.name == "jintan" and len(game.tile_set) == 144
+    options = game.options({})
+    assert game.weekday_at(options, 0.0) is None
+    for n in range(6):
+        state = jintan.deal(options, f"jt-{n}")
+        other = game.deal(options, f"jt-{n}")
+        steps: list[Step] = []
+        while not state.ended:
+            for seat in range(4):
+                assert [a.to_dict() for a in game.legal_actions(other, seat)] == [
+                    a.to_dict() for a in jintan.legal_actions(state, seat)
+                ]
+                for aud in (seat, None):
+                    assert game.view(other, aud).to_dict() == jintan.view(state, aud)
+            if jintan.claims_decided(state):
+                state, want = jintan.resolve_claims(state)
+                other, got = game.resolve_claims(other)
+            else:
+                seat = jintan.acting_seats(state)[0]
+                action = jintan_bot(state, seat)
+                shared = game.bot_action(other, seat)
+                assert shared.to_dict() == action.to_dict()
+                steps.append(Step(seat, shared))
+                state, want = jintan.apply(state, seat, action)
+                other, got = game.apply(other, seat, shared)
+            assert [e.to_dict() for e in got] == want
+        settlement = game.settle(other)
+        assert settlement is not None and settlement.to_dict() == jintan.settle(state)
+        assert sum(settlement.deltas) == 0
+        done = replay(game, {}, steps, seed=f"jt-{n}")
+        assert done.settlement == settlement
+    with pytest.raises(IllegalAction):
+        game.apply(game.deal(options, "jt-x"), 0, Action("discard", tile="1m", bao_ting=True))
