@@ -88,7 +88,7 @@ async def test_a_stored_room_of_an_unknown_game_is_refused_typed(
         await actor.idle()
     await manager.close()
     with pytest.raises(RoomError) as err:
-        await manager.create_room({}, "jintan")
+        await manager.create_room({}, "chess")
     assert err.value.code == "bad_request"
 
     monkeypatch.delitem(registry._FACTORIES, "probe")
