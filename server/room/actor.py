@@ -179,6 +179,8 @@ def replay_hand(
     actions: list[tuple[int, dict[str, Any]]],
     weekday: int | None = None,
     game: Game | None = None,
+    *,
+    on_state: Callable[[Any], None] | None = None,
 ) -> tuple[Any, int]:
     """Rebuild a hand's state from its seed and action log (`server.rules.replay.replay`).
 
@@ -187,8 +189,9 @@ def replay_hand(
     with the hand (星期鸡), never today's; ``game`` defaults to the default game. Returns
     ``(state, version)`` where ``version`` is the number of events the actions produced (the
     hand's event counter). A decided claim window is closed before the next action and at
-    the end, as the live room closes it. Raises ``IllegalAction`` if the log does not replay
-    (a corrupt log).
+    the end, as the live room closes it. ``on_state`` (if given) sees every state the live
+    room went through: the deal, then the state after each action and each closed window.
+    Raises ``IllegalAction`` if the log does not replay (a corrupt log).
     """
     done = replay(
         game or find_game(DEFAULT_GAME),
@@ -198,6 +201,7 @@ def replay_hand(
         dealer=dealer,
         dealer_streak=dealer_streak,
         weekday=weekday,
+        on_state=on_state,
     )
     return done.state, done.version
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import sys
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -93,6 +93,7 @@ def replay(
     dealer_streak: int = 1,
     weekday: int | None = None,
     fixture: bool = False,
+    on_state: Callable[[Any], None] | None = None,
 ) -> Replayed:
     """Replay one hand of ``game`` from ``seed`` (a stored hand) or ``hands`` + ``wall``
     (fixture form) through ``steps``; ``weekday`` is the one recorded at the deal
@@ -106,6 +107,9 @@ def replay(
     every seat still owing an answer passes (fixtures.md); at the end every open window is
     closed that way. Raises `FixtureError` for a refused step, or an ``expect_illegal``
     step the game accepted. ``ValueError`` for hands + wall that are not one tile set.
+
+    ``on_state`` (if given) sees every state the hand went through, as the live room did:
+    the deal, then the state after each step and each closed claim window.
     """
     options = game.options(options)
     if seed is not None:
@@ -114,11 +118,19 @@ def replay(
         state = game.new_hand(options, hands, wall, dealer, dealer_streak, weekday)
     else:
         raise ValueError("replay needs a seed, or hands and a wall")
-    state, events = _play(game, state, steps, fixture)
+    if on_state is not None:
+        on_state(state)
+    state, events = _play(game, state, steps, fixture, on_state)
     return Replayed(state, events, game.settle(state) if game.ended(state) else None)
 
 
-def _play(game: Game, state: Any, steps: Iterable[Step], fixture: bool) -> tuple[Any, list[Event]]:
+def _play(
+    game: Game,
+    state: Any,
+    steps: Iterable[Step],
+    fixture: bool,
+    on_state: Callable[[Any], None] | None = None,
+) -> tuple[Any, list[Event]]:
     """`replay`'s loop from a given starting state.
 
     A claim answer while a window is open answers that window, in any order, even once it is
@@ -128,13 +140,20 @@ def _play(game: Game, state: Any, steps: Iterable[Step], fixture: bool) -> tuple
     step is judged where it would really be taken, so it must be refused there.
     """
     events: list[Event] = []
+
+    def seen(new_state: Any) -> Any:
+        if on_state is not None:
+            on_state(new_state)
+        return new_state
+
     for number, step in enumerate(steps):
         seat, action = step.seat, step.action
         if fixture:
             if not game.is_claim_answer(state, seat, action):
-                state = close_window(state, events, game)
+                state = close_window(state, events, game, on_state)
         elif game.claims_decided(state) and action not in game.legal_actions(state, seat):
             state, new = game.resolve_claims(state)  # the room closed it before this action
+            seen(state)
             events.extend(new)
         if step.expect_illegal:
             if action in game.legal_actions(state, seat):
@@ -153,11 +172,13 @@ def _play(game: Game, state: Any, steps: Iterable[Step], fixture: bool) -> tuple
             if not fixture:
                 raise
             raise FixtureError(f"action {number} {_entry(step)} refused: {exc.message}") from None
+        seen(state)
         events.extend(new)
     if fixture:
-        state = close_window(state, events, game)
+        state = close_window(state, events, game, on_state)
     elif game.claims_decided(state):
         state, new = game.resolve_claims(state)
+        seen(state)
         events.extend(new)
     return state, events
 
@@ -203,7 +224,12 @@ def fixture_steps(actions: Iterable[Sequence[Any]]) -> list[Step]:
     return steps
 
 
-def close_window(state: Any, events: list[Event] | None = None, game: Game | None = None) -> Any:
+def close_window(
+    state: Any,
+    events: list[Event] | None = None,
+    game: Game | None = None,
+    on_state: Callable[[Any], None] | None = None,
+) -> Any:
     """Close the open claim or rob window as the room does; its events go to ``events``.
 
     A decided window (`Game.claims_decided`) is closed at once, even if some offered seats
@@ -218,6 +244,8 @@ def close_window(state: Any, events: list[Event] | None = None, game: Game | Non
             state, new = game.resolve_claims(state)
         else:
             state, new = game.apply(state, game.acting_seats(state)[0], Action("pass"))
+        if on_state is not None:
+            on_state(state)
         if events is not None:
             events.extend(new)
     return state

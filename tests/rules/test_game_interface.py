@@ -136,10 +136,28 @@ def test_replay_from_a_seed_gives_the_same_hand() -> None:
     options = game.options({"players": 4})
     for n in range(6):
         state, steps, events = _play(game, options, f"replay-{n}")
-        done = replay(game, options.model_dump(), steps, seed=f"replay-{n}")
+        seen: list[Any] = []
+        done = replay(game, options.model_dump(), steps, seed=f"replay-{n}", on_state=seen.append)
         assert done.version == len(events) and done.events == events
         assert done.settlement is not None and done.settlement == game.settle(state)
         assert done.state == state
+        # every state the room went through: the deal, each step, each closed window
+        assert seen == _states(game, options, f"replay-{n}")
+        assert seen[-1] is done.state
+
+
+def _states(game: Game, options: Any, seed: str) -> list[Any]:
+    """The states of `_play`'s hand in order: the deal, after each action and each close."""
+    state = game.deal(options, seed, 0, 1)
+    states = [state]
+    while not game.ended(state):
+        if game.claims_decided(state):
+            state, _ = game.resolve_claims(state)
+        else:
+            seat = game.acting_seats(state)[0]
+            state, _ = game.apply(state, seat, game.bot_action(state, seat))
+        states.append(state)
+    return states
 
 
 def test_replay_of_a_partial_log_leaves_an_undecided_window_open() -> None:
