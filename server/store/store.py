@@ -232,6 +232,12 @@ class Store:
         self._hand_ids: dict[tuple[str, int], int] = {}
         self._state: _LoopState | None = None
 
+    @property
+    def write_engine(self) -> AsyncEngine:
+        """The engine every write goes through: on SQLite a separate one-connection engine
+        (``BEGIN IMMEDIATE``), on PostgreSQL :attr:`engine` itself."""
+        return self._writer
+
     async def close(self) -> None:
         """Let the queued actions commit, then close every pooled connection. The store is
         unusable afterwards."""
