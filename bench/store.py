@@ -4,7 +4,7 @@
                                     [--database-url postgresql+asyncpg://...] [--no-postgres]
 
 Per action (append to the log) and per hand (settle), each measured ``--repeats`` times;
-the table shows the medians.
+the table shows the medians of the times and of the per-run ratios.
 
 * **PostgreSQL**: `server.store.Store` against ``pgbench -n -c1 -M prepared`` running the
   SAME statements (custom ``-f`` scripts) on the same server, in a private database this
@@ -87,6 +87,18 @@ def _sql_str(value: Any) -> str:
 
 def _median(samples: list[float]) -> float:
     return statistics.median(samples)
+
+
+def _medians(
+    samples: dict[str, tuple[list[float], list[float]]],
+) -> dict[str, tuple[float, float, float]]:
+    """Per measure: median store time, median reference time, median of the per-run ratios
+    (each run's store and reference ran back to back, so its ratio is the steadiest figure
+    on a busy machine)."""
+    return {
+        k: (_median(a), _median(b), _median([x / y for x, y in zip(a, b, strict=True)]))
+        for k, (a, b) in samples.items()
+    }
 
 
 # ---------------------------------------------------------------------- PostgreSQL
@@ -313,7 +325,7 @@ async def _pg_exec(admin: URL, sql: str) -> None:
         await conn.close()
 
 
-async def bench_postgres(args: argparse.Namespace) -> dict[str, tuple[float, float]]:
+async def bench_postgres(args: argparse.Namespace) -> dict[str, tuple[float, float, float]]:
     admin = _admin_url(args.database_url)
     name = f"zj_bench_store_{os.getpid()}_{uuid.uuid4().hex[:6]}"
     await _pg_exec(admin, f'CREATE DATABASE "{name}"')
@@ -343,7 +355,7 @@ async def bench_postgres(args: argparse.Namespace) -> dict[str, tuple[float, flo
     finally:
         await store.close()
         await _pg_exec(admin, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-    return {k: (_median(a), _median(b)) for k, (a, b) in samples.items()}
+    return _medians(samples)
 
 
 # ---------------------------------------------------------------------- SQLite
@@ -408,7 +420,7 @@ class SqliteReference:
         db.execute("COMMIT")
 
 
-async def bench_sqlite(args: argparse.Namespace) -> dict[str, tuple[float, float]]:
+async def bench_sqlite(args: argparse.Namespace) -> dict[str, tuple[float, float, float]]:
     samples: dict[str, tuple[list[float], list[float]]] = {
         k: ([], []) for k in ("append1", "appendN", "settle", "settle3")
     }
@@ -449,7 +461,7 @@ async def bench_sqlite(args: argparse.Namespace) -> dict[str, tuple[float, float
             ref.db.close()
         finally:
             await store.close()
-    return {k: (_median(a), _median(b)) for k, (a, b) in samples.items()}
+    return _medians(samples)
 
 
 # ---------------------------------------------------------------------- report
@@ -462,12 +474,14 @@ LABELS = {
 }
 
 
-def _table(title: str, ref_name: str, rows: dict[str, tuple[float, float]], rooms: int) -> str:
+def _table(
+    title: str, ref_name: str, rows: dict[str, tuple[float, float, float]], rooms: int
+) -> str:
     out = [f"{title}  (reference: {ref_name})"]
     out.append(f"  {'':44} {'store':>10} {'reference':>10} {'ratio':>7}")
-    for key, (ours, ref) in rows.items():
+    for key, (ours, ref, ratio) in rows.items():
         label = LABELS[key].format(rooms=rooms)
-        out.append(f"  {label:44} {ours * 1e6:10.0f} {ref * 1e6:10.0f} {ours / ref:6.2f}x")
+        out.append(f"  {label:44} {ours * 1e6:10.0f} {ref * 1e6:10.0f} {ratio:6.2f}x")
     return "\n".join(out)
 
 

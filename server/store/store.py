@@ -32,6 +32,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -41,6 +42,7 @@ from sqlalchemy import bindparam, create_engine, event, func, insert, or_, selec
 from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import (
+    AsyncConnection,
     AsyncEngine,
     AsyncSession,
     async_sessionmaker,
@@ -171,6 +173,19 @@ _INSERT_SEAT_DELTAS = insert(SeatDelta.__table__).values(
 )
 
 
+# Built once: the hot statements' cache keys are then not recomputed on every call.
+_SETTLE_HAND = (
+    update(Hand)
+    .where(Hand.id == bindparam("hid"), Hand.ended_at.is_(None))
+    .values(
+        ended_at=bindparam("ended_at"),
+        result=bindparam("result"),
+        settlement=bindparam("settlement"),
+    )
+)
+_SET_STATUS = update(Room).where(Room.id == bindparam("rid")).values(status=bindparam("status"))
+
+
 @dataclass(slots=True)
 class _Queued:
     """One ``append_action`` waiting for its batch."""
@@ -191,6 +206,8 @@ class _LoopState:
         self.loop = loop
         self.queue: list[_Queued] = []
         self.writer: asyncio.Task[None] | None = None
+        # PostgreSQL: the writer keeps one autocommit connection (no checkout per batch)
+        self.log_conn: AsyncConnection | None = None
 
 
 class Store:
@@ -251,8 +268,12 @@ class Store:
         """Let the queued actions commit, then close every connection. The store is unusable
         afterwards."""
         state = self._state
-        if state is not None and state.writer is not None and state.loop is _running_loop():
-            await asyncio.gather(state.writer, return_exceptions=True)
+        if state is not None and state.loop is _running_loop():
+            if state.writer is not None:
+                await asyncio.gather(state.writer, return_exceptions=True)
+            if state.log_conn is not None:
+                await state.log_conn.close()
+                state.log_conn = None
         if self._sqlite_thread is not None and self._sqlite_writer is not None:
             await asyncio.get_running_loop().run_in_executor(
                 self._sqlite_thread, self._sqlite_writer.dispose
@@ -512,8 +533,7 @@ class Store:
             if self._sqlite_thread is not None:
                 await self._write(lambda conn: conn.execute(_INSERT_ACTIONS, rows))
             else:
-                async with self._autocommit.connect() as conn:
-                    await conn.execute(_INSERT_ACTIONS, rows)
+                await self._insert_autocommit(rows)
         except IntegrityError:
             # Some idx is already logged and nothing of the batch was written: redo it row by
             # row, each in its own savepoint, so only the duplicate's caller fails.
@@ -536,6 +556,23 @@ class Store:
         for q in keep:
             if not q.future.done():
                 q.future.set_result(None)
+
+    async def _insert_autocommit(self, rows: list[dict[str, Any]]) -> None:
+        state = self._loop_state()
+        conn = state.log_conn
+        if conn is None:
+            conn = state.log_conn = await self._autocommit.connect()
+        try:
+            await conn.execute(_INSERT_ACTIONS, rows)
+        except IntegrityError:
+            await conn.rollback()  # no round trip: only SQLAlchemy's own state
+            raise
+        except BaseException:
+            state.log_conn = None  # broken or interrupted: a fresh one next time
+            with suppress(Exception):
+                await conn.invalidate()
+            raise
+        await conn.commit()  # likewise no round trip in autocommit
 
     # ------------------------------------------------------------------ reads
 
@@ -721,7 +758,7 @@ class Store:
             settled = self._settle(conn, code, hand_no, result, settlement, payments, deltas)
             room_id = self._room_id_in(conn, code)
             if status is not None:
-                conn.execute(update(Room).where(Room.id == room_id).values(status=status))
+                conn.execute(_SET_STATUS, {"rid": room_id, "status": status})
             if settled and totals is not None:
                 return FinishedHand(True, [int(t) + d for t, d in zip(totals, deltas, strict=True)])
             return FinishedHand(settled, _read_totals(conn, room_id))
@@ -748,9 +785,8 @@ class Store:
         # SQLite BEGIN IMMEDIATE already holds the write lock); uq_seat_deltas_hand_seat is
         # the last line.
         done = conn.execute(
-            update(Hand)
-            .where(Hand.id == hand_id, Hand.ended_at.is_(None))
-            .values(ended_at=now, result=result, settlement=settlement)
+            _SETTLE_HAND,
+            {"hid": hand_id, "ended_at": now, "result": result, "settlement": settlement},
         )
         if done.rowcount != 1:
             return False  # already settled: nothing was changed
