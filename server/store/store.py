@@ -159,11 +159,10 @@ def _check_settlement(payments: list[dict[str, Any]], deltas: list[int]) -> list
     return deltas
 
 
-_ACTIONS = Action.__table__
-_INSERT_ACTIONS = insert(_ACTIONS)
-_INSERT_LEDGER = insert(LedgerEntry.__table__)
+_INSERT_ACTIONS = insert(Action)
+_INSERT_LEDGER = insert(LedgerEntry)
 # seat_deltas.player_id is looked up in the INSERT itself: no SELECT round trip per hand.
-_INSERT_SEAT_DELTAS = insert(SeatDelta.__table__).values(
+_INSERT_SEAT_DELTAS = insert(SeatDelta).values(
     hand_id=bindparam("hand_id"),
     seat=bindparam("seat"),
     delta=bindparam("delta"),
