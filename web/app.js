@@ -24,7 +24,7 @@ const h = (tag, attrs = {}, ...children) => {
 };
 
 const ENDED_STATUSES = new Set(['finished', 'dissolved', 'ended', 'over', 'closed', 'done', 'complete', 'completed']);
-const CLAIM_ORDER = ['win', 'self_draw', 'kong', 'pong', 'pass'];
+const CLAIM_ORDER = ['win', 'self_draw', 'kong', 'pong', 'chow', 'pass'];
 
 const S = {
   code: null,
@@ -120,6 +120,7 @@ function optionsSummary(o) {
   parts.push({ lian_zhuang: '连庄', yi_kou_san: '一扣三', yi_kou_er: '一扣二' }[o.scoring] || o.scoring);
   if (o.yao_bai_ji) parts.push('摇摆鸡');
   if (o.man_tang_ji) parts.push('满堂鸡');
+  for (const k of CHICKEN_OPTIONS) if (o[k]) parts.push(t(k));
   if (o.hands) parts.push(t('hands_n', { n: o.hands }));
   if (o.base_points && o.base_points !== 1) parts.push(`${t('base_points')} ${o.base_points}`);
   if (typeof o.bank_seconds === 'number') parts.push(`${t('bank_seconds')} ${o.bank_seconds}s`);
@@ -163,6 +164,10 @@ function readOptions() {
     yi_kou_san: yks,
     yao_bai_ji: $('#opt-yao-bai-ji').checked,
     man_tang_ji: $('#opt-man-tang-ji').checked,
+    wu_gu_ji: $('#opt-wu-gu-ji').checked,
+    ben_ji: $('#opt-ben-ji').checked,
+    xing_qi_ji: $('#opt-xing-qi-ji').checked,
+    chui_feng_ji: $('#opt-chui-feng-ji').checked,
     claim_seconds: num('#opt-claim-seconds'),
     turn_seconds: num('#opt-turn-seconds'),
     bank_seconds: radio('bank_seconds'),
@@ -543,6 +548,8 @@ function noteEvent(ev) {
   let text = '';
   switch (ev.type) {
     case 'pong': text = `${who} ${t('act_pong')} ${tn}`; break;
+    case 'chow': text = `${who} ${t('act_chow')} ${(ev.tiles || []).map(tileName).join('')}`; break;
+    case 'flower': text = `${who} ${t('bu_hua')} ${tn}`; break;
     case 'kong': case 'kong_declared': text = `${who} ${t('act_kong')} ${tn}`; break;
     case 'win': {
       const ws = (ev.winners || []).map(seatName).join(', ');
@@ -729,6 +736,16 @@ function seatHead(i, sv) {
   return head;
 }
 
+/** A seat's flowers, laid open (Jintan, jintan.md §J2). */
+function flowersEl(sv) {
+  const fl = Array.isArray(sv.flowers) ? sv.flowers : [];
+  const box = h('div', { class: 'flowers', dataset: { count: String(fl.length) } });
+  if (!fl.length) { box.hidden = true; return box; }
+  box.append(h('span', { class: 'label', text: t('flowers') }));
+  for (const f of fl) box.append(tileEl(f, { size: 'xs', classes: ['flower'] }));
+  return box;
+}
+
 function meldsEl(sv) {
   const box = h('div', { class: 'melds' });
   for (const m of sv.melds || []) {
@@ -793,7 +810,7 @@ function renderOpponents() {
     for (let k = 0; k < Math.min(cc, 14); k++) backs.append(h('span', { class: 'back-mini' }));
     hidden.append(backs, h('span', { class: 'count', text: `×${cc}` }));
     const row = h('div', { class: 'opp-row' }, hidden, meldsEl(sv));
-    panel.append(row, riverEl(i, sv));
+    panel.append(row, flowersEl(sv), riverEl(i, sv));
     box.append(panel);
   }
 }
@@ -851,6 +868,7 @@ function renderMe() {
   $('#my-head').replaceWith(myHead);
   $('#my-river').replaceWith(Object.assign(riverEl(S.seat, sv), { id: 'my-river' }));
   $('#my-melds').replaceWith(Object.assign(meldsEl(sv), { id: 'my-melds' }));
+  $('#my-flowers').replaceWith(Object.assign(flowersEl(sv), { id: 'my-flowers' }));
   const waits = $('#waits');
   waits.replaceChildren();
   if (Array.isArray(v.waits) && v.waits.length) {
@@ -958,7 +976,13 @@ function renderActions() {
     const shown = a.tile || (['win', 'pong', 'kong'].includes(a.kind) && S.view && S.view.phase !== 'turn'
       ? claimTile : null);
     if (a.tile) btn.dataset.actionTile = a.tile;
-    if (shown) btn.append(tileEl(shown, { size: 'xs' }));
+    if (a.kind === 'chow' && Array.isArray(a.tiles)) {
+      // one button per run: the two tiles from hand and the claimed one, in order
+      btn.dataset.actionTiles = a.tiles.join('');
+      for (const tl of sortTiles([...a.tiles, claimTile].filter(Boolean))) {
+        btn.append(tileEl(tl, { size: 'xs', classes: tl === claimTile ? ['claimed-tile'] : [] }));
+      }
+    } else if (shown) btn.append(tileEl(shown, { size: 'xs' }));
     box.append(btn);
   }
   if (claims.length || dq.length) {
@@ -978,24 +1002,59 @@ function paymentsOf(s) {
 
 const DOU_KINDS = { men_dou: '闷豆', ming_dou: '明豆', zhuan_wan_dou: '转弯豆' };
 
-/** Which chicken a `ji` payment is for: 幺鸡 (金鸡 when doubled), 包鸡, or a turned one. */
-function chickenKind(d) {
-  if (d.bao_ji) return '包鸡';
-  if (d.tile === '1s') return d.jin ? '金鸡' : '幺鸡';
+const CHICKEN_OPTIONS = ['wu_gu_ji', 'ben_ji', 'xing_qi_ji', 'chui_feng_ji'];
+// Why a tile is a chicken (the settlement's `kind` / `kinds`, spec §9.3, §9.6).
+const CHICKEN_KINDS = { yao_ji: '幺鸡', wu_gu_ji: '乌骨鸡', fan_pai_ji: '翻牌鸡', ben_ji: '本鸡', xing_qi_ji: '星期鸡' };
+const CHICKEN_REASONS = new Set(['ji', 'chong_feng_ji', 'ze_ren_ji']);
+
+/** The chicken a `ji` / `chong_feng_ji` / `ze_ren_ji` payment is for: 幺鸡 (金鸡 when
+ * golden), 乌骨鸡 (金乌骨), a turned 翻牌鸡 / 摇摆鸡, 本鸡, 星期鸡; 包鸡 when a seat that is not
+ * ready pays for its open chicken. */
+function chickenKind(d, reason) {
+  const wuGu = d.kind === 'wu_gu_ji' || (d.kind === undefined && d.tile === '8p');
+  if (reason !== 'ji') return wuGu ? '乌骨' : '';
+  let text = d.jin ? (wuGu ? '金乌骨' : '金鸡') : (CHICKEN_KINDS[d.kind] || (d.tile === '1s' ? '幺鸡' : '翻牌鸡'));
   const o = S.room && S.room.options;
-  return o && o.yao_bai_ji ? '翻牌鸡/摇摆鸡' : '翻牌鸡';
+  if (d.kind === 'fan_pai_ji' && o && o.yao_bai_ji) text = '摇摆鸡';
+  return d.bao_ji ? `包鸡 · ${text}` : text;
 }
 
 function detailEl(d, reason) {
   if (!d || typeof d !== 'object') return null;
   const box = h('span', { class: 'detail' });
-  if (reason === 'ji') box.append(h('small', { class: 'ji-kind', text: chickenKind(d) }));
-  if (d.kind) box.append(h('small', { text: DOU_KINDS[d.kind] || HAND_KIND_FALLBACK(d.kind) }));
+  if (CHICKEN_REASONS.has(reason)) {
+    const kind = chickenKind(d, reason);
+    if (kind) box.append(h('small', { class: 'ji-kind', text: kind }));
+    if (reason !== 'ji' && d.bao_ji) box.append(h('small', { class: 'ji-kind', text: '包鸡' }));
+  } else if (d.kind) box.append(h('small', { text: DOU_KINDS[d.kind] || HAND_KIND_FALLBACK(d.kind) }));
   if (typeof d.tile === 'string') box.append(tileEl(d.tile, { size: 'xs' }));
   if (d.jin && reason !== 'ji') box.append(h('small', { class: 'badge', text: '金' }));
   if (d.suit) box.append(h('small', { text: suitChar(d.suit) }));
+  if (typeof d.hua_total === 'number') box.append(jintanWinEl(d));
   return box.children.length ? box : null;
 }
+
+/** A Jintan win line's facts (jintan.md §J5-§J6): 花 by item, 番 by pattern, the formula and
+ * whether the cap (封顶 ×4) applied. */
+function jintanWinEl(d) {
+  const box = h('span', { class: 'jt-win' });
+  const hua = (d.hua || []).map((x) => `${x.what === 'flower' ? '' : (HUA_ITEMS[x.what] || x.what)}${tileName(x.tile)} ${x.hua}`);
+  box.append(h('small', { class: 'hua', dataset: { hua: String(d.hua_total) }, text: `${t('hua')} ${d.hua_total}${hua.length ? ` (${hua.join(', ')})` : ''}` }));
+  const fans = (d.fan || []).map((f) => FAN_NAMES[f] || f);
+  box.append(h('small', { class: 'fan', dataset: { fan: String(d.fan_total) }, text: `${t('fan')} ${d.fan_total}${fans.length ? ` (${fans.join(' ')})` : ''}` }));
+  const unit = d.base + d.hua_total * d.flower_value;
+  const mult = 2 ** Math.min(d.fan_total, 2);
+  box.append(h('small', { class: 'formula', text: `(${d.base}+${d.hua_total}×${d.flower_value})×${mult}` }));
+  if (d.capped) box.append(h('small', { class: 'badge capped', text: t('capped') }));
+  box.dataset.unit = String(unit);
+  return box;
+}
+
+const FAN_NAMES = { hun_yi_se: '混一色', dui_dui_hu: '对对胡', gang_kai: '杠开', du_diao: '独吊', qing_yi_se: '清一色', qi_dui: '七对' };
+const HUA_ITEMS = {
+  flower: '', honour_pong: '碰', honour_concealed_triplet: '暗刻', honour_exposed_kong: '明杠',
+  honour_concealed_kong: '暗杠', exposed_kong: '明杠', concealed_kong: '暗杠',
+};
 
 function HAND_KIND_FALLBACK(k) { return WIN_KINDS[k] || handTypeText(k); }
 
@@ -1109,8 +1168,19 @@ function renderSettlement() {
     cl.append(turned ? tileEl(turned, { size: 'sm', classes: ['turned'] }) : h('span', { class: 'muted', text: '—' }));
     cl.dataset.turned = turned || '';
     cl.append(h('span', { class: 'label', text: t('chickens') }));
-    for (const c of chickens) cl.append(tileEl(typeof c === 'string' ? c : c.tile, { size: 'sm', classes: ['chicken'] }));
-    if (s.jin_ji) cl.append(h('span', { class: 'badge', text: '金鸡' }));
+    const values = new Map((s.chicken_values || []).map((c) => [c.tile, c]));
+    for (const c of chickens) {
+      const tile = typeof c === 'string' ? c : c.tile;
+      const v = values.get(tile);
+      const el = tileEl(tile, { size: 'sm', classes: ['chicken'].concat(v && v.jin ? ['jin'] : []) });
+      if (v) el.title = `${(v.kinds || []).map((k) => CHICKEN_KINDS[k] || k).join(' / ')} ×${v.value}`;
+      cl.append(el);
+      if (v && v.jin) cl.append(h('span', { class: 'badge', text: tile === '8p' ? '金乌骨' : '金鸡' }));
+    }
+    if (s.chui_feng) cl.append(h('span', { class: 'badge', id: 'settle-chui-feng', text: t('chui_feng_blown') }));
+    if (s.weekday && S.room && S.room.options && S.room.options.xing_qi_ji) {
+      cl.append(h('span', { class: 'muted', text: t('weekday_n', { n: getLang() === 'zh' ? '一二三四五六日'[s.weekday - 1] : s.weekday }) }));
+    }
     body.append(cl);
   }
 

@@ -44,6 +44,7 @@ from server.rules.guiyang import (
     resolve_claims,
     settle,
     view,
+    weekday_at,
 )
 
 log = logging.getLogger(__name__)
@@ -126,17 +127,19 @@ def replay_hand(
     dealer: int,
     dealer_streak: int,
     actions: list[tuple[int, dict[str, Any]]],
+    weekday: int | None = None,
 ) -> tuple[Any, int]:
     """Rebuild a hand's state from its seed and action log.
 
     ``actions`` is the store's ``hand_actions`` list: ``[(seat, payload), ...]`` with
     ``payload = {"action": Action.to_dict(), "source": ...}``. Returns ``(state, version)``
     where ``version`` is the number of events the actions produced (the hand's event counter).
+    ``weekday`` is the one stored with the hand (星期鸡), never today's.
     A decided claim window is closed (`resolve_claims`) before the next action and at the
     end, as the live room closes it. Raises ``IllegalAction`` if the log does not replay (a
     corrupt log).
     """
-    state = deal(options, seed, dealer, dealer_streak)
+    state = deal(options, seed, dealer, dealer_streak, weekday)
     version = 0
     for seat, payload in actions:
         if claims_decided(state):  # the room closed it before anyone could act again
@@ -538,8 +541,11 @@ class RoomActor:
     async def _start_hand(self) -> None:
         self.hand_no += 1
         seed = self.new_seed()
-        await self.store.start_hand(self.code, self.hand_no, seed, self.dealer, self.dealer_streak)
-        self.state = deal(self.opts, seed, self.dealer, self.dealer_streak)
+        weekday = weekday_at(self.opts, self.clock.now())  # §9.6: taken at the deal, stored
+        await self.store.start_hand(
+            self.code, self.hand_no, seed, self.dealer, self.dealer_streak, weekday
+        )
+        self.state = deal(self.opts, seed, self.dealer, self.dealer_streak, weekday)
         self.version = 0
         self.action_idx = 0
         self.auto.clear()

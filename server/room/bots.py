@@ -74,7 +74,7 @@ def choose_action(state: Any, seat: int) -> Action:
     for a in legal:
         if a.kind in ("self_draw", "win"):
             return a
-    v = view(state, seat)
+    v: dict[str, Any] = view(state, seat)
     tiles = _own_tiles(v)
     counts = _counts(tiles)
     melds = _melds(v, seat)

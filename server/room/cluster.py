@@ -179,7 +179,8 @@ class Cluster:
         if not codes:
             return {}
         values = await self.redis.mget([self.lease_key(c) for c in codes])
-        return dict(zip(codes, values, strict=True))
+        # str with decode_responses=True; redis-py's annotation says bytes | str regardless
+        return dict(zip(codes, values, strict=True))  # type: ignore[arg-type]
 
     # ------------------------------------------------------------------ calls
 

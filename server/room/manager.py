@@ -470,7 +470,7 @@ async def rebuild(actor: RoomActor) -> None:
     actor.dealer_streak = last.dealer_streak
     actions = await actor.store.hand_actions(actor.code, last.hand_no)
     actor.state, actor.version = replay_hand(
-        actor.opts, last.seed, last.dealer, last.dealer_streak, actions
+        actor.opts, last.seed, last.dealer, last.dealer_streak, actions, last.weekday
     )
     actor.action_idx = len(actions)
     if last.settlement is not None:  # settled: next dealer from the settlement

@@ -27,6 +27,9 @@ OUTCOME_KEYS = (
     "payments",
 )
 SET_KEYS = ("winners", "ready", "chickens")
+# The games whose fixtures `check` runs (a fixture's ``game``, default "guiyang"); any other
+# game's fixture is reported "not implemented". The tests skip such fixtures by this set.
+IMPLEMENTED_GAMES = frozenset({"guiyang"})
 
 
 class FixtureError(ValueError):
@@ -107,6 +110,7 @@ def fixture_state(fixture: dict[str, Any]) -> State:
         fixture["wall"],
         fixture.get("dealer", 0),
         fixture.get("dealer_streak", 1),
+        weekday=fixture.get("weekday"),
     )
 
 
@@ -168,7 +172,7 @@ def main(files: Sequence[str]) -> int:
     for path in files:
         with open(path, encoding="utf-8") as f:
             fixture = json.load(f)
-        if fixture.get("game", "guiyang") != "guiyang":
+        if fixture.get("game", "guiyang") not in IMPLEMENTED_GAMES:
             result = {
                 "name": fixture.get("name"),
                 "ok": False,

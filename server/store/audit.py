@@ -68,7 +68,12 @@ async def _replay_problems(store: Store, hand: HandRecord, where: str) -> list[s
     actions = await store.hand_actions(hand.code, hand.hand_no)
     try:
         state, _ = replay_hand(
-            GuiyangOptions(**room.options), hand.seed, hand.dealer, hand.dealer_streak, actions
+            GuiyangOptions(**room.options),
+            hand.seed,
+            hand.dealer,
+            hand.dealer_streak,
+            actions,
+            hand.weekday,
         )
     except (IllegalAction, KeyError, TypeError, ValueError) as exc:
         return [f"{where}: the action log does not replay: {exc}"]

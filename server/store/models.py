@@ -82,6 +82,8 @@ class Hand(Base):
     seed: Mapped[str] = mapped_column(String(128))
     dealer: Mapped[int] = mapped_column(Integer)
     dealer_streak: Mapped[int] = mapped_column(Integer)
+    #: 1 = Monday .. 7 = Sunday at the deal, in the room's time zone (星期鸡, guiyang.md §9.6).
+    weekday: Mapped[int | None] = mapped_column(Integer, nullable=True)
     started_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     ended_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     result: Mapped[str | None] = mapped_column(String(32), nullable=True)

@@ -101,6 +101,8 @@ class HandRecord:
     result: str | None
     settlement: dict[str, Any] | None
     deltas: list[int]
+    #: The weekday taken at the deal (1 = Monday .. 7 = Sunday), replayed for 星期鸡.
+    weekday: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -424,9 +426,16 @@ class Store:
     # ------------------------------------------------------------------ hands and the log
 
     async def start_hand(
-        self, code: str, hand_no: int, seed: str, dealer: int, dealer_streak: int
+        self,
+        code: str,
+        hand_no: int,
+        seed: str,
+        dealer: int,
+        dealer_streak: int,
+        weekday: int | None = None,
     ) -> None:
-        """Record the start of hand ``hand_no`` (numbers are per room). Raises
+        """Record the start of hand ``hand_no`` (numbers are per room) with what its replay
+        needs: seed, dealer, streak and the deal's ``weekday`` (1..7, for 星期鸡). Raises
         :class:`NotFound` for an unknown room, :class:`Conflict` if that hand exists."""
 
         def work(conn: Connection) -> int | None:
@@ -438,6 +447,7 @@ class Store:
                     seed=seed,
                     dealer=dealer,
                     dealer_streak=dealer_streak,
+                    weekday=weekday,
                 )
                 .returning(Hand.id)
             )
@@ -676,6 +686,7 @@ class Store:
                 result=h.result,
                 settlement=h.settlement,
                 deltas=[d for _, d in deltas.get(h.id, [])],
+                weekday=h.weekday,
             )
             for code, h in hands
         ]

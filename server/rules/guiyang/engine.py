@@ -16,15 +16,28 @@ from __future__ import annotations
 
 import hashlib
 import random
+from datetime import datetime
+from zoneinfo import ZoneInfo
 
 from ..hand import is_complete
-from ..tiles import NUM_KINDS, YAO_JI, full_set, parse_tiles, suit_of, tile_index, tile_name
+from ..tiles import (
+    NUM_KINDS,
+    WU_GU_JI,
+    YAO_JI,
+    full_set,
+    parse_tiles,
+    suit_of,
+    tile_index,
+    tile_name,
+)
 from .options import GuiyangOptions, hand_type_values
 from .scoring import hand_type, holds_void, is_ready, settle, waits
 from .state import Action, Discard, IllegalAction, Meld, State
 
 Event = dict[str, object]
 SUIT_LETTERS = "mps"
+#: Tiles whose first discard becomes a 冲锋鸡 or 责任鸡 (§9.3; 8p with 乌骨鸡, §9.6).
+FIRST_DISCARD_CHICKENS = (YAO_JI, WU_GU_JI)
 
 
 def seed_hash(seed: str) -> str:
@@ -39,14 +52,19 @@ def new_hand(
     dealer: int = 0,
     dealer_streak: int = 1,
     seed: str | None = None,
+    weekday: int | None = None,
 ) -> State:
     """Start a hand from given starting tiles and wall (fixture form, spec/fixtures.md).
 
     ``hands[i]`` is seat i's tiles (14 for the dealer, 13 for the others; compact notation
-    allowed); ``wall`` the remaining tiles in draw order. Raises ``ValueError`` unless they
-    are exactly the 108 tiles and the counts fit ``options.players``.
+    allowed); ``wall`` the remaining tiles in draw order; ``weekday`` (1 = Monday .. 7 =
+    Sunday) the hand's weekday for 星期鸡 (§9.6; None: no 星期鸡 even with the option).
+    Raises ``ValueError`` unless they are exactly the 108 tiles and the counts fit
+    ``options.players``, or for a weekday outside 1..7.
     """
     n = options.players
+    if weekday is not None and weekday not in range(1, 8):
+        raise ValueError(f"weekday {weekday!r} is not 1 (Monday) .. 7 (Sunday)")
     parsed = [parse_tiles(h) if isinstance(h, str) else list(h) for h in hands]
     wall_tiles = parse_tiles(wall) if isinstance(wall, str) else list(wall)
     if len(parsed) != n:
@@ -85,14 +103,28 @@ def new_hand(
         bao_ting=[False] * n,
         guo_hu=[False] * n,
         pong_locks=[frozenset()] * n,
+        weekday=weekday,
     )
 
 
-def deal(options: GuiyangOptions, seed: str, dealer: int = 0, dealer_streak: int = 1) -> State:
+def weekday_at(options: GuiyangOptions, timestamp: float) -> int:
+    """The weekday (1 = Monday .. 7 = Sunday) of the Unix time ``timestamp`` (seconds) in the
+    room's ``time_zone``: the 星期鸡 rank of a hand dealt then (§9.6)."""
+    return datetime.fromtimestamp(timestamp, ZoneInfo(options.time_zone)).isoweekday()
+
+
+def deal(
+    options: GuiyangOptions,
+    seed: str,
+    dealer: int = 0,
+    dealer_streak: int = 1,
+    weekday: int | None = None,
+) -> State:
     """Shuffle the 108 tiles from ``seed`` and deal by the table custom (§2, §13).
 
     Four tiles a seat for three rounds from the dealer, then one each, then one more for the
     dealer. The same seed always gives the same hand; ``state.seed_hash`` is published.
+    ``weekday`` is the deal's weekday for 星期鸡 (`weekday_at`, §9.6), stored with the hand.
     """
     rng = random.Random(seed)
     tiles = full_set()
@@ -110,7 +142,7 @@ def deal(options: GuiyangOptions, seed: str, dealer: int = 0, dealer_streak: int
         pos += 1
     hands[dealer].append(tiles[pos])
     pos += 1
-    return new_hand(options, hands, tiles[pos:], dealer, dealer_streak, seed)
+    return new_hand(options, hands, tiles[pos:], dealer, dealer_streak, seed, weekday)
 
 
 # ---------------------------------------------------------------------------- legality
@@ -408,8 +440,8 @@ def _discard(s: State, seat: int, tile: int, bao_ting: bool, events: list[Event]
     s.discards[seat].append(Discard(tile, bao_ting=bao_ting))
     if bao_ting:
         s.bao_ting[seat] = True
-    if tile == YAO_JI and s.first_yao_ji is None:
-        s.first_yao_ji = (seat, len(s.discards[seat]) - 1)
+    if tile in FIRST_DISCARD_CHICKENS and tile not in s.first_discards:
+        s.first_discards = {**s.first_discards, tile: (seat, len(s.discards[seat]) - 1)}
     s.guo_hu[seat] = False  # §3: a pass-lock lasts until the seat's own next discard
     s.pong_locks[seat] = frozenset()
     s.discard_after_kong = s.after_kong
@@ -432,6 +464,7 @@ def _answer(s: State, seat: int, kind: str, events: list[Event]) -> None:
     if "win" in options and kind != "win":
         s.guo_hu[seat] = True  # 过胡
     tile = s.rob_tile if s.phase == "rob" else (s.last_discard or (0, 0))[1]
+    assert tile is not None  # a rob window always holds its tile
     if kind == "pass" and "pong" in options and s.options.pass_pong_lock:
         s.pong_locks[seat] = s.pong_locks[seat] | {tile}  # 过碰
     # No event: an answer must not show the other seats, even as a gap in the event
@@ -468,6 +501,7 @@ def resolve_claims(state: State) -> tuple[State, list[Event]]:
 
 def _resolve(s: State, what: str, seats: list[int], events: list[Event]) -> None:
     tile = s.rob_tile if s.phase == "rob" else (s.last_discard or (0, 0))[1]
+    assert tile is not None  # a rob window always holds its tile
     if s.phase == "rob":
         robbed = s.turn
         if what == "win":
@@ -488,8 +522,8 @@ def _resolve(s: State, what: str, seats: list[int], events: list[Event]) -> None
         return
     river = s.discards[discarder]
     river[-1] = Discard(river[-1].tile, claimed=True, bao_ting=river[-1].bao_ting)
-    if s.first_yao_ji == (discarder, len(river) - 1) and what in ("pong", "kong"):
-        s.ze_ren = (seats[0], discarder)
+    if s.first_discards.get(tile) == (discarder, len(river) - 1) and what in ("pong", "kong"):
+        s.ze_ren = {**s.ze_ren, tile: (seats[0], discarder)}
     if what == "win":
         s.win_kind = "re_pao" if s.discard_after_kong else "dian_pao"
         s.win_tile = tile
@@ -559,17 +593,6 @@ def _claim_decision(s: State) -> tuple[str, list[int]] | None:
 # ---------------------------------------------------------------------------- views
 
 
-def project_event(event: Event, seat: int | None) -> Event:
-    """The event as ``seat`` may see it (None = spectator): the fields listed in
-    ``_private`` are kept only for ``event["seat"]``."""
-    private = event.get("_private", ())
-    out = {k: v for k, v in event.items() if k != "_private"}
-    if private and event.get("seat") != seat:
-        for key in private:  # type: ignore[union-attr]
-            out.pop(key, None)
-    return out
-
-
 def _unseen(state: State, seat: int) -> list[int]:
     """Copies of each kind that ``seat`` cannot see (not in its hand, any meld or river)."""
     unseen = [4 - c for c in state.hands[seat]]
@@ -617,6 +640,7 @@ def view(state: State, seat: int | None) -> dict[str, object]:
         "wall_count": state.wall_count,
         "seed_hash": state.seed_hash,
         "seed": state.seed if state.ended else None,
+        "weekday": state.weekday,
         "seats": seats,
         "last_discard": (
             {"seat": state.last_discard[0], "tile": tile_name(state.last_discard[1])}

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from typing import Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 Scoring = Literal["yi_kou_er", "yi_kou_san", "lian_zhuang"]
 
@@ -27,12 +28,29 @@ class GuiyangOptions(BaseModel):
     dou_values: Literal["standard", "all_three"] = "standard"
     multiple_winners: bool = True
     pass_pong_lock: bool = False
+    #: §9.6 more chicken options.
+    wu_gu_ji: bool = False
+    ben_ji: bool = False
+    xing_qi_ji: bool = False
+    chui_feng_ji: bool = False
+    #: IANA zone whose weekday at the deal gives the 星期鸡 rank (§9.6).
+    time_zone: str = Field(default="Asia/Shanghai", max_length=64)
     base_points: int = Field(default=1, ge=1, le=1000)
     hands: Literal[4, 8, 16] = 8
     claim_seconds: int = Field(default=10, ge=1, le=120)
     turn_seconds: int = Field(default=20, ge=1, le=300)
     #: Room timers, not rules: each seat's time bank per hand (seconds beyond the limits).
     bank_seconds: int = Field(default=20, ge=0, le=600)
+
+    @field_validator("time_zone")
+    @classmethod
+    def _known_zone(cls, value: str) -> str:
+        """A zone name ``zoneinfo`` knows (e.g. ``Asia/Shanghai``), else a ValueError."""
+        try:
+            ZoneInfo(value)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise ValueError(f"unknown time zone {value!r} (an IANA name like Asia/Shanghai)")
+        return value
 
     @model_validator(mode="before")
     @classmethod

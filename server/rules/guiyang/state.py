@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
+from ..errors import IllegalAction
 from ..tiles import parse_tiles, tile_name
 from .options import GuiyangOptions
 
@@ -18,19 +19,6 @@ MeldKind = Literal["pong", "ming_dou", "men_dou", "zhuan_wan_dou"]
 DOU_KINDS = ("ming_dou", "men_dou", "zhuan_wan_dou")
 WinKind = Literal["zi_mo", "gang_kai", "dian_pao", "re_pao", "qiang_gang"]
 ACTION_KINDS = ("discard", "kong", "pong", "win", "pass", "self_draw", "ding_que")
-
-
-class IllegalAction(Exception):
-    """An action the engine refuses; the state is unchanged.
-
-    ``code`` is ``"bad_action"`` (malformed), ``"not_your_turn"`` (the seat owes no answer
-    now), ``"hand_over"`` or ``"illegal_action"`` (the seat may act, but not like this).
-    """
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
 
 
 @dataclass(frozen=True)
@@ -154,8 +142,12 @@ class State:
     claim_options: dict[int, tuple[str, ...]] = field(default_factory=dict)
     claim_answers: dict[int, str] = field(default_factory=dict)
     rob_tile: int | None = None
-    first_yao_ji: tuple[int, int] | None = None  # (seat, index in its river) of the first 1s
-    ze_ren: tuple[int, int] | None = None  # (claimer, discarder) of the first 1s (责任鸡)
+    #: Tile kind (1s, 8p) -> (seat, index in its river) of the first such discard (冲锋鸡,
+    #: §9.3, §9.6). Replaced, never mutated, so `clone` may share it.
+    first_discards: dict[int, tuple[int, int]] = field(default_factory=dict)
+    #: Tile kind (1s, 8p) -> (claimer, discarder) when that first discard was ponged or
+    #: konged (责任鸡). Replaced, never mutated.
+    ze_ren: dict[int, tuple[int, int]] = field(default_factory=dict)
     result: str | None = None  # "win" | "huang_zhuang"
     winners: list[int] = field(default_factory=list)
     win_kind: WinKind | None = None
@@ -163,6 +155,8 @@ class State:
     loser: int | None = None  # the discarder, or the robbed seat of 抢杠
     ying_bao: bool = False
     burned: frozenset[int] = frozenset()
+    #: The hand's weekday (1 = Monday .. 7 = Sunday) taken at the deal, for 星期鸡 (§9.6).
+    weekday: int | None = None
 
     @property
     def ended(self) -> bool:
