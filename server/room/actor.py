@@ -633,22 +633,24 @@ class RoomActor:
         self._cancel_timers()
         settlement = settle(self.state)
         assert settlement is not None
-        await self.store.settle_hand(
+        last = self.hand_no >= self.opts.hands
+        # settle + room status + totals in one transaction; the totals are kept here
+        finished = await self.store.finish_hand(
             self.code,
             self.hand_no,
             settlement["result"],
             settlement,
             settlement["payments"],
             settlement["deltas"],
+            status="finished" if last else "between",
+            totals=self.totals,
         )
-        self.totals = await self.store.totals(self.code)
+        self.totals = finished.totals
         self.last_settlement = settlement
         next_dealer = settlement["next_dealer"]
         self.dealer_streak = self.dealer_streak + 1 if next_dealer == self.dealer else 1
         self.dealer = next_dealer
-        last = self.hand_no >= self.opts.hands
         self.status = "finished" if last else "between"
-        await self.store.set_room_status(self.code, self.status)
         if not last:
             self._begin_ready()
         else:
