@@ -113,7 +113,7 @@ class Replay:
 
     def __init__(self, opts: GuiyangOptions, hand: Any, actions: list[Any]) -> None:
         self.seed = hand.seed
-        state = deal(opts, hand.seed, hand.dealer, hand.dealer_streak)
+        state = deal(opts, hand.seed, hand.dealer, hand.dealer_streak, hand.weekday)
         self.states = [state]  # states[v]: the state after the action that made event v
         self.events: list[dict[str, Any]] = [{}]
         # States reached by claim answers, which make no event: same version, later state.
