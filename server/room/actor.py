@@ -757,22 +757,24 @@ class RoomActor:
         assert typed is not None
         # The wire form, made once: stored, kept for snapshots and sent to every audience.
         settlement = typed.to_dict()
-        await self.store.settle_hand(
+        last = self.hand_no >= self.opts.hands
+        # settle + room status + totals in one transaction; the totals are kept here
+        finished = await self.store.finish_hand(
             self.code,
             self.hand_no,
             settlement["result"],
             settlement,
             settlement["payments"],
             settlement["deltas"],
+            status="finished" if last else "between",
+            totals=self.totals,
         )
-        self.totals = await self.store.totals(self.code)
+        self.totals = finished.totals
         self.last_settlement = settlement
         next_dealer = typed.next_dealer
         self.dealer_streak = self.dealer_streak + 1 if next_dealer == self.dealer else 1
         self.dealer = next_dealer
-        last = self.hand_no >= self.opts.hands
         self.status = "finished" if last else "between"
-        await self.store.set_room_status(self.code, self.status)
         if not last:
             self._begin_ready()
         else:

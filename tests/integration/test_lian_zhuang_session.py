@@ -68,6 +68,7 @@ async def test_eight_hands_of_lian_zhuang_keep_streak_and_totals(live: Live) -> 
                 hand.dealer,
                 hand.dealer_streak,
                 await store.hand_actions(code, hand.hand_no),
+                hand.weekday,
             )
             settlement = settle(state)
             assert settlement is not None

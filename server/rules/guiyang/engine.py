@@ -15,11 +15,10 @@ listed under ``"_private"`` (field names, visible to ``event["seat"]`` only), wh
 
 from __future__ import annotations
 
-import hashlib
-import random
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
+from ..dealing import seed_hash, shuffle_and_deal
 from ..hand import is_complete
 from ..tiles import (
     NUM_KINDS,
@@ -39,11 +38,6 @@ Event = dict[str, object]
 SUIT_LETTERS = "mps"
 #: Tiles whose first discard becomes a 冲锋鸡 or 责任鸡 (§9.3; 8p with 乌骨鸡, §9.6).
 FIRST_DISCARD_CHICKENS = (YAO_JI, WU_GU_JI)
-
-
-def seed_hash(seed: str) -> str:
-    """SHA-256 hex of a hand's seed, published at the deal (§13)."""
-    return hashlib.sha256(seed.encode()).hexdigest()
 
 
 def new_hand(
@@ -127,23 +121,8 @@ def deal(
     dealer. The same seed always gives the same hand; ``state.seed_hash`` is published.
     ``weekday`` is the deal's weekday for 星期鸡 (`weekday_at`, §9.6), stored with the hand.
     """
-    rng = random.Random(seed)
-    tiles = full_set()
-    rng.shuffle(tiles)
-    n = options.players
-    hands: list[list[str]] = [[] for _ in range(n)]
-    pos = 0
-    order = [(dealer + i) % n for i in range(n)]
-    for _ in range(3):
-        for seat in order:
-            hands[seat].extend(tiles[pos : pos + 4])
-            pos += 4
-    for seat in order:
-        hands[seat].append(tiles[pos])
-        pos += 1
-    hands[dealer].append(tiles[pos])
-    pos += 1
-    return new_hand(options, hands, tiles[pos:], dealer, dealer_streak, seed, weekday)
+    hands, wall = shuffle_and_deal(full_set(), seed, options.players, dealer)
+    return new_hand(options, hands, wall, dealer, dealer_streak, seed, weekday)
 
 
 # ---------------------------------------------------------------------------- legality

@@ -12,29 +12,11 @@ Policy, in order (same state -> same action; it reads only what its own seat see
 
 from __future__ import annotations
 
+from ..botkit import best_discard_shanten, isolated
 from ..hand import shanten
 from ..tiles import NUM_KINDS, tile_index
 from .engine import default_action, legal_actions
 from .state import Action, State
-
-
-def _best_discard_shanten(counts: list[int], melds: int) -> int:
-    best = 99
-    for i, c in enumerate(counts):
-        if c:
-            counts[i] -= 1
-            best = min(best, shanten(counts, melds))
-            counts[i] += 1
-    return best
-
-
-def _isolated(counts: list[int], i: int) -> bool:
-    if counts[i] != 1:
-        return False
-    if i >= NUM_KINDS:
-        return True
-    pos = i % 9
-    return not any(0 <= pos + d < 9 and counts[i + d] for d in (-2, -1, 1, 2))
 
 
 def choose_action(state: State, seat: int) -> Action:
@@ -54,7 +36,7 @@ def choose_action(state: State, seat: int) -> Action:
     kongs = [a for a in legal if a.kind == "kong"]
     discards = [a for a in legal if a.kind == "discard"]
     if discards:
-        now = _best_discard_shanten(list(counts), melds)
+        now = best_discard_shanten(list(counts), melds)
         for k in kongs:
             i = tile_index(k.tile or "")
             after = list(counts)
@@ -72,7 +54,7 @@ def choose_action(state: State, seat: int) -> Action:
             counts[i] -= 1
             s = shanten(counts, melds)
             counts[i] += 1
-            lone = _isolated(counts, i)
+            lone = isolated(counts, i)
             terminal = i >= NUM_KINDS or i % 9 in (0, 8)
             rank = 0 if lone and i >= NUM_KINDS else 1 if lone else 2
             return (s, rank, 0 if terminal else 1, i)
@@ -97,7 +79,7 @@ def choose_action(state: State, seat: int) -> Action:
                 after[tile_index(t)] -= 1
         else:
             continue
-        s = _best_discard_shanten(after, melds + 1)
+        s = best_discard_shanten(after, melds + 1)
         if s < now and (best is None or s < best[0]):
             best = (s, a)
     if best is not None:

@@ -10,9 +10,7 @@ and every added kong opens a claim window; a decided window is closed by the cal
 
 from __future__ import annotations
 
-import hashlib
-import random
-
+from ..dealing import seed_hash, shuffle_and_deal
 from ..errors import IllegalAction
 from ..hand import is_complete
 from ..tiles import (
@@ -31,11 +29,6 @@ from .scoring import _waits, score, settle
 from .state import Action, Discard, Meld, State
 
 Event = dict[str, object]
-
-
-def seed_hash(seed: str) -> str:
-    """SHA-256 hex of a hand's seed, published at the deal (guiyang.md §13, as §J applies)."""
-    return hashlib.sha256(seed.encode()).hexdigest()
 
 
 # ---------------------------------------------------------------------------- deal
@@ -116,23 +109,9 @@ def deal(options: JintanOptions, seed: str, dealer: int = 0, dealer_streak: int 
     """Shuffle the 144 tiles from ``seed`` and deal by the table custom: four tiles a seat for
     three rounds from the dealer, one each, one more for the dealer; then the flowers (§J2).
     The same seed always gives the same hand."""
-    rng = random.Random(seed)
     tiles = full_set_with_honours_and_flowers()
-    rng.shuffle(tiles)
-    n = options.players
-    hands: list[list[str]] = [[] for _ in range(n)]
-    pos = 0
-    order = [(dealer + i) % n for i in range(n)]
-    for _ in range(3):
-        for seat in order:
-            hands[seat].extend(tiles[pos : pos + 4])
-            pos += 4
-    for seat in order:
-        hands[seat].append(tiles[pos])
-        pos += 1
-    hands[dealer].append(tiles[pos])
-    pos += 1
-    return new_hand(options, hands, tiles[pos:], dealer, dealer_streak, seed)
+    hands, wall = shuffle_and_deal(tiles, seed, options.players, dealer)
+    return new_hand(options, hands, wall, dealer, dealer_streak, seed)
 
 
 def _take(s: State, from_back: bool) -> int:

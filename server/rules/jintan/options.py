@@ -6,6 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..catalog import label as _label
+
 
 class JintanOptions(BaseModel):
     """The options of a Jintan room, with the spec's defaults.
@@ -18,13 +20,21 @@ class JintanOptions(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    base: int = Field(default=10, ge=1, le=1000)
-    flower_value: int = Field(default=5, ge=0, le=1000)
-    chow: bool = True
-    hands: Literal[4, 8, 16] = 8
-    claim_seconds: int = Field(default=10, ge=1, le=120)
-    turn_seconds: int = Field(default=20, ge=1, le=300)
-    bank_seconds: int = Field(default=20, ge=0, le=600)
+    base: int = Field(default=10, ge=1, le=1000, json_schema_extra=_label("底数", "Base"))
+    flower_value: int = Field(
+        default=5, ge=0, le=1000, json_schema_extra=_label("花分值", "Points per flower (花)")
+    )
+    chow: bool = Field(default=True, json_schema_extra=_label("可吃", "Chow allowed"))
+    hands: Literal[4, 8, 16] = Field(default=8, json_schema_extra=_label("局数", "Hands"))
+    claim_seconds: int = Field(
+        default=10, ge=1, le=120, json_schema_extra=_label("抢牌秒数", "Claim seconds")
+    )
+    turn_seconds: int = Field(
+        default=20, ge=1, le=300, json_schema_extra=_label("出牌秒数", "Turn seconds")
+    )
+    bank_seconds: int = Field(
+        default=20, ge=0, le=600, json_schema_extra=_label("时间银行", "Time bank (seconds)")
+    )
 
     @property
     def players(self) -> int:
