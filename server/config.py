@@ -32,6 +32,9 @@ class Settings(BaseSettings):
         vote_seconds: how long a dissolve vote stays open.
         lease_seconds: with ``redis_url``: the time to live of a room's lease (renewed every
             third of it); a dead process's rooms move to another process after at most this.
+        sweep_seconds: how often each process resumes unfinished rooms that nobody runs
+            (:mod:`server.room.sweeper`); unset: every ``lease_seconds`` with ``redis_url``,
+            never without it (one process loads a room when asked); ``0`` disables it.
         rooms_per_minute: room creations allowed per client address per minute (bursts of
             the same size); beyond that ``POST /api/rooms`` answers 429 ``rate_limited``.
         sockets_per_minute: WebSocket connections a client address may open per minute;
@@ -61,6 +64,7 @@ class Settings(BaseSettings):
     ready_seconds: float = Field(default=30, gt=0)
     vote_seconds: float = Field(default=60, gt=0)
     lease_seconds: float = Field(default=5, gt=0)
+    sweep_seconds: float | None = Field(default=None, ge=0)
     rooms_per_minute: int = Field(default=10, ge=1)
     sockets_per_minute: int = Field(default=120, ge=1)
     migrate: bool = True

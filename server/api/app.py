@@ -35,6 +35,7 @@ from server.api.ws import RATE_LIMIT, room_socket, valid_code
 from server.bus import make_bus
 from server.config import Settings, get_settings
 from server.logs import TokenRedactingFilter, redact  # noqa: F401  (re-exported)
+from server.room import sweeper as room_sweeper
 from server.room.actor import RoomError, Timing
 from server.room.clock import Clock
 from server.room.cluster import Cluster
@@ -146,6 +147,14 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         app.state.manager = RoomManager(store, bus, clock, timing, cluster=cluster)
         await app.state.manager.start()
         metrics.track_manager(app.state.manager)
+        sweeper = None
+        interval = settings.sweep_seconds
+        if interval is None:
+            interval = settings.lease_seconds if cluster is not None else 0
+        if interval > 0:
+            sweeper = asyncio.create_task(
+                room_sweeper.run(app.state.manager, store, cluster, interval), name="sweeper"
+            )
         app.state.settings = settings
         app.state.rate_limit = RATE_LIMIT
         app.state.limits = AddressLimits(
@@ -155,6 +164,10 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         try:
             yield
         finally:
+            if sweeper is not None:
+                sweeper.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await sweeper
             await app.state.manager.close()
             await app.state.limits.close()
             if app.state.redis is not None:

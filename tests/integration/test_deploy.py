@@ -4,7 +4,9 @@ Debian's ``caddy`` run with the repository's Caddyfile in front of them (``tls i
 the test domain ``zhuoji.test``, its own ports, admin off). Two players and two bots play a
 room through the proxy over HTTPS and WSS; the process owning the room is SIGKILLed
 mid-hand; the hand finishes on the other one with the settlement a replay of its seed and
-logged actions gives, each ledger row written once, and the audit passes."""
+logged actions gives, each ledger row written once; a bot-only room of the killed process
+that nobody watches is resumed by the other's sweeper and plays to its end; the audit
+(every hand replayed, its ledger compared) passes."""
 
 from __future__ import annotations
 
@@ -213,12 +215,26 @@ async def test_site_through_caddy_survives_a_replica_killed_mid_hand(
         owner_pid = int(lease.decode().split(":")[-2])
         (owner,) = [app for app in apps if app.proc.pid == owner_pid]
         (survivor,) = [app for app in apps if app is not owner]
+        # A bot-only room nobody watches, on the same process (created there directly, so
+        # it owns it); it must go on after the kill without anybody asking for it.
+        async with httpx.AsyncClient(base_url=owner.http, timeout=30) as client:
+            r = await client.post("/api/rooms", json={"game": "guiyang", "options": {"hands": 8}})
+            bot_room = r.json()["code"]
+            seats = []
+            for count in (3, 1):  # at most 3 a request
+                r = await client.post(f"/api/rooms/{bot_room}/bots", json={"count": count})
+                assert r.status_code == 200, r.text
+                seats += r.json()["seats"]
+            assert seats == [0, 1, 2, 3]
         owner.kill()
 
         store = Store(postgres_url)
         try:
             hand = (await store.hands(code))[0]
             assert hand.settlement is None, "the hand ended before the kill"
+            bot_status = (await store.get_room(bot_room)).status  # type: ignore[union-attr]
+            assert bot_status in ("playing", "between"), bot_status
+            bot_hands = len(await store.hands(bot_room))
         finally:
             await store.close()
         p0.resume.set()
@@ -231,7 +247,19 @@ async def test_site_through_caddy_survives_a_replica_killed_mid_hand(
         info = await _ok(await site.request("GET", f"/api/rooms/{code}"))
         assert info["code"] == code
         await _check_hand(postgres_url, code, end0)
-        _audit(postgres_url)
+
+        store = Store(postgres_url)  # read the store only: asking the API would resume it
+        try:
+            deadline = time.monotonic() + 300
+            while (await store.get_room(bot_room)).status != "finished":  # type: ignore[union-attr]
+                assert time.monotonic() < deadline, "the bot-only room was left behind"
+                await asyncio.sleep(0.5)
+            hands = await store.hands(bot_room)
+            assert len(hands) == 8 > bot_hands - 1
+            assert all(h.settlement is not None for h in hands)
+        finally:
+            await store.close()
+        _audit(postgres_url)  # every hand, both rooms: ledger = replay, each row once
         access = site.output()
         assert j0["token"] not in access and j1["token"] not in access
     finally:
