@@ -2,8 +2,9 @@
 
 Each JSON line has ``timestamp`` (UTC, ISO 8601), ``level``, ``logger``, ``process`` (pid),
 ``message``, and ``room``, ``hand``, ``seat`` when known: from ``extra={"room": ...}`` on the
-call, else from the context variables :data:`ROOM`, :data:`HAND`, :data:`SEAT` (the socket
-layer sets them for its connection's task). Exceptions add ``exc_info``. Seat tokens are
+call, else, for the socket layer's and uvicorn's lines, from the context variables
+:data:`ROOM`, :data:`HAND`, :data:`SEAT` (the socket layer sets them for its connection's
+task). Exceptions add ``exc_info``. Seat tokens are
 redacted (``token=***``) from every record before any handler formats it.
 
 ``python -m server serve`` passes :func:`log_config` to uvicorn (``LOG_FORMAT`` = ``json``,
@@ -50,14 +51,21 @@ class TokenRedactingFilter(logging.Filter):
         return True
 
 
+#: Loggers whose records may take room / hand / seat from the context variables: those of
+#: the socket layer, which sets them for its own task. Tasks it happens to spawn (a room's
+#: actor started by a connecting seat) inherit a copy, so other loggers pass ``extra=``.
+CONTEXT_LOGGERS = ("server.api", "uvicorn")
+
+
 class ContextFilter(logging.Filter):
-    """Adds ``room``, ``hand``, ``seat`` from the context variables unless the call gave
-    them (``extra=``)."""
+    """Sets ``room``, ``hand``, ``seat`` on every record: from ``extra=`` if the call gave
+    them, else (for :data:`CONTEXT_LOGGERS`) from the context variables, else ``None``."""
 
     def filter(self, record: logging.LogRecord) -> bool:
+        from_context = record.name.startswith(CONTEXT_LOGGERS)
         for name, var in (("room", ROOM), ("hand", HAND), ("seat", SEAT)):
             if getattr(record, name, None) is None:
-                setattr(record, name, var.get())
+                setattr(record, name, var.get() if from_context else None)
         return True
 
 

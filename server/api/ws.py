@@ -30,7 +30,7 @@ from websockets.exceptions import ConnectionClosed
 from server import metrics
 from server.api.messages import MAX_SEQ, ClientMessageAdapter
 from server.bus import SubscriptionClosed
-from server.logs import ROOM, SEAT
+from server.logs import HAND, ROOM, SEAT
 from server.room.actor import RoomError, seat_channel
 from server.room.manager import CODE_ALPHABET, CODE_LENGTH
 from server.rules.guiyang import Action, IllegalAction
@@ -145,6 +145,7 @@ async def _room_socket(websocket: WebSocket, code: str, token: str | None) -> No
             await websocket.send_json(msg)
             if msg.get("type") in ("snapshot", "event", "hand_end"):
                 ctx["last"] = (msg["hand_no"], msg["version"])
+                HAND.set(msg["hand_no"])
 
     snap: dict[str, Any] = await actor.snapshot(seat)
     closing = asyncio.Event()
