@@ -114,6 +114,7 @@ def test_caddyfile_adapts_for_a_domain_and_for_a_lan() -> None:
     proxy = json.dumps(server)
     assert '"upstreams": [{"dial": "a:1"}, {"dial": "b:2"}]' in proxy
     assert '"uri": "/readyz"' in proxy
+    assert '{"path": ["/metrics"]}' in proxy and '"status_code": 404' in proxy
 
 
 def test_dockerfile_lints_clean_and_installs_locked_deps_before_the_code() -> None:

@@ -244,6 +244,7 @@ async def test_site_through_caddy_survives_a_replica_killed_mid_hand(
         await p1.close()
         async with httpx.AsyncClient(timeout=10) as client:
             assert (await client.get(f"{survivor.http}/api/health")).json()["rooms"] >= 1
+        assert (await site.request("GET", "/metrics")).status_code == 404  # internal only
         info = await _ok(await site.request("GET", f"/api/rooms/{code}"))
         assert info["code"] == code
         await _check_hand(postgres_url, code, end0)
