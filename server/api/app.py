@@ -19,6 +19,7 @@ from fastapi import Depends, FastAPI, Header, HTTPException, Request
 from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import ValidationError
+from sqlalchemy.exc import DBAPIError
 
 from server import metrics
 from server.api.limits import AddressLimits
@@ -183,6 +184,19 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         redoc_url="/redoc" if docs else None,
         openapi_url="/openapi.json" if docs else None,
     )
+
+    @app.exception_handler(DBAPIError)
+    @app.exception_handler(OSError)
+    async def database_unavailable(request: Request, err: Exception) -> JSONResponse:
+        """A database (or Redis) that does not answer: 503 ``unavailable``, one log line,
+        no traceback (``/readyz`` says the same to the proxy)."""
+        metrics.ERRORS.labels(code="unavailable").inc()
+        log.warning("%s %s: unavailable: %s", request.method, request.url.path, err)
+        return JSONResponse(
+            {"detail": {"code": "unavailable", "message": "the service is unavailable"}},
+            status_code=503,
+            headers={"Retry-After": "5"},
+        )
 
     @app.middleware("http")
     async def count_requests(request: Request, call_next: Any) -> Any:

@@ -138,6 +138,12 @@ def test_readyz_follows_postgres_and_the_app_waits_for_it(
         assert body["redis"] == "ok"
         alive = httpx.get(f"{app.http}/healthz", timeout=5)
         assert alive.status_code == 200 and alive.json() == {"status": "alive"}
+        refused = httpx.post(
+            f"{app.http}/api/rooms", json={"game": "guiyang", "options": {}}, timeout=90
+        )
+        assert refused.status_code == 503, refused.text
+        assert refused.json()["detail"]["code"] == "unavailable"
+        assert "Traceback" not in app.output()
 
         private_postgres.start()
 
