@@ -261,7 +261,9 @@ async def test_site_through_caddy_survives_a_replica_killed_mid_hand(
         finally:
             await store.close()
         _audit(postgres_url)  # every hand, both rooms: ledger = replay, each row once
-        access = site.output()
+        site.log.flush()
+        access = (tmp_path / "caddy.log").read_text(errors="replace")
+        assert "/ws/rooms/" in access and "token=REDACTED" in access  # logged, redacted
         assert j0["token"] not in access and j1["token"] not in access
     finally:
         if site is not None:
