@@ -41,6 +41,7 @@ class AddressLimits:
         self.limiter = MovingWindowRateLimiter(self.storage)
 
     async def allow(self, kind: str, address: str) -> bool:
+        """Count one hit of ``kind`` for ``address`` if under the limit (see the class)."""
         item = self.items[kind]
         try:
             return await self.limiter.hit(item, kind, address)
@@ -53,6 +54,7 @@ class AddressLimits:
         await self.limiter.clear(self.items[kind], kind, address)
 
     async def close(self) -> None:
+        """Close the storage's connections (Redis); errors at shutdown are ignored."""
         closer: Any = getattr(self.storage, "aclose", None) or getattr(self.storage, "close", None)
         if closer is not None:
             try:

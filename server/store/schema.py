@@ -90,6 +90,7 @@ class SchemaState:
 
     @property
     def current(self) -> bool:
+        """The database is exactly at this release's head(s)."""
         return bool(self.revisions) and set(self.revisions) == set(self.heads)
 
 
