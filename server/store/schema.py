@@ -65,15 +65,23 @@ def sqlite_migration_lock(url: str) -> Iterator[None]:
             fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
 
 
+def migrations_dir() -> Path:
+    """This release's ``migrations/``: next to the package (a checkout), else in the working
+    directory (as ``Store.migrate`` looks it up). ``FileNotFoundError`` if neither has it."""
+    candidates = [Path(__file__).resolve().parents[2] / "migrations", Path.cwd() / "migrations"]
+    for candidate in candidates:
+        if (candidate / "env.py").is_file():
+            return candidate
+    raise FileNotFoundError("migrations/ not found in " + ", ".join(map(str, candidates)))
+
+
 def script_directory() -> Any:
     """Alembic's ``ScriptDirectory`` of this release's ``migrations/``."""
     from alembic.config import Config
     from alembic.script import ScriptDirectory
 
-    from server.store.store import _migrations_dir
-
     cfg = Config()
-    cfg.set_main_option("script_location", str(_migrations_dir()))
+    cfg.set_main_option("script_location", str(migrations_dir()))
     return ScriptDirectory.from_config(cfg)
 
 
