@@ -112,9 +112,15 @@ function fmtPts(v) {
   return v > 0 ? `+${v}` : String(v);
 }
 
-function optionsSummary(o) {
+function optionsSummary(o, game = 'guiyang') {
   if (!o) return '';
   const parts = [];
+  if (game === 'jintan') {
+    parts.push(t('game_jintan'), `${t('jt_base')} ${o.base}`, `${t('jt_flower_value')} ${o.flower_value}`);
+    parts.push(o.chow ? t('jt_chow') : t('jt_no_chow'));
+    if (o.hands) parts.push(t('hands_n', { n: o.hands }));
+    return parts.join(' · ');
+  }
   const pl = { 4: t('players_4'), 3: t('players_3'), 2: t('players_2') }[o.players] || o.players;
   parts.push(pl);
   parts.push({ lian_zhuang: '连庄', yi_kou_san: '一扣三', yi_kou_er: '一扣二' }[o.scoring] || o.scoring);
@@ -143,6 +149,61 @@ function shareUrl(code) {
 }
 
 // ------------------------------------------------------------------ lobby
+// Options every game's form shares (static controls); the rest of a game's options come from
+// GET /api/games and are drawn into #game-options (Jintan), or are the Guiyang form's own.
+const COMMON_OPTIONS = new Set(['hands', 'claim_seconds', 'turn_seconds', 'bank_seconds', 'players']);
+let GAMES = null; // GET /api/games, once
+
+function chosenGame() {
+  const el = document.querySelector('input[name="game"]:checked');
+  return el ? el.value : 'guiyang';
+}
+
+/** Draw the chosen game's own options from the catalog (labels in the page's language). */
+async function renderGameOptions() {
+  const game = chosenGame();
+  document.querySelectorAll('.guiyang-only').forEach((el) => { el.hidden = game !== 'guiyang'; });
+  const box = $('#game-options');
+  box.replaceChildren();
+  box.hidden = game === 'guiyang';
+  if (game === 'guiyang') return;
+  if (!GAMES) {
+    try { GAMES = (await api.games()).games; } catch (e) { showError($('#lobby-error'), e.message); return; }
+  }
+  const spec = GAMES.find((g) => g.name === game);
+  if (!spec) return;
+  const en = getLang() === 'en';
+  for (const o of spec.options) {
+    if (COMMON_OPTIONS.has(o.name)) continue;
+    const label = en ? o.label_en : o.label_zh;
+    const id = `gopt-${o.name}`;
+    if (o.type === 'bool') {
+      box.append(h('label', { class: 'check' },
+        h('input', { type: 'checkbox', id, checked: o.default ? true : null, dataset: { option: o.name, kind: 'bool' } }),
+        h('span', { text: label })));
+    } else {
+      box.append(h('label', { class: 'field small' }, h('span', { text: label }),
+        h('input', {
+          type: o.type === 'int' ? 'number' : 'text', id, value: String(o.default),
+          min: o.min ?? null, max: o.max ?? null, dataset: { option: o.name, kind: o.type },
+        })));
+    }
+  }
+}
+
+function readGameOptions() {
+  const out = {};
+  document.querySelectorAll('#game-options [data-option]').forEach((el) => {
+    const kind = el.dataset.kind;
+    if (kind === 'bool') out[el.dataset.option] = el.checked;
+    else if (kind === 'int') {
+      const n = Number(el.value.trim());
+      out[el.dataset.option] = el.value.trim() !== '' && Number.isFinite(n) ? n : el.value; // the server refuses garbage
+    } else out[el.dataset.option] = el.value;
+  });
+  return out;
+}
+
 function readOptions() {
   const radio = (name) => {
     const el = document.querySelector(`input[name="${name}"]:checked`);
@@ -154,6 +215,17 @@ function readOptions() {
     const n = Number(v);
     return Number.isFinite(n) ? n : v; // let the server refuse garbage
   };
+  if (chosenGame() !== 'guiyang') {
+    const opts = {
+      hands: radio('hands'),
+      claim_seconds: num('#opt-claim-seconds'),
+      turn_seconds: num('#opt-turn-seconds'),
+      bank_seconds: radio('bank_seconds'),
+      ...readGameOptions(),
+    };
+    for (const k of Object.keys(opts)) if (opts[k] === undefined) delete opts[k];
+    return opts;
+  }
   const lz = $('#opt-lian-zhuang').checked;
   const yks = $('#opt-yi-kou-san').checked;
   const opts = {
@@ -199,7 +271,7 @@ async function onCreate(ev) {
   btn.disabled = true;
   try {
     const opts = readOptions();
-    const room = await api.createRoom(opts);
+    const room = await api.createRoom(opts, chosenGame());
     const code = room.code;
     const joined = await api.join(code, myName());
     store.setSeat(code, joined.seat, joined.token);
@@ -635,7 +707,9 @@ function renderAll() {
 
 function renderRoomInfo() {
   const r = S.room;
-  $('#room-options').textContent = r ? optionsSummary(r.options) : '';
+  $('#room-options').textContent = r ? optionsSummary(r.options, r.game) : '';
+  document.title = r && r.game === 'jintan' ? t('game_jintan') : t('title');
+  $('#home-link').textContent = r && r.game === 'jintan' ? t('game_jintan') : t('title');
   const list = $('#seat-list');
   list.replaceChildren();
   const n = (r && r.options && r.options.players) || nPlayers();
@@ -1395,6 +1469,7 @@ function tick() {
 // ------------------------------------------------------------------ boot
 function bind() {
   $('#create-form').addEventListener('submit', onCreate);
+  document.querySelectorAll('input[name="game"]').forEach((el) => el.addEventListener('change', renderGameOptions));
   $('#join-form').addEventListener('submit', onJoin);
   const lz = $('#opt-lian-zhuang');
   const yks = $('#opt-yi-kou-san');
