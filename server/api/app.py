@@ -41,6 +41,8 @@ from server.room.actor import RoomError, Timing
 from server.room.clock import Clock
 from server.room.cluster import Cluster
 from server.room.manager import RoomManager
+from server.rules.catalog import describe_options
+from server.rules.registry import find_game, game_names
 from server.store import Store, schema
 
 log = logging.getLogger(__name__)
@@ -287,6 +289,18 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         except RoomError as err:
             raise _http_error(err)
         return {"seats": seats}
+
+    @app.get("/api/games")
+    def games() -> dict[str, Any]:
+        """The games this server knows and the options of each (the room form):
+        ``{"games": [{"name", "options": [{"name", "type", "default", "choices"?,
+        "choice_labels"?, "min"?, "max"?, "label_zh", "label_en"}]}]}``."""
+        return {
+            "games": [
+                {"name": name, "options": describe_options(find_game(name).options_model)}
+                for name in game_names()
+            ]
+        }
 
     @app.get("/api/rooms/{code}", response_model=RoomInfo)
     async def room(code: str, rooms: RoomManager = Depends(manager)) -> Any:
