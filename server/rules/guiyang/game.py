@@ -19,7 +19,8 @@ from .state import State
 
 
 class GuiyangGame:
-    """The Guiyang ruleset (registry name ``"guiyang"``); stateless, one instance suffices."""
+    """The Guiyang ruleset (registry name ``"guiyang"``); one instance serves every room (it
+    holds nothing but a cache of settlements)."""
 
     name = "guiyang"
     options_model = GuiyangOptions
