@@ -479,18 +479,20 @@ class RoomActor:
         return [*range(self.players), None]
 
     def _listening(self) -> list[int | None]:
-        """The audiences worth a message: all of them, except that with the in-process bus
-        (which knows every subscriber) an audience without a subscription is skipped, so
-        nothing is computed for it. A socket subscribes before it asks for its snapshot, so
-        it misses nothing."""
+        """The audiences worth a message, so that nothing is computed for the others: with
+        the in-process bus (which knows every subscriber) those with a subscription; with a
+        bus shared by processes all but the bot seats (no socket can hold a bot's seat). A
+        socket subscribes before it asks for its snapshot, so it misses nothing."""
         return [a for a in self._audiences() if self._has_listener(a)]
 
     def _has_listener(self, audience: int | None) -> bool:
-        """False only when the in-process bus knows that nobody listens to ``audience``."""
+        """False when nobody can be listening to ``audience`` (see `_listening`)."""
         bus = self.bus
-        if not isinstance(bus, MemoryBus):
-            return True  # another process may have subscribers: assume someone listens
-        return bus.subscriber_count(seat_channel(self.code, audience)) > 0
+        if isinstance(bus, MemoryBus):
+            return bus.subscriber_count(seat_channel(self.code, audience)) > 0
+        if audience is not None and any(s.seat == audience and s.bot for s in self.seats):
+            return False  # authenticate() gives no socket a bot's seat, in any process
+        return True  # another process may have subscribers: assume someone listens
 
     def _sockets(self, seat: int) -> int:
         """Open sockets of ``seat``: this process's and (in a cluster) every process's."""

@@ -167,3 +167,26 @@ async def test_a_jintan_room_plays_through_the_same_room_core(
     assert actor.totals == [sum(h.deltas[i] for h in hands) for i in range(4)]
     await manager.close()
     assert await audit(store) == []
+
+
+async def test_nothing_is_made_for_an_audience_nobody_can_hear(redis_url: str) -> None:
+    """In-process bus: only subscribed audiences get messages made. Shared (Redis) bus: all
+    but the bot seats, which no socket of any process can hold."""
+    from server.bus.memory import MemoryBus
+    from server.bus.redis import RedisBus
+    from server.room.actor import RoomActor, Seat
+
+    seats = [Seat(0, "ann", False, "h0"), *(Seat(i, f"bot{i}", True, f"h{i}") for i in (1, 2, 3))]
+    memory = MemoryBus()
+    actor = RoomActor("HEAR01", {}, None, memory, ManualClock(), TIMING, seats=list(seats))
+    assert actor._listening() == []
+    sub = await memory.subscribe(seat_channel("HEAR01", 2))
+    assert actor._listening() == [2]
+    await sub.close()
+    await memory.close()
+    redis = RedisBus(redis_url, prefix="hear-test:")
+    try:
+        shared = RoomActor("HEAR01", {}, None, redis, ManualClock(), TIMING, seats=list(seats))
+        assert shared._listening() == [0, None]
+    finally:
+        await redis.close()
