@@ -682,6 +682,8 @@ class RoomActor:
         self._after_change()
         for seat in self._listening():
             await self._publish(seat, self._snapshot(seat))
+        if self.game.ended(self.state):  # ended at the deal (Jintan's eight flowers, §J2)
+            await self._end_hand()
 
     async def _apply(
         self, seat: int, action: Action, source: str, future: asyncio.Future[Any] | None
