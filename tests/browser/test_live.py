@@ -117,6 +117,9 @@ def click_action(page: Any, action: dict[str, Any]) -> None:
         page.click(f'#actions [data-action="ding_que"][data-suit="{action["suit"]}"]')
     elif kind == "kong" and action.get("tile"):
         page.click(f'#actions [data-action="kong"][data-action-tile="{action["tile"]}"]')
+    elif kind == "chow":
+        tiles = "".join(action["tiles"])
+        page.click(f'#actions [data-action="chow"][data-action-tiles="{tiles}"]')
     else:
         page.click(f'#actions [data-action="{kind}"]')
 
