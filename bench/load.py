@@ -1,7 +1,9 @@
 """Load benchmark: R rooms of 4 WebSocket players against the server and a bare broadcast.
 
-    python bench/load.py [--rooms 20] [--seconds 10] [--mode closed|paced|both]
+    python bench/load.py [--rooms R] [--seconds 10] [--mode closed|paced|both]
                          [--config sqlite|pg|both] [--repeat 3]
+
+(default: both modes, both configurations, 20 rooms closed-loop and 100 rooms paced)
 
 For each repeat, mode and configuration it starts, on a free loopback port,
 
@@ -33,8 +35,11 @@ Measured over ``--seconds`` once every room is seated and connected:
   received the change it caused (the next message with a higher ``(hand_no, version)``);
   an action followed by another action of the same room before that is not counted
   (``superseded``, e.g. the first of two claim answers);
-* ``errors``: HTTP errors, ``error`` messages, unexpected disconnects, joins that failed,
-  and ``timeouts`` (a seat put on auto-play because its answer came too late);
+* ``errors``: HTTP errors, ``error`` messages, unexpected disconnects, client exceptions,
+  and ``timeouts`` (a seat put on auto-play because its answer came too late), from the
+  first room's setup to the window's end;
+* ``srv exc``: tracebacks in the server's log over the whole run (the last exception of
+  each chain; the kinds are printed under the table);
 * ``rss/sock``: (server RSS at the end - RSS before the first room) / sockets.
 
 Each printed table gives the median over ``--repeat`` runs. The load client is one Python
@@ -432,6 +437,7 @@ class Target:
     proc: subprocess.Popen[bytes]
     health: str
     cleanup: list[Any] = field(default_factory=list)
+    log: Path | None = None  # the process's stderr
 
     @property
     def base_url(self) -> str:
@@ -524,8 +530,10 @@ def start_server(config: str, mode: str, args: argparse.Namespace) -> Target:
         cleanup.append(lambda: redis_flush(args.redis_url))
     cmd = [sys.executable, "-m", "server", "serve", "--host", "127.0.0.1", "--port", str(port)]
     cmd += ["--log-level", "warning"]
-    proc = subprocess.Popen(cmd, env=env, cwd=workdir)
-    target = Target(config, port, proc, "/api/health", cleanup)
+    log = workdir / "server.log"
+    with log.open("wb") as err:
+        proc = subprocess.Popen(cmd, env=env, cwd=workdir, stderr=err)
+    target = Target(config, port, proc, "/api/health", cleanup, log)
     try:
         wait_healthy(target)
     except BaseException:
@@ -534,7 +542,8 @@ def start_server(config: str, mode: str, args: argparse.Namespace) -> Target:
     return target
 
 
-def stop(target: Target) -> None:
+def stop(target: Target) -> Counter[str]:
+    """Stop the process, clean up; returns the exceptions its log shows, by type."""
     if target.proc.poll() is None:
         target.proc.send_signal(signal.SIGTERM)
         try:
@@ -542,9 +551,31 @@ def stop(target: Target) -> None:
         except subprocess.TimeoutExpired:
             target.proc.kill()
             target.proc.wait()
+    found = logged_exceptions(target.log) if target.log else Counter()
     for fn in reversed(target.cleanup):
         with contextlib.suppress(Exception):
             fn()
+    return found
+
+
+def logged_exceptions(log: Path) -> Counter[str]:
+    """``{exception type: count}`` of the tracebacks in a log: the last exception of each
+    chain ("The above exception was the direct cause of ..." counts once)."""
+    found: Counter[str] = Counter()
+    last: str | None = None  # the exception that ended the previous traceback
+    inside = False
+    for line in log.read_text(errors="replace").splitlines():
+        if line.startswith("Traceback (most recent call last)"):
+            inside = True
+        elif line.startswith(("The above exception", "During handling")):
+            if last is not None:  # chained: only the chain's last exception counts
+                found[last] -= 1
+                last = None
+        elif inside and line and not line[0].isspace():
+            last = line.split(":", 1)[0].rsplit(".", 1)[-1]
+            found[last] += 1
+            inside = False
+    return +found
 
 
 def cpu_seconds(p: psutil.Process) -> float:
@@ -571,11 +602,10 @@ async def play(args: argparse.Namespace, mode: str, target: Target) -> dict[str,
     before = load.stats.counts()
     cpu0, t0 = cpu_seconds(proc), time.monotonic()
     lat_t0 = time.perf_counter()
-    errors0 = Counter(load.stats.errors)
     await asyncio.sleep(args.seconds)
     cpu1, t1 = cpu_seconds(proc), time.monotonic()
     after = load.stats.counts()
-    errors = load.stats.errors - errors0
+    errors = Counter(load.stats.errors)  # setup included: a refused join is an error
     rss = proc.memory_info().rss
     load.stopping.set()
     await asyncio.wait(tasks, timeout=30)
@@ -619,9 +649,12 @@ def quantile(xs: list[float], q: float) -> float:
 def run_one(args: argparse.Namespace, mode: str, name: str) -> dict[str, Any]:
     target = start_baseline() if name == "baseline" else start_server(name, mode, args)
     try:
-        return asyncio.run(play(args, mode, target))
+        result = asyncio.run(play(args, mode, target))
     finally:
-        stop(target)
+        logged = stop(target)
+    result["server_exceptions"] = sum(logged.values())
+    result["error_kinds"].update({f"server:{k}": v for k, v in logged.items()})
+    return result
 
 
 def use_uvloop() -> None:
@@ -646,6 +679,7 @@ COLUMNS = [
     ("p50_ms", "{:.1f}", "p50 ms"),
     ("p99_ms", "{:.1f}", "p99 ms"),
     ("errors", "{:.0f}", "errors"),
+    ("server_exceptions", "{:.0f}", "srv exc"),
     ("rss_per_socket_kb", "{:.0f}", "rss/sock KB"),
 ]
 
@@ -691,7 +725,9 @@ def expand(choice: str, both: tuple[str, ...]) -> Iterator[str]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rooms", type=int, default=20)
+    parser.add_argument(
+        "--rooms", type=int, default=None, help="default: 20 closed-loop, 100 paced"
+    )
     parser.add_argument("--seconds", type=float, default=10, help="measured window per run")
     parser.add_argument("--mode", choices=["closed", "paced", "both"], default="both")
     parser.add_argument("--config", choices=["sqlite", "pg", "both"], default="both")
@@ -702,13 +738,15 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=9)
     parser.add_argument("--json", type=Path, help="also write every run's numbers here")
     args = parser.parse_args()
-    raise_fd_limit(args.rooms)
+    raise_fd_limit(args.rooms or 100)
     use_uvloop()
     configs = list(expand(args.config, ("sqlite", "pg")))
     all_runs: list[dict[str, Any]] = []
     date = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     print(f"# bench/load.py {date}, {os.cpu_count()} cores, load avg {os.getloadavg()[0]:.1f}")
+    rooms_arg = args.rooms
     for mode in expand(args.mode, ("closed", "paced")):
+        args.rooms = rooms_arg or (20 if mode == "closed" else 100)
         runs: dict[str, list[dict[str, Any]]] = {n: [] for n in ["baseline", *configs]}
         for rep in range(args.repeat):
             for name in runs:
@@ -719,7 +757,8 @@ def main() -> None:
                 runs[name].append(r)
                 all_runs.append(r)
                 print(
-                    f"  {mode} {name} #{rep + 1}: {r['actions_per_s']:.0f} act/s, "
+                    f"  {mode} {name} #{rep + 1}: {r['rooms']} rooms up in {r['setup_s']:.0f} s, "
+                    f"{r['actions_per_s']:.0f} act/s, "
                     f"{r['cpu_ms_per_action']:.2f} cpu ms/act, p99 {r['p99_ms']:.0f} ms, "
                     f"errors {r['error_kinds'] or 0}",
                     file=sys.stderr,
