@@ -85,6 +85,9 @@ async def _actor_hands(
             await manager.add_bots(actor.code, 1)  # the fourth seat: the room starts
             while actor.info()["status"] not in ("finished", "dissolved"):
                 await asyncio.sleep(0.005)
+            idle = getattr(actor, "idle", None)
+            if idle is not None:  # the session's last writes are part of its cost
+                await idle()
             cpu += time.process_time() - start
             hands += SESSION_HANDS
     finally:
