@@ -32,15 +32,15 @@ Measured over ``--seconds`` once every room is seated and connected:
   CPU (user + system, from psutil), and as % of the baseline of the same repeat and mode;
 * ``cpu ms/act``: server CPU per action sent (baseline: per frame sent in);
 * ``p50`` / ``p99``: from the send of an action to the moment all four sockets of the room
-  received the change it caused (the next message with a higher ``(hand_no, version)``);
-  an action followed by another action of the same room before that is not counted
-  (``superseded``, e.g. the first of two claim answers);
+  received the change it caused (a message with a higher ``(hand_no, version)`` than the
+  last one the sending socket had; for the baseline, the frame itself);
 * ``errors``: HTTP errors, ``error`` messages, unexpected disconnects, client exceptions,
   and ``timeouts`` (a seat put on auto-play because its answer came too late), from the
   first room's setup to the window's end;
 * ``srv exc``: tracebacks in the server's log over the whole run (the last exception of
   each chain; the kinds are printed under the table);
-* ``rss/sock``: (server RSS at the end - RSS before the first room) / sockets.
+* ``rss/sock``: (server RSS at the end - RSS before the first room) / sockets;
+* ``client cpu %``: the load client's own CPU (% of one core): near 100 it is the limit.
 
 Each printed table gives the median over ``--repeat`` runs. The load client is one Python
 process: on a 2-core machine it takes about one core, so at high load it, not the server,
@@ -97,7 +97,6 @@ class Stats:
     frames_in: int = 0  # server -> client frames received
     frames_out: int = 0  # client -> server frames sent
     actions: int = 0
-    superseded: int = 0
     throttled: int = 0
     hands: int = 0
     latencies: list[tuple[float, float]] = field(default_factory=list)  # (sent at, seconds)
@@ -107,7 +106,6 @@ class Stats:
         return {
             "frames": self.frames_in + self.frames_out,
             "actions": self.actions,
-            "superseded": self.superseded,
             "throttled": self.throttled,
             "hands": self.hands,
             "errors": sum(self.errors.values()),
@@ -180,24 +178,26 @@ class RoomBase:
     def __init__(self, load: Load, idx: int) -> None:
         self.load, self.idx = load, idx
         self.stats = load.stats
-        self.pending: Pending | None = None
+        self.pending: list[Pending] = []
         self.loop = asyncio.get_running_loop()
         self.slots = PacedSlots(self.loop.time() + load.rng.random())
         self.counted_ready = False
 
     def sent(self, key: tuple[int, int]) -> None:
-        if self.pending is not None:
-            self.stats.superseded += 1
-        self.pending = Pending(key, time.perf_counter())
+        """An action went out from a socket whose last message had ``key``."""
+        self.pending.append(Pending(key, time.perf_counter()))
 
     def observe(self, seat: int, key: tuple[int, int]) -> None:
-        p = self.pending
-        if p is None or key <= p.key:
+        """Socket ``seat`` received a message of ``key``: the actions sent before it are
+        done once all four sockets got such a message."""
+        if not self.pending:
             return
-        p.got.add(seat)
-        if len(p.got) == 4:
-            self.stats.latencies.append((p.t, time.perf_counter() - p.t))
-            self.pending = None
+        for p in list(self.pending):
+            if key > p.key:
+                p.got.add(seat)
+                if len(p.got) == 4:
+                    self.stats.latencies.append((p.t, time.perf_counter() - p.t))
+                    self.pending.remove(p)
 
     async def run(self) -> None:
         while not self.load.stopping.is_set():
@@ -291,7 +291,7 @@ class GameRoom(RoomBase):
                 t.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
             await asyncio.gather(*(ws.close() for ws in sockets), return_exceptions=True)
-        self.pending = None
+        self.pending = []
 
     async def reader(self, i: int, ws: Any) -> None:
         seat, stats = self.seats[i], self.stats
@@ -405,7 +405,7 @@ class BaselineRoom(RoomBase):
                     await asyncio.wait_for(self.done.wait(), 30)
                 except TimeoutError:
                     stats.errors["lost"] += 1
-                    self.pending = None
+                    self.pending = []
                 if any(t.done() for t in readers):
                     break
         finally:
@@ -420,7 +420,7 @@ class BaselineRoom(RoomBase):
                 self.stats.frames_in += 1
                 n = json.loads(raw)["n"]
                 self.observe(i, (0, n))
-                if self.pending is None:
+                if not self.pending:
                     self.done.set()
         except websockets.ConnectionClosed:
             if not self.load.stopping.is_set():
@@ -600,10 +600,10 @@ async def play(args: argparse.Namespace, mode: str, target: Target) -> dict[str,
         load.stats.errors["setup_timeout"] += 1
     setup = time.monotonic() - setup_start
     before = load.stats.counts()
-    cpu0, t0 = cpu_seconds(proc), time.monotonic()
+    cpu0, t0, client0 = cpu_seconds(proc), time.monotonic(), time.process_time()
     lat_t0 = time.perf_counter()
     await asyncio.sleep(args.seconds)
-    cpu1, t1 = cpu_seconds(proc), time.monotonic()
+    cpu1, t1, client1 = cpu_seconds(proc), time.monotonic(), time.process_time()
     after = load.stats.counts()
     errors = Counter(load.stats.errors)  # setup included: a refused join is an error
     rss = proc.memory_info().rss
@@ -624,13 +624,13 @@ async def play(args: argparse.Namespace, mode: str, target: Target) -> dict[str,
         "wall_s": wall,
         "cpu_s": cpu,
         "cpu_pct": 100 * cpu / wall,
+        "client_cpu_pct": 100 * (client1 - client0) / wall,
         "actions_per_s": d["actions"] / wall,
         "frames_per_cpu_s": d["frames"] / cpu if cpu > 0 else float("nan"),
         "cpu_ms_per_action": 1000 * cpu / d["actions"] if d["actions"] else float("nan"),
         "p50_ms": 1000 * quantile(lat, 0.50),
         "p99_ms": 1000 * quantile(lat, 0.99),
         "samples": len(lat),
-        "superseded": d["superseded"],
         "throttled": d["throttled"],
         "hands": d["hands"],
         "errors": sum(errors.values()),
@@ -673,6 +673,7 @@ COLUMNS = [
     ("rooms", "{}", "rooms"),
     ("actions_per_s", "{:.0f}", "act/s"),
     ("cpu_pct", "{:.0f}", "cpu %"),
+    ("client_cpu_pct", "{:.0f}", "client cpu %"),
     ("frames_per_cpu_s", "{:.0f}", "frames/cpu-s"),
     ("vs_baseline", "{:.1f}", "% of base"),
     ("cpu_ms_per_action", "{:.2f}", "cpu ms/act"),
