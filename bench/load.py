@@ -542,7 +542,7 @@ def start_server(config: str, mode: str, args: argparse.Namespace) -> Target:
     return target
 
 
-def stop(target: Target) -> Counter[str]:
+def stop(target: Target, keep_logs: Path | None = None) -> Counter[str]:
     """Stop the process, clean up; returns the exceptions its log shows, by type."""
     if target.proc.poll() is None:
         target.proc.send_signal(signal.SIGTERM)
@@ -552,6 +552,9 @@ def stop(target: Target) -> Counter[str]:
             target.proc.kill()
             target.proc.wait()
     found = logged_exceptions(target.log) if target.log else Counter()
+    if target.log and keep_logs is not None:
+        keep_logs.mkdir(parents=True, exist_ok=True)
+        shutil.copy(target.log, keep_logs / f"{target.name}-{target.port}.log")
     for fn in reversed(target.cleanup):
         with contextlib.suppress(Exception):
             fn()
@@ -651,7 +654,7 @@ def run_one(args: argparse.Namespace, mode: str, name: str) -> dict[str, Any]:
     try:
         result = asyncio.run(play(args, mode, target))
     finally:
-        logged = stop(target)
+        logged = stop(target, args.logs)
     result["server_exceptions"] = sum(logged.values())
     result["error_kinds"].update({f"server:{k}": v for k, v in logged.items()})
     return result
@@ -738,6 +741,7 @@ def main() -> None:
     parser.add_argument("--redis-url", default=DEFAULT_REDIS)
     parser.add_argument("--seed", type=int, default=9)
     parser.add_argument("--json", type=Path, help="also write every run's numbers here")
+    parser.add_argument("--logs", type=Path, help="keep the server logs in this folder")
     args = parser.parse_args()
     raise_fd_limit(args.rooms or 100)
     use_uvloop()
