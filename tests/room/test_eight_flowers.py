@@ -5,8 +5,9 @@ a room rebuilt from the store holds the same state.
 No seed of the real shuffle is known to deal eight flowers to one seat, so the room plays
 `FixedFirstDeal`: the real Jintan engine, whose deal for one seed is the shared fixture's
 hands and wall (``../shared/fixtures/jintan/eight-flowers-win-at-once.json``, the
-repository's copy) and for any other seed the real shuffle. It is registered as ``jintan`` for the test, so the manager, the
-rebuild and the audit find it by the room's stored game name, as they find the real one.
+repository's copy) and for any other seed the real shuffle. It is registered as ``jintan``
+for the test, so the manager, the rebuild and the audit find it by the room's stored game
+name, as they find the real one.
 """
 
 from __future__ import annotations
