@@ -1,6 +1,7 @@
 """An eight-flower deal in a Jintan room (spec/jintan.md §J2): the seat holding all eight
 flowers wins at the deal, the hand is settled once, the session goes on to its next hand, and
-a room rebuilt from the store holds the same state.
+a room rebuilt from the store holds the same state (also after dying between the deal and the
+settlement).
 
 No seed of the real shuffle is known to deal eight flowers to one seat, so the room plays
 `FixedFirstDeal`: the real Jintan engine, whose deal for one seed is the shared fixture's
@@ -170,5 +171,48 @@ async def test_eight_flowers_at_the_deal_win_at_once_and_the_session_goes_on(
     await rebuilt.idle()
     assert rebuilt.hand_no == 2 and rebuilt.status == "playing"
     assert rebuilt.totals == [-200, -200, 600, -200]
+    await again.close()
+    assert await audit(store) == []
+
+
+async def test_an_eight_flower_deal_stored_but_not_settled_is_settled_once_on_rebuild(
+    store: Any, bus: Any, clock: ManualClock, game: FixedFirstDeal
+) -> None:
+    """The owner died after storing the deal (no action follows an eight-flower deal) and
+    before the settlement: the rebuilt room settles the hand once, and a second rebuild
+    writes nothing more."""
+    code = "EIGHT1"
+    await store.create_room(code, "jintan", JintanOptions(hands=4).model_dump())
+    await store.add_player(code, 0, "ann", "hash0", False)
+    for seat in (1, 2, 3):
+        await store.add_player(code, seat, f"bot{seat}", f"hash{seat}", True)
+    await store.set_room_status(code, "playing")
+    await store.start_hand(code, 1, EIGHT, 0, 1)
+    assert (await store.hands(code))[0].settlement is None
+
+    manager = RoomManager(store, bus, clock, TIMING)
+    actor = await manager.get(code)
+    assert isinstance(actor, RoomActor)
+    await actor.wait_started()
+    await actor.idle()
+    assert (actor.hand_no, actor.status, actor.totals) == (1, "between", [-200, -200, 600, -200])
+    (hand,) = await store.hands(code)
+    assert hand.settlement is not None and hand.settlement["win_kind"] == "ba_hua"
+    assert hand.deltas == [-200, -200, 600, -200]
+    rows = await store.ledger_by_hand(code, 1)
+    assert [(r["from"], r["to"], r["points"]) for r in rows] == [
+        (0, 2, 200),
+        (1, 2, 200),
+        (3, 2, 200),
+    ]
+    assert (await store.get_room(code)).status == "between"
+    await manager.close()
+
+    again = RoomManager(store, bus, clock, TIMING)
+    rebuilt = await again.get(code)
+    assert isinstance(rebuilt, RoomActor)
+    await rebuilt.idle()
+    assert (rebuilt.status, rebuilt.dealer, rebuilt.totals) == ("between", 1, actor.totals)
+    assert await store.ledger_by_hand(code, 1) == rows
     await again.close()
     assert await audit(store) == []
