@@ -102,6 +102,19 @@ function relLabel(i) {
   return [null, t('next_seat'), t('opposite'), t('prev_seat')][off] || '';
 }
 
+/** Where seat ``i`` sits at the table, as in the apps: you at the bottom, 下家 ((me+1)%n) on
+ *  the right, 对家 at the top, 上家 ((me-1)%n) on the left; 3 players: right and left; 2: top.
+ *  A spectator sees the table from seat 0. */
+function seatPos(i) {
+  const n = nPlayers();
+  const me = S.seat === null || S.seat === undefined ? 0 : S.seat;
+  const off = (i - me + n) % n;
+  if (off === 0) return 'bottom';
+  if (n === 2) return 'top';
+  if (n === 3) return off === 1 ? 'right' : 'left';
+  return ['bottom', 'right', 'top', 'left'][off];
+}
+
 function totals() {
   if (S.room && Array.isArray(S.room.totals)) return S.room.totals;
   return [];
@@ -872,10 +885,12 @@ function renderOpponents() {
     order.push(i);
   }
   box.dataset.count = String(order.length);
+  $('#board').dataset.players = String(n);
   const acting = actingSeats();
   for (const i of order) {
     const sv = seatView(i);
-    const panel = h('section', { class: 'seat-panel opponent', dataset: { seat: String(i) } });
+    const pos = seatPos(i);
+    const panel = h('section', { class: `seat-panel opponent pos-${pos}`, dataset: { seat: String(i), pos } });
     if (acting.includes(i)) panel.classList.add('acting');
     panel.append(seatHead(i, sv));
     const cc = sv.concealed_count ?? 0;
