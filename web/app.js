@@ -1211,10 +1211,17 @@ function renderSettlement() {
   const overlay = $('#settlement-overlay');
   const st = S.settlement;
   const standingsOnly = !st && S.sessionOver && S.dissolved;
+  const wasHidden = overlay.hidden;
   overlay.hidden = !((st || standingsOnly) && S.settlementOpen);
   $('#settle-dissolve-btn').hidden = !canProposeDissolve();
   if (!(st || standingsOnly) || !S.settlementOpen) return;
   const body = $('#settlement-body');
+  // A settlement opens at its top (title, totals); a re-render while it is open (others
+  // getting ready) leaves the reader where they are.
+  const key = st ? `hand-${st.handNo}` : 'standings';
+  const opened = wasHidden || S.settlementShown !== key;
+  S.settlementShown = key;
+  if (opened) requestAnimationFrame(() => { body.scrollTop = 0; overlay.scrollTop = 0; });
   body.replaceChildren();
   const n = nPlayers();
   if (standingsOnly) {
@@ -1229,8 +1236,30 @@ function renderSettlement() {
   body.append(h('h2', {}, t('settlement'), ' ',
     h('span', { id: 'settle-result', class: `result ${result}`, dataset: { result }, text: result === 'win' ? t('result_win') : t('result_huang') })));
 
-  // winners
   const winners = winnersOf(s);
+  const pays = paymentsOf(s);
+  // per-seat deltas and totals first, as the apps show them
+  const deltas = Array.isArray(s.deltas) ? s.deltas : (() => {
+    const d = new Array(n).fill(0);
+    for (const p of pays) { d[p.from] -= p.points; d[p.to] += p.points; }
+    return d;
+  })();
+  const tots = Array.isArray(st.totals) ? st.totals : totals();
+  const dt = h('table', { id: 'settle-totals', class: 'grid' },
+    h('thead', {}, h('tr', {}, h('th', { text: t('seat') }), h('th', { text: t('delta') }), h('th', { text: t('total') }))));
+  const tb2 = h('tbody');
+  for (let i = 0; i < n; i++) {
+    const d = deltas[i] ?? 0;
+    const tot = tots[i];
+    tb2.append(h('tr', { class: `settle-row ${winners.includes(i) ? 'winner-row' : ''}`, id: `settle-row-${i}`, dataset: { seat: String(i), delta: String(d), total: String(tot ?? '') } },
+      h('td', { text: seatName(i) }),
+      h('td', { class: `num delta ${d > 0 ? 'pos' : d < 0 ? 'neg' : ''}`, text: fmtPts(d) }),
+      h('td', { class: 'num total', text: tot === undefined ? '' : String(tot) })));
+  }
+  dt.append(tb2);
+  body.append(h('div', { class: 'scroll-x', id: 'settle-totals-box' }, dt));
+
+  // winners
   if (winners.length) {
     const wl = h('div', { id: 'settle-winners', class: 'settle-line' }, h('span', { class: 'label', text: t('winners') }));
     for (const w of winners) {
@@ -1273,27 +1302,6 @@ function renderSettlement() {
     body.append(cl);
   }
 
-  const pays = paymentsOf(s);
-  // per-seat deltas and totals
-  const deltas = Array.isArray(s.deltas) ? s.deltas : (() => {
-    const d = new Array(n).fill(0);
-    for (const p of pays) { d[p.from] -= p.points; d[p.to] += p.points; }
-    return d;
-  })();
-  const tots = Array.isArray(st.totals) ? st.totals : totals();
-  const dt = h('table', { id: 'settle-totals', class: 'grid' },
-    h('thead', {}, h('tr', {}, h('th', { text: t('seat') }), h('th', { text: t('delta') }), h('th', { text: t('total') }))));
-  const tb2 = h('tbody');
-  for (let i = 0; i < n; i++) {
-    const d = deltas[i] ?? 0;
-    const tot = tots[i];
-    tb2.append(h('tr', { class: `settle-row ${winners.includes(i) ? 'winner-row' : ''}`, id: `settle-row-${i}`, dataset: { seat: String(i), delta: String(d), total: String(tot ?? '') } },
-      h('td', { text: seatName(i) }),
-      h('td', { class: `num delta ${d > 0 ? 'pos' : d < 0 ? 'neg' : ''}`, text: fmtPts(d) }),
-      h('td', { class: 'num total', text: tot === undefined ? '' : String(tot) })));
-  }
-  dt.append(tb2);
-  body.append(h('div', { class: 'scroll-x' }, dt));
 
   // payments, one row each (the ledger's rows)
   const pt = h('table', { id: 'settle-payments', class: 'grid' },

@@ -109,3 +109,69 @@ def test_seats_stand_as_in_the_apps(
         assert not page.errors, page.errors  # type: ignore[attr-defined]
     finally:
         ctx.close()
+
+
+def _in_view(page: Any, sel: str) -> None:
+    """``sel`` is wholly inside the viewport and on top at its centre (not covered)."""
+    b = _box(page, sel)
+    vw, vh = page.viewport_size["width"], page.viewport_size["height"]
+    assert b["y"] >= 0 and b["y"] + b["height"] <= vh, (sel, b, vh)
+    assert b["x"] >= 0 and b["x"] + b["width"] <= vw, (sel, b, vw)
+    hit = page.evaluate(
+        "([sel, x, y]) => { const e = document.elementFromPoint(x, y);"
+        " return !!e && !!e.closest(sel); }",
+        [sel, _cx(b), _cy(b)],
+    )
+    assert hit, f"{sel} is covered"
+
+
+def _check_settlement_top(page: Any, label: str) -> None:
+    page.wait_for_selector("#settlement", state="visible", timeout=120000)
+    page.wait_for_timeout(200)
+    assert page.evaluate("document.querySelector('#settlement-body').scrollTop") == 0, label
+    _in_view(page, "#settlement-body h2")
+    _in_view(page, "#ready-btn")
+    # per-seat totals first, right under the title, before the payment lines
+    order = page.evaluate(
+        "[...document.querySelectorAll('#settlement-body > *')].map(e => e.id ||"
+        " (e.querySelector('[id]') || {}).id || e.tagName)"
+    )
+    assert order[1] == "settle-totals-box", order
+    _in_view(page, "#settle-totals")
+
+
+def _auto_on(page: Any) -> None:
+    page.wait_for_selector("#auto-toggle", timeout=30000)
+    if page.locator("#auto-toggle").get_attribute("data-action") == "auto_on":
+        page.click("#auto-toggle")
+
+
+def test_settlement_opens_at_its_top_with_ready_in_view(
+    browser: Any, live_server: str, shots_dir: Path
+) -> None:
+    ctx, page = new_page(browser, *SIZES["desktop"])
+    try:
+        create_room(page, live_server, "我", players=2)
+        add_bots(page)
+        page.wait_for_selector("#hand .hand-tile", timeout=15000)
+        _auto_on(page)
+        _check_settlement_top(page, "desktop")
+        page.screenshot(path=str(shots_dir / "settlement-desktop.png"))
+        # scrolled to its end by the reader, 准备 is still in view (the bar stays)
+        page.evaluate(
+            "(e => e.scrollTop = e.scrollHeight)(document.querySelector('#settlement-body'))"
+        )
+        _in_view(page, "#ready-btn")
+        page.set_viewport_size({"width": 375, "height": 812})
+        page.wait_for_timeout(200)
+        _in_view(page, "#ready-btn")
+        page.screenshot(path=str(shots_dir / "settlement-phone-scrolled.png"))
+        page.click("#ready-btn")
+        # the next hand's settlement opens at its top again, though the last was scrolled
+        page.wait_for_selector("#settlement", state="hidden", timeout=60000)
+        _auto_on(page)
+        _check_settlement_top(page, "phone")
+        page.screenshot(path=str(shots_dir / "settlement-phone.png"))
+        assert not page.errors, page.errors  # type: ignore[attr-defined]
+    finally:
+        ctx.close()
