@@ -40,6 +40,7 @@ const S = {
   socket: null,
   pending: false,
   baoTing: false,
+  selected: null, // {tile, index}: a hand tile raised by a first tap (touch screens)
   settlement: null, // {settlement, totals, handNo}
   settlementOpen: false,
   endedSeen: false,
@@ -688,10 +689,26 @@ function send(action) {
 
 function legalOf(kind) { return S.legal.filter((a) => a && a.kind === kind); }
 
-function onHandTileClick(tile) {
+/** A hand tile clicked. A mouse click (or a key) discards at once; a tap on a touch screen
+ *  first selects (raises) the tile, and a second tap on it (or 打出) discards: no misclicks. */
+function onHandTileClick(tile, index, touch) {
   if (S.pending) return;
   const options = legalOf('discard').filter((a) => a.tile === tile);
   if (!options.length) return;
+  const sel = S.selected;
+  if (touch && !(sel && sel.tile === tile && sel.index === index)) {
+    S.selected = { tile, index };
+    renderActions();
+    renderHand();
+    return;
+  }
+  discardTile(tile);
+}
+
+function discardTile(tile) {
+  const options = legalOf('discard').filter((a) => a.tile === tile);
+  if (S.pending || !options.length) return;
+  S.selected = null;
   let act;
   if (S.baoTing) act = options.find((a) => a.bao_ting === true);
   if (!act) act = options.find((a) => !a.bao_ting) || options[0];
@@ -992,6 +1009,17 @@ function handTiles() {
   return { main: sortTiles(hand, sv.ding_que), drawn };
 }
 
+/** Drop a tapped selection once the turn is over or the hand changed under it. */
+function checkSelection() {
+  const sel = S.selected;
+  if (!sel) return;
+  const { main, drawn } = S.view ? handTiles() : { main: [], drawn: null };
+  const all = [...main, ...(drawn ? [drawn] : [])];
+  if (S.pending || !legalOf('discard').some((a) => a.tile === sel.tile) || all[sel.index] !== sel.tile) {
+    S.selected = null;
+  }
+}
+
 function renderHand() {
   const v = S.view;
   const box = $('#hand');
@@ -1000,6 +1028,7 @@ function renderHand() {
   const { main, drawn } = handTiles();
   const discardable = new Set(legalOf('discard').map((a) => a.tile));
   const sv = seatView(S.seat);
+  checkSelection();
   const mk = (tile, isDrawn, idx) => {
     const el = tileEl(tile, { tag: 'button', size: 'lg', classes: ['hand-tile'] });
     el.dataset.index = String(idx);
@@ -1011,7 +1040,14 @@ function renderHand() {
     } else {
       el.setAttribute('aria-disabled', 'true');
     }
-    el.addEventListener('click', () => onHandTileClick(tile));
+    if (S.selected && S.selected.index === idx && S.selected.tile === tile) {
+      el.classList.add('selected');
+      el.dataset.selected = 'true';
+    }
+    // the pointer that made the click: a touch tap selects first, a mouse click discards
+    let touch = false;
+    el.addEventListener('pointerdown', (e) => { touch = e.pointerType === 'touch'; });
+    el.addEventListener('click', () => { const tap = touch; touch = false; onHandTileClick(tile, idx, tap); });
     return el;
   };
   const mainRow = h('div', { class: 'hand-main' });
@@ -1050,6 +1086,15 @@ function renderActions() {
         disabled: S.pending, onclick: () => send(a),
       }, suitChar(a.suit)));
     }
+  }
+  // a tile selected by a tap: 打出 discards it (as a second tap on it does)
+  checkSelection();
+  if (S.selected) {
+    const tile = S.selected.tile;
+    box.append(h('button', {
+      type: 'button', id: 'discard-btn', class: 'act act-discard', dataset: { action: 'discard_selected', actionTile: tile },
+      onclick: () => discardTile(tile),
+    }, t('act_discard'), tileEl(tile, { size: 'xs' })));
   }
   const claims = legal.filter((a) => a && a.kind !== 'discard' && a.kind !== 'ding_que');
   claims.sort((a, b) => {
