@@ -1,6 +1,6 @@
 // 贵阳捉鸡麻将 browser client. Plain ES modules, no build step.
 // The server sends each seat its own `view` and `legal` actions; we render `view` and offer `legal`.
-import { t, getLang, setLang, translateDom, reasonText, handTypeText, WIN_KINDS } from './i18n.js';
+import { t, getLang, setLang, translateDom, reasonText, handTypeText, WIN_KINDS, errorMessage, validationMessage } from './i18n.js';
 import { tileEl, tileName, sortTiles, suitOf, suitChar } from './tiles.js';
 import { api, store, ApiError } from './api.js';
 import { RoomSocket } from './net.js';
@@ -77,9 +77,41 @@ function toast(msg, kind = 'error') {
   toast._t = setTimeout(() => { el.hidden = true; }, 5000);
 }
 
-function showError(el, msg) {
+function showError(el, msg, err = null) {
   el.textContent = msg;
   el.hidden = !msg;
+  // what was refused, for tests and bug reports: the HTTP status, the code, the bad fields
+  el.dataset.status = err && err.status !== undefined ? String(err.status) : '';
+  el.dataset.code = (err && err.code) || '';
+  el.dataset.fields = (err && err.fields) || '';
+}
+
+/** An option's or field's label as the form shows it (the catalog's for a game's own option). */
+function fieldLabel(key) {
+  if (key === 'name') return t('your_name');
+  const spec = GAMES && GAMES.find((g) => g.name === chosenGame());
+  const o = spec && spec.options.find((x) => x.name === key);
+  if (o) return getLang() === 'en' ? o.label_en : o.label_zh;
+  const label = t(key);
+  return label === key ? key : label;
+}
+
+/** A refused REST call as the player reads it: the code's localised message, a 422 naming
+ *  each bad option by its label. Also fills ``e.code`` / ``e.fields`` for showError. */
+function apiErrorText(e) {
+  if (!(e instanceof ApiError)) return String(e && e.message ? e.message : e);
+  const d = e.body && e.body.detail;
+  if (e.status === 422 && Array.isArray(d)) {
+    e.code = 'validation';
+    e.fields = d.map((x) => (Array.isArray(x.loc) ? x.loc.filter((k) => k !== 'body' && k !== 'options').join('.') : ''))
+      .filter(Boolean).join(' ');
+    return validationMessage(d, fieldLabel);
+  }
+  if (e.status === 0) { e.code = 'network'; return errorMessage('network'); }
+  const code = d && typeof d === 'object' ? d.code : null;
+  e.code = code || '';
+  if (code) return errorMessage(code, { code: e.roomCode || '' });
+  return errorMessage(null, { code: `HTTP ${e.status}` });
 }
 
 function seatName(i) {
@@ -182,7 +214,7 @@ async function renderGameOptions() {
   box.hidden = game === 'guiyang';
   if (game === 'guiyang') return;
   if (!GAMES) {
-    try { GAMES = (await api.games()).games; } catch (e) { showError($('#lobby-error'), e.message); return; }
+    try { GAMES = (await api.games()).games; } catch (e) { showError($('#lobby-error'), apiErrorText(e), e); return; }
   }
   const spec = GAMES.find((g) => g.name === game);
   if (!spec) return;
@@ -292,8 +324,7 @@ async function onCreate(ev) {
     setUrlRoom(code);
     enterRoom(code, joined);
   } catch (e) {
-    const msg = e instanceof ApiError ? `${t('error')} (${e.status}): ${e.message}` : String(e);
-    showError(err, msg);
+    showError(err, apiErrorText(e), e);
   } finally {
     btn.disabled = false;
   }
@@ -319,8 +350,8 @@ async function onJoin(ev) {
     setUrlRoom(code);
     enterRoom(code, joined);
   } catch (e) {
-    const msg = e instanceof ApiError ? `${t('error')} (${e.status}): ${e.message}` : String(e);
-    showError(err, msg);
+    if (e instanceof ApiError) e.roomCode = code;
+    showError(err, apiErrorText(e), e);
   } finally {
     btn.disabled = false;
   }
@@ -338,6 +369,14 @@ function showLobby(code) {
     $('#join-code').value = code;
     $('#join-card').classList.add('focus');
     $('#join-card').parentNode.insertBefore($('#join-card'), $('#create-card'));
+    // a shared link to a room that does not exist says so at once, not after 加入
+    showError($('#join-error'), '');
+    api.room(code).catch((e) => {
+      if (!(e instanceof ApiError) || e.status !== 404) return;
+      if ($('#join-code').value.trim().toUpperCase() !== code) return;
+      e.roomCode = code;
+      showError($('#join-error'), apiErrorText(e), e);
+    });
   }
 }
 
@@ -403,7 +442,7 @@ async function refreshRoom() {
     renderAll();
   } catch (e) {
     if (e instanceof ApiError && e.status === 404) {
-      toast(`unknown_room ${code}`);
+      toast(errorMessage('unknown_room', { code }));
     }
   }
 }
@@ -593,7 +632,8 @@ function onMessage(msg) {
         renderAll();
         break;
       }
-      toast(`${msg.code || 'error'}${msg.message ? ': ' + msg.message : ''}`);
+      toast(errorMessage(msg.code, { code: S.code || '' }));
+      $('#toast').dataset.code = msg.code || '';
       if (msg.code === 'bad_token') store.clearSeat(S.code);
       renderAll();
       break;
@@ -1551,7 +1591,7 @@ function bind() {
     try {
       await api.addBots(S.code, n);
     } catch (e) {
-      toast(e instanceof ApiError ? `${t('error')} (${e.status}): ${e.message}` : String(e));
+      toast(apiErrorText(e));
     }
     await refreshRoom();
   });
