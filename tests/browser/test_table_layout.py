@@ -95,8 +95,9 @@ def test_seats_stand_as_in_the_apps(
         # Later in the hand, rivers and melds grown (on 托管 the seat plays itself): the same.
         page.click("#auto-toggle")
         page.wait_for_function(
-            "() => { const v = window.__gy.view; return v && (v.wall_count <= 30"
-            " || v.phase === 'ended'); }",
+            "n => { const v = window.__gy.view; return v && (v.phase === 'ended' ||"
+            " v.seats.reduce((k, s) => k + s.discards.length, 0) >= 5 * n); }",
+            arg=players,
             timeout=90000,
         )
         if page.evaluate("window.__gy.view.phase") != "ended":
