@@ -32,7 +32,7 @@ from server.api.messages import (
     JoinResponse,
     RoomInfo,
 )
-from server.api.ws import RATE_LIMIT, room_socket, valid_code
+from server.api.ws import room_socket, valid_code
 from server.bus import make_bus
 from server.config import Settings, get_settings
 from server.logs import TokenRedactingFilter, redact  # noqa: F401  (re-exported)
@@ -47,7 +47,13 @@ from server.store import Store, schema
 
 log = logging.getLogger(__name__)
 
-_STATUS = {"unknown_room": 404, "room_full": 409, "forbidden": 403, "unavailable": 503}
+_STATUS = {
+    "unknown_room": 404,
+    "room_full": 409,
+    "forbidden": 403,
+    "bad_token": 403,
+    "unavailable": 503,
+}
 
 
 #: Loggers whose records may carry a request path (uvicorn logs ``WebSocket /ws/...?token=``).
@@ -60,6 +66,33 @@ def install_log_redaction() -> None:
         logger = logging.getLogger(name)
         if not any(isinstance(f, TokenRedactingFilter) for f in logger.filters):
             logger.addFilter(TokenRedactingFilter())
+
+
+def client_address(request: Request) -> str:
+    """The client's address (uvicorn sets it from ``X-Forwarded-For`` for trusted proxies)."""
+    return request.client.host if request.client else "unknown"
+
+
+def _rate_limited(what: str) -> JSONResponse:
+    return JSONResponse(
+        {"detail": {"code": "rate_limited", "message": f"too many {what}"}},
+        status_code=429,
+        headers={"Retry-After": "60"},
+    )
+
+
+async def _limited(request: Request, kind: str, what: str) -> JSONResponse | None:
+    """A 429 answer if the client's address is over the ``kind`` limit (one hit counted)."""
+    if await request.app.state.limits.allow(kind, client_address(request)):
+        return None
+    return _rate_limited(what)
+
+
+def bearer(authorization: str | None) -> str | None:
+    """The token of an ``Authorization: Bearer <token>`` header (exactly that scheme and
+    one space), else None."""
+    scheme, _, given = (authorization or "").partition(" ")
+    return given if scheme == "Bearer" and given else None
 
 
 def _unknown_room(code: str) -> HTTPException:
@@ -159,9 +192,15 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
                 room_sweeper.run(app.state.manager, store, cluster, interval), name="sweeper"
             )
         app.state.settings = settings
-        app.state.rate_limit = RATE_LIMIT
+        app.state.rate_limit = (settings.message_burst, settings.messages_per_second)
         app.state.limits = AddressLimits(
-            {"rooms": settings.rooms_per_minute, "sockets": settings.sockets_per_minute},
+            {
+                "rooms": settings.rooms_per_minute,
+                "sockets": settings.sockets_per_minute,
+                "lookups": settings.lookups_per_minute,
+                "joins": settings.joins_per_minute,
+                "admin": settings.admin_failures_per_minute,
+            },
             settings.redis_url,
         )
         try:
@@ -250,13 +289,8 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
     ) -> Any:
         """Create a room; 422 with FastAPI's error shape naming ``body.options.<field>``;
         429 ``rate_limited`` beyond ``ROOMS_PER_MINUTE`` rooms per client address."""
-        address = request.client.host if request.client else "unknown"
-        if not await request.app.state.limits.allow("rooms", address):
-            return JSONResponse(
-                {"detail": {"code": "rate_limited", "message": "too many rooms created"}},
-                status_code=429,
-                headers={"Retry-After": "60"},
-            )
+        if (refused := await _limited(request, "rooms", "rooms created")) is not None:
+            return refused
         try:
             actor = await rooms.create_room(body.options, body.game)
         except ValidationError as err:
@@ -268,9 +302,13 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         return {"code": actor.code, "game": actor.game.name, "options": actor.options}
 
     @app.post("/api/rooms/{code}/join", response_model=JoinResponse)
-    async def join(code: str, body: JoinRequest, rooms: RoomManager = Depends(manager)) -> Any:
+    async def join(
+        code: str, body: JoinRequest, request: Request, rooms: RoomManager = Depends(manager)
+    ) -> Any:
         """Take the next free seat: ``{"seat", "token"}``; 404 ``unknown_room``,
-        409 ``room_full``."""
+        409 ``room_full``; 429 ``rate_limited`` beyond ``JOINS_PER_MINUTE``."""
+        if (refused := await _limited(request, "joins", "joins")) is not None:
+            return refused
         if not valid_code(code):
             raise _unknown_room(code)
         try:
@@ -279,12 +317,36 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
             raise _http_error(err)
         return {"seat": seat, "token": token}
 
-    @app.post("/api/rooms/{code}/bots", response_model=BotsResponse)
-    async def bots(code: str, body: BotsRequest, rooms: RoomManager = Depends(manager)) -> Any:
-        """Fill up to ``count`` free seats with bots: ``{"seats": [...]}``."""
+    @app.post(
+        "/api/rooms/{code}/bots",
+        response_model=BotsResponse,
+        responses={401: {"description": "no seat token"}, 403: {"description": "bad token"}},
+    )
+    async def bots(
+        code: str,
+        body: BotsRequest,
+        request: Request,
+        rooms: RoomManager = Depends(manager),
+        authorization: str | None = Header(default=None),
+    ) -> Any:
+        """Fill up to ``count`` free seats with bots: ``{"seats": [...]}``. Needs the token of
+        a human seated in the room (``Authorization: Bearer <seat token>``): 401
+        ``token_required`` without one, 403 ``bad_token`` for one that holds no seat here;
+        404 ``unknown_room``, 409 ``room_full``; 429 beyond ``JOINS_PER_MINUTE``."""
+        if (refused := await _limited(request, "joins", "joins")) is not None:
+            return refused
         if not valid_code(code):
             raise _unknown_room(code)
+        token = bearer(authorization)
         try:
+            if token is None:
+                await rooms.info(code)  # an unknown room is still a 404
+                raise HTTPException(
+                    401,
+                    {"code": "token_required", "message": "a seated player's token is needed"},
+                    headers={"WWW-Authenticate": "Bearer"},
+                )
+            await rooms.authenticate(code, token)
             seats = await rooms.add_bots(code, body.count)
         except RoomError as err:
             raise _http_error(err)
@@ -303,8 +365,11 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         }
 
     @app.get("/api/rooms/{code}", response_model=RoomInfo)
-    async def room(code: str, rooms: RoomManager = Depends(manager)) -> Any:
-        """The room's public information (no tiles)."""
+    async def room(code: str, request: Request, rooms: RoomManager = Depends(manager)) -> Any:
+        """The room's public information (no tiles); 404 ``unknown_room``; 429
+        ``rate_limited`` beyond ``LOOKUPS_PER_MINUTE``."""
+        if (refused := await _limited(request, "lookups", "room lookups")) is not None:
+            return refused
         if not valid_code(code):
             raise _unknown_room(code)
         try:
@@ -313,14 +378,28 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
             raise _http_error(err)
         return info
 
-    def admin(request: Request, authorization: str | None = Header(default=None)) -> None:
+    async def admin(request: Request, authorization: str | None = Header(default=None)) -> None:
+        """403 ``forbidden`` unless ``Authorization: Bearer ADMIN_TOKEN``; each failure is
+        logged (address, never the token) and counted: beyond ``ADMIN_FAILURES_PER_MINUTE``
+        failures an address gets 429 ``rate_limited`` whatever it sends."""
         token = request.app.state.settings.admin_token
-        scheme, _, given = (authorization or "").partition(" ")
-        if (
-            not token
-            or scheme != "Bearer"
-            or not secrets.compare_digest(given.encode(), token.encode())
-        ):
+        limits = request.app.state.limits
+        address = client_address(request)
+        if not await limits.under("admin", address):
+            log.warning("admin authentication refused: %s is over its failure limit", address)
+            raise HTTPException(
+                429,
+                {"code": "rate_limited", "message": "too many failed admin attempts"},
+                headers={"Retry-After": "60"},
+            )
+        given = bearer(authorization)
+        if not token or given is None or not secrets.compare_digest(given.encode(), token.encode()):
+            await limits.allow("admin", address)
+            log.warning(
+                "admin authentication failed from %s (%s)",
+                address,
+                "no bearer token" if given is None else "wrong token",
+            )
             raise HTTPException(403, {"code": "forbidden", "message": "admin token required"})
 
     @app.get("/api/admin/ledger", dependencies=[Depends(admin)], include_in_schema=False)

@@ -18,6 +18,15 @@ from server.api.app import create_app
 from server.config import Settings
 from server.room.clock import ManualClock
 
+#: Address limits far above what a test does (tests of a limit set their own).
+GENEROUS: dict[str, Any] = {
+    "rooms_per_minute": 10_000,
+    "sockets_per_minute": 100_000,
+    "lookups_per_minute": 100_000,
+    "joins_per_minute": 100_000,
+    "admin_failures_per_minute": 1_000,
+}
+
 
 def _serve(settings: Settings, database_url: str, clock: Any = None) -> Iterator[Live]:
     app = create_app(settings, clock)
@@ -68,8 +77,7 @@ def live(database_url: str) -> Iterator[Live]:
         redis_url=None,
         admin_token=ADMIN_TOKEN,
         claim_min_ms=0,
-        rooms_per_minute=10_000,
-        sockets_per_minute=100_000,
+        **GENEROUS,
     )
     yield from _serve(settings, database_url)
 
@@ -82,8 +90,7 @@ def live_redis(database_url: str, redis_url: str) -> Iterator[Live]:
         redis_url=redis_url,
         admin_token=ADMIN_TOKEN,
         claim_min_ms=0,
-        rooms_per_minute=10_000,
-        sockets_per_minute=100_000,
+        **GENEROUS,
     )
     yield from _serve(settings, database_url)
 
@@ -97,7 +104,6 @@ def live_clock(database_url: str) -> Iterator[Live]:
         redis_url=None,
         admin_token=ADMIN_TOKEN,
         claim_min_ms=0,
-        rooms_per_minute=10_000,
-        sockets_per_minute=100_000,
+        **GENEROUS,
     )
     yield from _serve(settings, database_url, ManualClock())
