@@ -11,17 +11,20 @@ import contextlib
 import logging
 import secrets
 from collections.abc import AsyncIterator
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import Depends, FastAPI, Header, HTTPException, Request
+from fastapi.encoders import jsonable_encoder
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
-from pydantic import ValidationError
+from pydantic import AfterValidator, ValidationError
 from sqlalchemy.exc import DBAPIError
 
 from server import metrics
+from server.api.headers import SecurityHeaders
 from server.api.limits import AddressLimits
 from server.api.messages import (
     BotsRequest,
@@ -35,7 +38,11 @@ from server.api.messages import (
 from server.api.ws import room_socket, valid_code
 from server.bus import make_bus
 from server.config import Settings, get_settings
-from server.logs import TokenRedactingFilter, redact  # noqa: F401  (re-exported)
+from server.logs import (  # noqa: F401  (redact re-exported)
+    ClientProtocolFilter,
+    TokenRedactingFilter,
+    redact,
+)
 from server.room import sweeper as room_sweeper
 from server.room.actor import RoomError, Timing
 from server.room.clock import Clock
@@ -61,11 +68,40 @@ REDACTED_LOGGERS = ("uvicorn.error", "uvicorn.access")
 
 
 def install_log_redaction() -> None:
-    """Add :class:`TokenRedactingFilter` to :data:`REDACTED_LOGGERS` (once each)."""
+    """Add :class:`TokenRedactingFilter` and :class:`ClientProtocolFilter` to
+    :data:`REDACTED_LOGGERS` (once each)."""
     for name in REDACTED_LOGGERS:
         logger = logging.getLogger(name)
-        if not any(isinstance(f, TokenRedactingFilter) for f in logger.filters):
-            logger.addFilter(TokenRedactingFilter())
+        for kind in (ClientProtocolFilter, TokenRedactingFilter):
+            if not any(isinstance(f, kind) for f in logger.filters):
+                logger.addFilter(kind())
+
+
+def printable(value: Any) -> Any:
+    """``value`` (JSON-like) with every string made encodable as UTF-8: a lone surrogate
+    (``"\\ud800"`` in a request's JSON) becomes its ``\\ud800`` escape. Error answers echo
+    the client's input; unencodable, they would turn a 422 into a 500."""
+    if isinstance(value, str):
+        return value.encode("utf-8", "backslashreplace").decode("utf-8")
+    if isinstance(value, dict):
+        return {printable(k): printable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [printable(v) for v in value]
+    return value
+
+
+def _utc_range(value: datetime) -> datetime:
+    """A datetime whose UTC instant exists (years 1..9999); else ``ValueError`` (a 422)."""
+    if value.tzinfo is not None:
+        try:
+            value.astimezone(UTC)
+        except OverflowError:
+            raise ValueError("out of range once converted to UTC") from None
+    return value
+
+
+#: A query datetime (ISO 8601) whose UTC instant is representable.
+UtcDatetime = Annotated[datetime, AfterValidator(_utc_range)]
 
 
 def client_address(request: Request) -> str:
@@ -226,6 +262,13 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         openapi_url="/openapi.json" if docs else None,
     )
 
+    @app.exception_handler(RequestValidationError)
+    async def invalid_request(request: Request, err: RequestValidationError) -> JSONResponse:
+        """FastAPI's 422 (``{"detail": [{"loc", "msg", "type", "input"?}]}``), with the
+        client's input made printable (a lone surrogate in any JSON string is a 422 naming
+        the field, not a 500)."""
+        return JSONResponse({"detail": printable(jsonable_encoder(err.errors()))}, status_code=422)
+
     @app.exception_handler(DBAPIError)
     @app.exception_handler(OSError)
     async def database_unavailable(request: Request, err: Exception) -> JSONResponse:
@@ -298,7 +341,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
                 {"loc": ["body", "options", *e["loc"]], "msg": e["msg"], "type": e["type"]}
                 for e in err.errors()
             ]
-            return JSONResponse({"detail": detail}, status_code=422)
+            return JSONResponse({"detail": printable(detail)}, status_code=422)
         return {"code": actor.code, "game": actor.game.name, "options": actor.options}
 
     @app.post("/api/rooms/{code}/join", response_model=JoinResponse)
@@ -407,7 +450,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         request: Request,
         room: str | None = None,
         player: str | None = None,
-        since: datetime | None = None,
+        since: UtcDatetime | None = None,
         limit: int = 100,
     ) -> dict[str, Any]:
         """Ledger rows, newest first: ``{"rows": [{"id", "room", "hand_no", "from", "to",
@@ -435,6 +478,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         }
 
     app.add_api_websocket_route("/ws/rooms/{code}", room_socket)
+    app.add_middleware(SecurityHeaders)  # outermost of ours: every answer gets them
 
     web = _web_dir()
     if web is not None:

@@ -21,6 +21,7 @@ import logging
 import secrets
 import time
 from typing import Any
+from urllib.parse import unquote_plus
 
 from fastapi import WebSocket, WebSocketDisconnect
 from pydantic import ValidationError
@@ -89,10 +90,30 @@ def _missed(msg: dict[str, Any], last: tuple[int, int] | None) -> bool:
     return hand_no == last[0] and isinstance(prev, int) and prev > last[1]
 
 
-async def room_socket(websocket: WebSocket, code: str, token: str | None = None) -> None:
+class MisspelledToken(Exception):
+    """A query parameter that decodes to ``token`` without being spelled ``token``."""
+
+
+def query_token(query_string: bytes) -> str | None:
+    """The seat token of a raw query string: the value of the parameter whose name is
+    exactly ``token`` as sent (not percent-encoded), percent-decoded; None if there is none.
+    Raises :class:`MisspelledToken` for a parameter whose name only decodes to ``token``
+    (``?%74oken=...``): Starlette's ``query_params`` would decode it, so it is refused
+    rather than taken. The last ``token`` wins, as in ``query_params``."""
+    found = None
+    for part in query_string.decode("latin-1").split("&"):
+        name, eq, value = part.partition("=")
+        if name == "token" and eq:
+            found = unquote_plus(value)
+        elif unquote_plus(name).strip().lower() == "token":
+            raise MisspelledToken(name)
+    return found
+
+
+async def room_socket(websocket: WebSocket, code: str) -> None:
     """Serve one connection (see module docstring and ``docs/protocol.md``)."""
     try:
-        await _room_socket(websocket, code, token)
+        await _room_socket(websocket, code)
     except GONE as err:
         log.debug("client went away: %s", type(err).__name__)
     except RuntimeError as err:  # Starlette: send/receive after the socket closed
@@ -101,13 +122,19 @@ async def room_socket(websocket: WebSocket, code: str, token: str | None = None)
         log.debug("client went away: %s", err)
 
 
-async def _room_socket(websocket: WebSocket, code: str, token: str | None) -> None:
+async def _room_socket(websocket: WebSocket, code: str) -> None:
     await websocket.accept()
     address = websocket.client.host if websocket.client else "unknown"
     limits = getattr(websocket.app.state, "limits", None)
     if limits is not None and not await limits.allow("sockets", address):
         await websocket.send_json(_error("rate_limited", "too many connections"))
         await websocket.close(4429)
+        return
+    try:
+        token = query_token(websocket.scope.get("query_string", b""))
+    except MisspelledToken:
+        await websocket.send_json(_error("bad_token", "the token goes in ?token="))
+        await websocket.close(CLOSE_CODES["bad_token"])
         return
     ROOM.set(code)
     manager = websocket.app.state.manager
@@ -199,6 +226,17 @@ async def _reader(
     tokens, last = float(capacity), time.monotonic()
     refused = 0
     too_large = f"messages are limited to {MAX_MESSAGE_BYTES} bytes"
+    bad_frames = 0
+
+    async def bad(code: str, message: str, seq: int | None = None) -> None:
+        """Refuse a frame the client got wrong: one WARNING per connection (the first;
+        the rest at DEBUG, a fuzzing client must not flood the log), no traceback."""
+        nonlocal bad_frames
+        bad_frames += 1
+        level = logging.WARNING if bad_frames == 1 else logging.DEBUG
+        log.log(level, "client protocol error %s: %s (frame %d)", code, message, bad_frames)
+        await send(_error(code, message, seq))
+
     while True:
         raw = await websocket.receive()
         if raw["type"] == "websocket.disconnect":
@@ -219,16 +257,16 @@ async def _reader(
         if text is None and raw.get("bytes") is not None:
             data: bytes = raw["bytes"]
             if len(data) > MAX_MESSAGE_BYTES:
-                await send(_error("too_large", too_large))
+                await bad("too_large", too_large)
                 continue
             try:
                 text = data.decode()
             except UnicodeDecodeError:
-                await send(_error("bad_message", "not UTF-8 text"))
+                await bad("bad_message", "not UTF-8 text")
                 continue
         text = text or ""
-        if len(text.encode()) > MAX_MESSAGE_BYTES:
-            await send(_error("too_large", too_large))
+        if len(text.encode("utf-8", "surrogatepass")) > MAX_MESSAGE_BYTES:
+            await bad("too_large", too_large)
             continue
         seq = None
         try:
@@ -236,12 +274,14 @@ async def _reader(
             seq = _echo_seq(data_obj)
             msg = ClientMessageAdapter.validate_python(data_obj)
         except (json.JSONDecodeError, RecursionError):
-            await send(_error("bad_message", "not JSON (or nested too deeply)", seq))
+            await bad("bad_message", "not JSON (or nested too deeply)", seq)
             continue
         except ValidationError as err:
             first = err.errors()[0]
             where = ".".join(str(p) for p in first["loc"])
-            await send(_error("bad_message", f"{where}: {first['msg']}", seq))
+            reason = f"{where}: {first['msg']}"  # a lone surrogate in a key: keep it sendable
+            reason = reason.encode("utf-8", "backslashreplace").decode("utf-8")
+            await bad("bad_message", reason, seq)
             continue
         await _dispatch(actor, seat, msg, send)
 
