@@ -35,7 +35,7 @@ from server.api.messages import (
     JoinResponse,
     RoomInfo,
 )
-from server.api.ws import room_socket, valid_code
+from server.api.ws import Occupancy, SocketCaps, room_socket, valid_code
 from server.bus import make_bus
 from server.config import Settings, get_settings
 from server.logs import (  # noqa: F401  (redact re-exported)
@@ -229,6 +229,13 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
             )
         app.state.settings = settings
         app.state.rate_limit = (settings.message_burst, settings.messages_per_second)
+        app.state.occupancy = Occupancy(
+            SocketCaps(
+                per_address=settings.sockets_per_address,
+                per_room=settings.sockets_per_room,
+                spectators=settings.spectators_per_room,
+            )
+        )
         app.state.limits = AddressLimits(
             {
                 "rooms": settings.rooms_per_minute,

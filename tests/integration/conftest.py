@@ -5,9 +5,10 @@ database (``database_url``: SQLite, and Postgres when TEST_DATABASE_URL is set).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -15,6 +16,7 @@ import uvicorn
 from live_helpers import ADMIN_TOKEN, Live, free_port
 
 from server.api.app import create_app
+from server.api.http import uvicorn_options
 from server.config import Settings
 from server.room.clock import ManualClock
 
@@ -38,7 +40,9 @@ def _serve(settings: Settings, database_url: str, clock: Any = None) -> Iterator
         log_level="warning",
         ws="websockets-sansio",
         lifespan="on",
+        **uvicorn_options(settings),  # as `serve` runs it
     )
+    config.request_seconds = settings.request_seconds  # type: ignore[attr-defined]
     server = uvicorn.Server(config)
     loop = asyncio.new_event_loop()
 
@@ -80,6 +84,26 @@ def live(database_url: str) -> Iterator[Live]:
         **GENEROUS,
     )
     yield from _serve(settings, database_url)
+
+
+@pytest.fixture
+def live_with(database_url: str) -> Iterator[Callable[..., Live]]:
+    """``live_with(**fields)`` starts a server like ``live`` with more ``Settings`` fields
+    (e.g. ``request_seconds=1``); each is stopped at the end of the test."""
+    with contextlib.ExitStack() as stack:
+
+        def start(**fields: Any) -> Live:
+            settings = Settings(
+                database_url=database_url,
+                redis_url=None,
+                admin_token=ADMIN_TOKEN,
+                claim_min_ms=0,
+                **{**GENEROUS, **fields},
+            )
+            serve = contextlib.contextmanager(_serve)
+            return stack.enter_context(serve(settings, database_url))
+
+        yield start
 
 
 @pytest.fixture
