@@ -232,3 +232,23 @@ async def test_the_socket_upgrade_leaves_the_deadline_behind(
     await ws.send(json.dumps({"type": "ping", "seq": 1}))
     pong, _ = await recv_until(ws, "pong")
     assert pong["seq"] == 1
+
+
+async def test_default_caps_come_from_the_settings(live_with: Callable[..., Live]) -> None:
+    """The defaults (1,000 spectators a room: the thousand-and-first is refused as the sixth
+    is above) and settings reaching the running app."""
+    defaults = live_with()
+    assert defaults.app.state.occupancy.caps == SocketCaps(
+        per_address=50, per_room=1010, spectators=1000
+    )
+    assert defaults.app.state.rate_limit == (40, 20.0)
+    small = live_with(
+        sockets_per_address=7, sockets_per_room=9, spectators_per_room=2, message_burst=3
+    )
+    assert small.app.state.occupancy.caps == SocketCaps(per_address=7, per_room=9, spectators=2)
+    assert small.app.state.rate_limit == (3, 20.0)
+    async with small.client() as client:
+        code = await create_room(client)
+    first, second = await small.connect(code), await small.connect(code)
+    assert (await recv(first))["type"] == (await recv(second))["type"] == "snapshot"
+    await refused(await small.connect(code), "too_many_spectators")
