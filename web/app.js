@@ -801,7 +801,7 @@ function renderRoomInfo() {
   }
   const btn = $('#add-bots');
   btn.dataset.empty = String(r ? empty : n - 1);
-  btn.disabled = !!r && empty === 0;
+  btn.disabled = !S.token || (!!r && empty === 0); // bots need a seated player's token
 }
 
 function renderStatus() {
@@ -1589,7 +1589,7 @@ function bind() {
     const n = parseInt(btn.dataset.empty || '0', 10) || Math.max(1, nPlayers() - 1);
     btn.disabled = true;
     try {
-      await api.addBots(S.code, n);
+      await api.addBots(S.code, n, S.token);
     } catch (e) {
       toast(apiErrorText(e));
     }

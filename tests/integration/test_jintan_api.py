@@ -83,7 +83,11 @@ async def test_a_human_plays_jintan_over_the_socket(live: Live, hands: int) -> N
         me, token = joined["seat"], joined["token"]
         ws = await live.connect(code, token)
         assert (await recv(ws))["type"] == "snapshot"
-        await client.post(f"/api/rooms/{code}/bots", json={"count": 3})
+        await client.post(
+            f"/api/rooms/{code}/bots",
+            json={"count": 3},
+            headers={"Authorization": f"Bearer {token}"},
+        )
         acted: tuple[int, int] | None = None
         seq = 0
         ended = 0
