@@ -295,6 +295,10 @@ const STRINGS = {
 export const ERRORS = {
   zh: {
     room_full: '房间已满，没有空座位了',
+    token_required: '请先入座再操作（需要座位凭证）',
+    too_many_sockets: '连接太多，请关闭其他页面后重试',
+    too_many_spectators: '观战人数已满',
+    bad_cursor: '翻页参数无效，请从第一页重新查询',
     unknown_room: '房间 {code} 不存在，请检查房间号',
     stale_prompt: '这一步已过时，牌局已经往下走了',
     illegal_action: '这步不合规则，不能这样出',
@@ -333,6 +337,10 @@ export const ERRORS = {
     v_too_long: '太长',
   },
   en: {
+    token_required: 'Take a seat first (a seat token is needed)',
+    too_many_sockets: 'Too many connections: close other tabs and retry',
+    too_many_spectators: 'The room has as many spectators as it takes',
+    bad_cursor: 'Invalid page cursor: start again from the first page',
     room_full: 'The room is full: every seat is taken',
     unknown_room: 'Room {code} does not exist: check the code',
     stale_prompt: 'Too late: the hand has moved on',

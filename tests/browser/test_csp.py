@@ -26,7 +26,7 @@ def _csp_message(text: str) -> bool:
 
 
 def test_client_runs_under_the_csp(browser: Any, live_server: str, shots_dir: Path) -> None:
-    ctx, page = new_page(browser)
+    ctx, page = new_page(browser, bypass_csp=False)
     console: list[str] = []
     page.on("console", lambda m: console.append(m.text))
     page.add_init_script(WATCH)
@@ -60,7 +60,7 @@ def test_client_runs_under_the_csp(browser: Any, live_server: str, shots_dir: Pa
 
 def test_a_violation_would_be_seen(browser: Any, live_server: str) -> None:
     """The watch above can fail: an inline style attribute set by script is reported."""
-    ctx, page = new_page(browser)
+    ctx, page = new_page(browser, bypass_csp=False)
     console: list[str] = []
     page.on("console", lambda m: console.append(m.text))
     page.add_init_script(WATCH)

@@ -30,6 +30,10 @@ HAND_TIMEOUT = 180.0  # seconds for a whole hand played by clicking
 
 
 def new_page(browser: Any, width: int = 1280, height: int = 860, **kw: Any) -> tuple[Any, Any]:
+    """A page in a fresh context. The app's Content-Security-Policy forbids eval, which
+    Playwright's string ``wait_for_function`` needs, so it is bypassed here; test_csp.py
+    checks the policy itself with ``bypass_csp=False``."""
+    kw.setdefault("bypass_csp", True)
     ctx = browser.new_context(viewport={"width": width, "height": height}, locale="zh-CN", **kw)
     page = ctx.new_page()
     page.errors = []  # type: ignore[attr-defined]
