@@ -100,14 +100,18 @@ async def room_socket(websocket: WebSocket, code: str, token: str | None = None)
 
     ctx: dict[str, Any] = {}
 
-    async def send(msg: dict[str, Any]) -> None:
-        """Send ``msg`` unless the last snapshot sent already covers it."""
+    async def send(msg: dict[str, Any], text: str | None = None) -> None:
+        """Send ``msg`` unless the last snapshot sent already covers it; ``text``: its JSON
+        text as the bus delivered it, sent as is (no second encoding)."""
         async with send_lock:
             if msg.get("type") == "snapshot":
                 ctx["snap"] = msg
             elif "snap" in ctx and not _newer(msg, ctx["snap"]):
                 return
-            await websocket.send_json(msg)
+            if text is None:
+                await websocket.send_json(msg)
+            else:
+                await websocket.send_text(text)
             if msg.get("type") in ("snapshot", "event", "hand_end"):
                 ctx["last"] = (msg["hand_no"], msg["version"])
 
@@ -116,7 +120,9 @@ async def room_socket(websocket: WebSocket, code: str, token: str | None = None)
 
     async def writer() -> None:
         try:
-            async for msg in sub:
+            while True:
+                text: str | None = await sub.get_text()
+                msg = json.loads(text)  # decoded once, only to route it
                 if msg.get("type") == "_takeover":
                     if msg.get("conn") != conn_id:
                         await send(_error("replaced", "this seat connected elsewhere"))
@@ -125,8 +131,8 @@ async def room_socket(websocket: WebSocket, code: str, token: str | None = None)
                         return
                     continue
                 if _missed(msg, ctx.get("last")):  # a message was lost: resync
-                    msg = await actor.snapshot(seat)
-                await send(msg)
+                    msg, text = await actor.snapshot(seat), None
+                await send(msg, text)
         except (SubscriptionClosed, WebSocketDisconnect, RuntimeError):
             pass
         if not closing.is_set():  # fell behind: the client must resync
