@@ -391,7 +391,11 @@ class RoomActor:
         return self.connected.get(seat, 0) + sum(p.get(seat, 0) for p in self.presence.values())
 
     async def _publish(self, seat: int | None, message: dict[str, Any]) -> None:
-        """Publish ``message`` to ``seat``'s audience. An ``event`` / ``hand_end`` gets
+        """Publish ``message`` to ``seat``'s audience (see :meth:`_stamp`)."""
+        await self.bus.publish(seat_channel(self.code, seat), self._stamp(seat, message))
+
+    def _stamp(self, seat: int | None, message: dict[str, Any]) -> dict[str, Any]:
+        """``message`` as sent to ``seat``'s audience. An ``event`` / ``hand_end`` gets
         ``prev_version``: the version of the previous versioned message this audience was
         sent in the hand (None if unknown), so a relay that sees ``prev_version`` above what
         it forwarded knows it missed a message (pub/sub is at-most-once) and resyncs."""
@@ -403,11 +407,13 @@ class RoomActor:
             prev = last[1] if last is not None and last[0] == message["hand_no"] else None
             message = {**message, "prev_version": prev}
             self._sent[seat] = (message["hand_no"], message["version"])
-        await self.bus.publish(seat_channel(self.code, seat), message)
+        return message
 
     async def _publish_all(self, message: dict[str, Any]) -> None:
-        for seat in self._audiences():
-            await self._publish(seat, message)
+        # one pipelined round trip for every audience (Bus.publish_many)
+        await self.bus.publish_many(
+            [(seat_channel(self.code, s), self._stamp(s, message)) for s in self._audiences()]
+        )
 
     # ------------------------------------------------------------------ the loop
 
@@ -596,25 +602,25 @@ class RoomActor:
             self._after_change()
         views = {aud: self._view(aud) for aud in self._audiences()}
         legal = {aud: self._legal(aud) for aud in self._audiences()}
+        out: list[tuple[str, dict[str, Any]]] = []  # this change's messages, sent at once
         for event in events:
             self.version += 1
             for aud in self._audiences():
                 projected = project_event(event, aud)
                 if projected is None:  # a private event of another seat
                     continue
-                await self._publish(
-                    aud,
-                    {
-                        "type": "event",
-                        "hand_no": self.hand_no,
-                        "version": self.version,
-                        "prompt": self._window,
-                        "event": projected,
-                        "view": views[aud],
-                        "legal": legal[aud],
-                        "deadline": self._deadline_for(aud),
-                    },
-                )
+                message = {
+                    "type": "event",
+                    "hand_no": self.hand_no,
+                    "version": self.version,
+                    "prompt": self._window,
+                    "event": projected,
+                    "view": views[aud],
+                    "legal": legal[aud],
+                    "deadline": self._deadline_for(aud),
+                }
+                out.append((seat_channel(self.code, aud), self._stamp(aud, message)))
+        await self.bus.publish_many(out)
         if self.state.ended:
             await self._end_hand()
 
