@@ -250,6 +250,22 @@ class Store:
             if done.rowcount != 1:  # type: ignore[attr-defined]
                 raise NotFound(f"unknown room {code!r}")
 
+    async def fence(self, code: str) -> int:
+        """Start a new lease generation of room ``code`` and return it (1, 2, ...): every
+        action logged later with an older ``payload["lease"]`` is refused (:class:`Conflict`),
+        by a trigger (migration 0003). Waits for older-generation appends in flight, so what
+        the new owner then reads includes them. Raises :class:`NotFound` for an unknown room."""
+        async with self._tx() as s:
+            gen = await s.scalar(
+                update(Room)
+                .where(Room.code == code)
+                .values(lease_gen=Room.lease_gen + 1)
+                .returning(Room.lease_gen)
+            )
+        if gen is None:
+            raise NotFound(f"unknown room {code!r}")
+        return int(gen)
+
     # ------------------------------------------------------------------ hands and the log
 
     async def start_hand(
