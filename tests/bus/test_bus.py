@@ -12,6 +12,7 @@ import pytest
 from server.bus import Bus, Subscription, SubscriptionClosed, make_bus
 from server.bus.memory import MemoryBus
 from server.bus.redis import RedisBus
+from tests.redis_proxy import CountingProxy
 
 
 @pytest.fixture(
@@ -209,41 +210,6 @@ async def test_publish_many_with_a_bad_message_sends_nothing(bus: Bus) -> None:
     assert await sub.get(timeout=2) == {"n": 2}
 
 
-class _CountingProxy:
-    """A real TCP relay between a client and Redis that counts the client's round trips:
-    each time the client sends after having received a reply is one more."""
-
-    def __init__(self, target: tuple[str, int]) -> None:
-        self.target = target
-        self.round_trips = 0
-        self._server: asyncio.Server | None = None
-        self._answered = True
-
-    async def start(self) -> int:
-        self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
-        return int(self._server.sockets[0].getsockname()[1])
-
-    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        up_reader, up_writer = await asyncio.open_connection(*self.target)
-
-        async def pump(src: asyncio.StreamReader, dst: asyncio.StreamWriter, up: bool) -> None:
-            while data := await src.read(65536):
-                if up and self._answered:
-                    self.round_trips += 1
-                self._answered = not up
-                dst.write(data)
-                await dst.drain()
-            dst.close()
-
-        await asyncio.gather(
-            pump(reader, up_writer, True), pump(up_reader, writer, False), return_exceptions=True
-        )
-
-    async def close(self) -> None:
-        if self._server is not None:
-            self._server.close()
-
-
 @pytest.mark.redis
 async def test_redis_publish_many_is_one_round_trip(redis_url: str) -> None:
     """Counted on the wire: a real relay in front of the real Redis sees the ten PUBLISHes
@@ -251,7 +217,7 @@ async def test_redis_publish_many_is_one_round_trip(redis_url: str) -> None:
     from sqlalchemy.engine import make_url
 
     url = make_url(redis_url)
-    proxy = _CountingProxy((url.host or "127.0.0.1", url.port or 6379))
+    proxy = CountingProxy((url.host or "127.0.0.1", url.port or 6379))
     port = await proxy.start()
     prefix = f"test:{uuid.uuid4().hex}:"
     bus = RedisBus(f"redis://127.0.0.1:{port}/{url.database or 0}", prefix=prefix)

@@ -79,8 +79,8 @@ async def test_lease_of_a_dead_holder_lapses(pair: tuple[Cluster, Cluster]) -> N
 
     lease = one.lease("R3", nothing)
     assert await lease.acquire()
-    assert lease._renewer is not None
-    lease._renewer.cancel()  # the holder stops renewing (as if it died)
+    assert one._renewer is not None
+    one._renewer.cancel()  # the holder stops renewing (as if it died)
     deadline = time.monotonic() + 5
     while not await two.lease("R3", nothing).acquire():
         assert time.monotonic() < deadline, "lease never lapsed"
