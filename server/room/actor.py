@@ -23,7 +23,7 @@ import asyncio
 import contextlib
 import logging
 import secrets
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -47,6 +47,36 @@ from server.rules.guiyang import (
 )
 
 log = logging.getLogger(__name__)
+
+
+#: Prompt numbers of hand ``h`` are ``h * PROMPT_BASE + 1, + 2, ...`` (then the ready
+#: prompt after it): they follow from the hand's log alone, so a room rebuilt on another
+#: process numbers its prompts exactly as the old owner did (see :func:`prompt_of_log`).
+PROMPT_BASE = 1 << 20
+
+
+def opens_prompt(prev: tuple[str, frozenset[int]], kind: str, acting: frozenset[int]) -> bool:
+    """Whether a change to prompt ``(kind, acting)`` after ``prev`` opens a new prompt
+    window: a claim window or a 定缺 round keeps its number while its seats answer one by
+    one; anything else opens a new one."""
+    prev_kind, prev_acting = prev
+    return not (kind == prev_kind and kind in ("claim", "ding_que") and acting <= prev_acting)
+
+
+def prompt_of_log(hand_no: int, states: list[Any]) -> int:
+    """The prompt number a live room reached in hand ``hand_no`` after the states
+    ``states`` (the deal, then the state after each logged action and each closed claim
+    window, as :func:`replay_hand`'s ``on_state`` gives them), counted as
+    :meth:`RoomActor._after_change` counts them."""
+    window, prompt = hand_no * PROMPT_BASE, ("", frozenset[int]())
+    for state in states:
+        if state.ended:
+            continue
+        kind, acting = prompt_kind(state), frozenset(acting_seats(state))
+        if opens_prompt(prompt, kind, acting):
+            window += 1
+        prompt = (kind, acting)
+    return window
 
 
 def seat_channel(code: str, seat: int | None) -> str:
@@ -126,6 +156,7 @@ def replay_hand(
     dealer: int,
     dealer_streak: int,
     actions: list[tuple[int, dict[str, Any]]],
+    on_state: Callable[[Any], None] | None = None,
 ) -> tuple[Any, int]:
     """Rebuild a hand's state from its seed and action log.
 
@@ -133,19 +164,29 @@ def replay_hand(
     ``payload = {"action": Action.to_dict(), "source": ...}``. Returns ``(state, version)``
     where ``version`` is the number of events the actions produced (the hand's event counter).
     A decided claim window is closed (`resolve_claims`) before the next action and at the
-    end, as the live room closes it. Raises ``IllegalAction`` if the log does not replay (a
-    corrupt log).
+    end, as the live room closes it. ``on_state`` (if given) sees every state the live room
+    went through: the deal, then the state after each action and each closed window. Raises
+    ``IllegalAction`` if the log does not replay (a corrupt log).
     """
-    state = deal(options, seed, dealer, dealer_streak)
+
+    def seen(state: Any) -> Any:
+        if on_state is not None:
+            on_state(state)
+        return state
+
+    state = seen(deal(options, seed, dealer, dealer_streak))
     version = 0
     for seat, payload in actions:
         if claims_decided(state):  # the room closed it before anyone could act again
             state, events = resolve_claims(state)
+            seen(state)
             version += len(events)
         state, events = apply(state, seat, Action.from_dict(payload["action"]))
+        seen(state)
         version += len(events)
     if claims_decided(state):
         state, events = resolve_claims(state)
+        seen(state)
         version += len(events)
     return state, version
 
@@ -179,6 +220,10 @@ class RoomActor:
     last_settlement: dict[str, Any] | None = None
     #: Where each hand's seed comes from (tests inject fixed seeds).
     new_seed: Callable[[], str] = field(default=lambda: secrets.token_hex(16))
+    #: In a cluster: this tenure's lease generation, logged with each action (fencing).
+    lease_gen: int | None = None
+    #: In a cluster: proves the lease is still held before a durable write (False: lost).
+    lease_check: Callable[[], Awaitable[bool]] | None = None
 
     def __post_init__(self) -> None:
         self.opts = GuiyangOptions(**self.options)
@@ -541,7 +586,13 @@ class RoomActor:
 
     # ------------------------------------------------------------------ hands
 
+    async def _fenced(self) -> None:
+        """Before a durable write: refuse it if this process no longer holds the room."""
+        if self.lease_check is not None and not await self.lease_check():
+            raise RoomError("unavailable", f"room {self.code} moved to another server")
+
     async def _start_hand(self) -> None:
+        await self._fenced()
         self.hand_no += 1
         seed = self.new_seed()
         await self.store.start_hand(self.code, self.hand_no, seed, self.dealer, self.dealer_streak)
@@ -556,6 +607,7 @@ class RoomActor:
             self.status = "playing"
             await self.store.set_room_status(self.code, "playing")
         self._prompt = ("", frozenset())
+        self._window = self.hand_no * PROMPT_BASE
         self._after_change()
         for seat in self._audiences():
             await self._publish(seat, self._snapshot(seat))
@@ -572,6 +624,9 @@ class RoomActor:
         if source == "player":
             self._use_bank(seat)
         payload = {"action": action.to_dict(), "source": source}
+        if self.lease_gen is not None:
+            payload["lease"] = self.lease_gen
+        await self._fenced()
         await self.store.append_action(self.code, self.hand_no, self.action_idx, seat, payload)
         self.action_idx += 1
         self.state = new_state
@@ -625,6 +680,7 @@ class RoomActor:
             await self._end_hand()
 
     async def _end_hand(self) -> None:
+        await self._fenced()
         self._cancel_timers()
         settlement = settle(self.state)
         assert settlement is not None
@@ -719,6 +775,7 @@ class RoomActor:
 
     async def _dissolve(self) -> None:
         """Every seat agreed: stop the session now. An unfinished hand is not settled."""
+        await self._fenced()
         self._cancel_timers()
         if self._ready_timer:
             self._ready_timer.cancel()
@@ -810,8 +867,7 @@ class RoomActor:
         """
         kind = prompt_kind(self.state)
         acting = frozenset(acting_seats(self.state))
-        prev_kind, prev_acting = self._prompt
-        same_window = kind == prev_kind and kind in ("claim", "ding_que") and acting <= prev_acting
+        same_window = not opens_prompt(self._prompt, kind, acting)  # as prompt_of_log counts
         self._prompt = (kind, acting)
         if not same_window:
             self._window += 1

@@ -23,7 +23,15 @@ import secrets
 from collections.abc import Callable
 from typing import Any
 
-from server.room.actor import RoomActor, RoomError, Seat, Timing, replay_hand, seat_channel
+from server.room.actor import (
+    RoomActor,
+    RoomError,
+    Seat,
+    Timing,
+    prompt_of_log,
+    replay_hand,
+    seat_channel,
+)
 from server.room.clock import Clock, RealClock
 from server.room.cluster import Cluster, Lease, NoOwner
 from server.rules.guiyang import Action, GuiyangOptions
@@ -113,7 +121,9 @@ class RoomManager:
 
     ``timing`` gives the claim/turn timers; ``claim_min_ms`` applies only to rooms with a
     human seat (the actor checks). Per-room ``options["claim_seconds"]`` /
-    ``options["turn_seconds"]`` override the process defaults.
+    ``options["turn_seconds"]`` override the process defaults. ``start_wait`` (seconds)
+    is how long filling the last seat (or taking a room over) waits for the room's actor to
+    deal or resume its hand (``TimeoutError`` beyond it).
     """
 
     def __init__(
@@ -123,8 +133,10 @@ class RoomManager:
         clock: Clock | None = None,
         timing: Timing | None = None,
         cluster: Cluster | None = None,
+        start_wait: float = 10.0,
     ) -> None:
         self.store = store
+        self.start_wait = start_wait
         self.bus = bus
         self.clock = clock or RealClock()
         self.timing = timing or Timing()
@@ -226,17 +238,25 @@ class RoomManager:
 
     async def _hold(self, code: str, actor: RoomActor | None) -> bool:
         """Take room ``code``'s lease (if free) and answer its forwarded calls. With
-        ``actor`` None the room is first rebuilt from the store."""
+        ``actor`` None the room is first rebuilt from the store.
+
+        Fencing: the store starts a new lease generation *before* the log is read, so a
+        former owner still writing (it lost the lease while stalled) is refused from then
+        on, and what it logged before is in what we replay; the actor logs the generation
+        with each action and proves the lease is held before each durable write."""
         assert self.cluster is not None
-        lease = self.cluster.lease(code, lambda: self._lost(code))
+        lease = self.cluster.lease(code, lambda: self._lost(code, lease))
         if not await lease.acquire():
             return False
         try:
+            lease.generation = await self.store.fence(code)
             if actor is None:
                 actor = await self._load(code)
         except BaseException:
             await lease.release()
             raise
+        actor.lease_gen = lease.generation
+        actor.lease_check = lease.ensure
         self._leases[code] = lease
         self.rooms[code] = actor
         h = self._handles.get(code)
@@ -255,7 +275,7 @@ class RoomManager:
         actor = self.rooms[code]
         if actor.full and actor.status not in ("finished", "dissolved"):
             actor.start()
-            await actor.wait_started()
+            await actor.wait_started(self.start_wait)
             # Sockets relayed here or elsewhere may have missed events the previous owner
             # logged but never published: give every audience a fresh snapshot.
             for seat in [*range(actor.players), None]:
@@ -263,8 +283,10 @@ class RoomManager:
         log.info("room %s: now run by %s", code, self.cluster.process_id)
         return actor
 
-    async def _lost(self, code: str) -> None:
+    async def _lost(self, code: str, lease: Lease) -> None:
         """The lease of ``code`` was lost (e.g. a long pause): stop running the room here."""
+        if self._leases.get(code) is not lease:
+            return  # an older tenure's lease; the room was released or taken again since
         actor = self.rooms.pop(code, None)
         self._leases.pop(code, None)
         if self.cluster is not None:
@@ -289,6 +311,11 @@ class RoomManager:
             except (NoOwner, TimeoutError):
                 if loop.time() > deadline:
                     raise RoomError("unavailable", f"room {code} has no live server") from None
+            except RoomError as err:
+                # the owner lost the room (its lease lapsed) before serving the call: the
+                # call did nothing there, so it goes to the room's next owner
+                if err.code != "unavailable" or loop.time() > deadline:
+                    raise
             if not isinstance(await self.get(code), RoomActor):
                 await asyncio.sleep(min(0.2, self.cluster.lease_seconds / 5))
 
@@ -382,7 +409,7 @@ class RoomManager:
                 actor.start()
         await actor.publish_room()
         if actor.full:
-            await actor.wait_started()
+            await actor.wait_started(self.start_wait)
         return seat, token
 
     async def add_bots(self, code: str, count: int) -> list[int]:
@@ -407,7 +434,7 @@ class RoomManager:
                 actor.start()
         await actor.publish_room()
         if actor.full:
-            await actor.wait_started()
+            await actor.wait_started(self.start_wait)
         return filled
 
     async def authenticate(
@@ -455,7 +482,8 @@ class RoomManager:
 
 async def rebuild(actor: RoomActor) -> None:
     """Load the session's progress into ``actor`` from its store: totals, the current hand
-    (replaying its stored actions through the engine), dealer and streak.
+    (replaying its stored actions through the engine), dealer and streak, the version and
+    the prompt number (both follow from the log, so they are the ones the old owner used).
 
     After this, ``actor.start()`` carries on where the stored log ends.
     """
@@ -469,10 +497,16 @@ async def rebuild(actor: RoomActor) -> None:
     actor.dealer = last.dealer
     actor.dealer_streak = last.dealer_streak
     actions = await actor.store.hand_actions(actor.code, last.hand_no)
+    states: list[Any] = []
     actor.state, actor.version = replay_hand(
-        actor.opts, last.seed, last.dealer, last.dealer_streak, actions
+        actor.opts, last.seed, last.dealer, last.dealer_streak, actions, on_state=states.append
     )
     actor.action_idx = len(actions)
+    # The prompt number the old owner had reached (an answer in flight carries it): a hand
+    # in play reopens it when the actor starts (its ``_after_change`` counts one more).
+    window = prompt_of_log(last.hand_no, states)
+    ongoing = last.settlement is None and not actor.state.ended
+    actor._window = window - 1 if ongoing else window
     if last.settlement is not None:  # settled: next dealer from the settlement
         actor.last_settlement = last.settlement
         nd = last.settlement["next_dealer"]
