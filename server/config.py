@@ -3,7 +3,8 @@
 Every field can be set by the upper-case environment variable of the same name, e.g.
 ``DATABASE_URL``, ``REDIS_URL``, ``ADMIN_TOKEN``, ``CLAIM_SECONDS``, ``TURN_SECONDS``,
 ``CLAIM_MIN_MS``, ``AUTO_SECONDS``, ``READY_SECONDS``, ``VOTE_SECONDS``,
-``ROOMS_PER_MINUTE``, ``HOST``, ``PORT``.
+``LEASE_SECONDS``, ``LEASE_MARGIN_SECONDS``, ``START_WAIT_SECONDS``, ``ROOMS_PER_MINUTE``,
+``HOST``, ``PORT``.
 """
 
 from __future__ import annotations
@@ -29,7 +30,13 @@ class Settings(BaseSettings):
         ready_seconds: how long the room waits for ``ready`` between hands.
         vote_seconds: how long a dissolve vote stays open.
         lease_seconds: with ``redis_url``: the time to live of a room's lease (renewed every
-            third of it); a dead process's rooms move to another process after at most this.
+            third of it, all of a process's leases in one call); a dead process's rooms move
+            to another process after at most this.
+        lease_margin_seconds: how late a renewal may be (event-loop lag) before the leases
+            are no longer trusted without asking Redis before each write; ``None``: a third
+            of ``lease_seconds``.
+        start_wait_seconds: how long filling a room's last seat (or taking a room over from
+            a dead process) waits for its first hand to be dealt (or resumed).
         rooms_per_minute: room creations allowed per client address per minute (bursts of
             the same size); beyond that ``POST /api/rooms`` answers 429 ``rate_limited``.
         host, port: where ``python -m server serve`` listens by default.
@@ -47,6 +54,8 @@ class Settings(BaseSettings):
     ready_seconds: float = Field(default=30, gt=0)
     vote_seconds: float = Field(default=60, gt=0)
     lease_seconds: float = Field(default=5, gt=0)
+    lease_margin_seconds: float | None = Field(default=None, ge=0)
+    start_wait_seconds: float = Field(default=10, gt=0)
     rooms_per_minute: int = Field(default=10, ge=1)
     host: str = "127.0.0.1"
     port: int = Field(default=8000, ge=0, le=65535)
