@@ -222,8 +222,9 @@ class RoomActor:
     new_seed: Callable[[], str] = field(default=lambda: secrets.token_hex(16))
     #: In a cluster: this tenure's lease generation, logged with each action (fencing).
     lease_gen: int | None = None
-    #: In a cluster: proves the lease is still held before a durable write (False: lost).
-    lease_check: Callable[[], Awaitable[bool]] | None = None
+    #: In a cluster: proves the lease is still held before a durable write (False: lost);
+    #: with ``True`` it asks Redis even if the lease looks valid locally.
+    lease_check: Callable[[bool], Awaitable[bool]] | None = None
 
     def __post_init__(self) -> None:
         self.opts = GuiyangOptions(**self.options)
@@ -586,9 +587,9 @@ class RoomActor:
 
     # ------------------------------------------------------------------ hands
 
-    async def _fenced(self) -> None:
+    async def _fenced(self, verify: bool = False) -> None:
         """Before a durable write: refuse it if this process no longer holds the room."""
-        if self.lease_check is not None and not await self.lease_check():
+        if self.lease_check is not None and not await self.lease_check(verify):
             raise RoomError("unavailable", f"room {self.code} moved to another server")
 
     async def _start_hand(self) -> None:
@@ -627,7 +628,11 @@ class RoomActor:
         if self.lease_gen is not None:
             payload["lease"] = self.lease_gen
         await self._fenced()
-        await self.store.append_action(self.code, self.hand_no, self.action_idx, seat, payload)
+        try:
+            await self.store.append_action(self.code, self.hand_no, self.action_idx, seat, payload)
+        except Exception:
+            await self._fenced(verify=True)  # refused as stale? then say so, and stop now
+            raise
         self.action_idx += 1
         self.state = new_state
         self._answered.add(seat)

@@ -130,14 +130,15 @@ class Lease:
         loop = asyncio.get_running_loop()
         return not self.lost and loop.time() + self.cluster.margin < self.valid_until
 
-    async def ensure(self) -> bool:
-        """Prove the lease is still ours before a durable write: free while :attr:`held`,
-        else (renewals were late: the loop lagged) one compare-and-extend round trip.
-        Returns False, and reports the loss, if it is gone or someone else's; False also
-        if Redis cannot be asked (then nothing is proven, and nothing should be written)."""
+    async def ensure(self, verify: bool = False) -> bool:
+        """Prove the lease is still ours before a durable write: free while :attr:`held`
+        (unless ``verify``), else (renewals were late: the loop lagged) one
+        compare-and-extend round trip. Returns False, and reports the loss, if it is gone
+        or someone else's; False also if Redis cannot be asked (then nothing is proven, and
+        nothing should be written)."""
         if self.lost:
             return False
-        if self.held:
+        if self.held and not verify:
             return True
         try:
             await self.cluster.renew_all([self])
@@ -155,6 +156,7 @@ class Lease:
             return
         self.lost = True
         self.valid_until = 0.0
+        self.cluster.lost_leases += 1
         self.cluster._unregister(self)
         log.warning("room %s: lease lost", self.code)
         self.cluster._spawn(self._on_lost())
@@ -285,7 +287,6 @@ class Cluster:
             if ok:
                 lease._renewed(sent)
             else:
-                self.lost_leases += 1
                 lease._lose()
 
     async def _renew_loop(self) -> None:
