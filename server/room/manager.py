@@ -284,7 +284,9 @@ class RoomManager:
         return actor
 
     async def _lost(self, code: str, lease: Lease) -> None:
-        """The lease of ``code`` was lost (e.g. a long pause): stop running the room here."""
+        """The lease of ``code`` was lost (e.g. a long pause): stop running the room here at
+        once. If nobody else took it (its key merely lapsed), take it back: rebuilt from the
+        store under a new generation, as any other process would."""
         if self._leases.get(code) is not lease:
             return  # an older tenure's lease; the room was released or taken again since
         actor = self.rooms.pop(code, None)
@@ -293,6 +295,11 @@ class RoomManager:
             await self.cluster.stop_serving(code)
         if actor is not None:
             await actor.stop()
+            if actor.status in ("open", "playing", "between"):
+                try:
+                    await self.get(code)  # a handle if another process holds it now
+                except Exception:
+                    log.exception("room %s: taking the room back failed", code)
 
     async def call(self, code: str, call: str, kwargs: dict[str, Any]) -> Any:
         """Run ``call(**kwargs)`` on room ``code``'s owner: here if this process holds the

@@ -262,6 +262,49 @@ async def test_a_stale_owner_is_fenced_and_an_answer_in_flight_survives(
             await bus.close()
 
 
+async def test_a_lapsed_lease_nobody_took_is_taken_back(store: Any, redis_url: str) -> None:
+    """A lease that lapsed during a stall without anyone taking it: the owner stops the
+    room, then takes it back from the store under a new generation, at the same version
+    and prompt number, and the room plays on."""
+    from server.room.actor import Timing
+    from server.room.bots import choose_action
+    from server.room.manager import RoomManager
+    from server.rules.guiyang import acting_seats
+
+    timing = Timing(claim_seconds=300, turn_seconds=300, claim_min_ms=0, ready_seconds=300)
+    prefix = f"zjtest:{secrets.token_hex(4)}:"
+    bus = RedisBus(redis_url, prefix=prefix)
+    cluster = Cluster(redis_url, bus, lease_seconds=LEASE, prefix=prefix)
+    manager = RoomManager(store, bus, timing=timing, cluster=cluster)
+    manager.new_seed = lambda: "lapse-seed"
+    await manager.start()
+    try:
+        old = await manager.create_room({"hands": 4})
+        code = old.code
+        for name in ("ann", "bob", "cy", "dee"):
+            await manager.join(code, name)
+        await old.idle()
+        snap = old._snapshot(0)
+        await cluster.redis.delete(cluster.lease_key(code))  # lapsed while stalled
+        await _until(lambda: manager.rooms.get(code) not in (None, old))
+        new = manager.rooms[code]
+        assert not old.running and new.running
+        assert new.lease_gen == (old.lease_gen or 0) + 1
+        again = new._snapshot(0)
+        assert (again["version"], again["prompt"], again["view"]) == (
+            snap["version"],
+            snap["prompt"],
+            snap["view"],
+        )
+        seat = min(acting_seats(new.state))
+        await new.act(seat, choose_action(new.state, seat), new._snapshot(seat)["prompt"])
+        gens = [p["lease"] for _, p in await store.hand_actions(code, 1)]
+        assert gens[-1] == new.lease_gen
+    finally:
+        await manager.close()
+        await bus.close()
+
+
 @pytest.mark.parametrize(
     ("msg", "last", "missed"),
     [
