@@ -131,7 +131,8 @@ async def room_socket(websocket: WebSocket, code: str, token: str | None = None)
                         return
                     continue
                 if _missed(msg, ctx.get("last")):  # a message was lost: resync
-                    msg, text = await actor.snapshot(seat), None
+                    with contextlib.suppress(RoomError):  # the room is moving: the next
+                        msg, text = await actor.snapshot(seat), None  # snapshot catches up
                 await send(msg, text)
         except (SubscriptionClosed, WebSocketDisconnect, RuntimeError):
             pass
@@ -221,7 +222,10 @@ async def _dispatch(actor: Any, seat: int | None, msg: Any, send: Any) -> None:
         await send({"type": "pong", "seq": seq})
         return
     if msg.type == "sync":
-        await send(await actor.snapshot(seat))
+        try:
+            await send(await actor.snapshot(seat))
+        except RoomError as err:  # e.g. ``unavailable`` while the room moves
+            await send(_error(err.code, err.message, seq))
         return
     if seat is None:
         await send(_error("spectator", "spectators cannot play", seq))

@@ -20,7 +20,7 @@ import hashlib
 import inspect
 import logging
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from typing import Any
 
 from server.room.actor import (
@@ -56,6 +56,12 @@ def hash_token(token: str) -> str:
 
 #: Actor methods that never travel to another process.
 _LOCAL_ONLY = {"start", "stop", "idle", "wait_started", "submit", "publish_room"}
+
+
+#: Forwarded calls that may be sent again to a room's next owner if its owner lost the
+#: room while they waited: answers are guarded by prompt numbers, the rest is idempotent
+#: or refused the second time (``join`` and ``bots`` are not: they would seat twice).
+_REPEATABLE = {"act", "snapshot", "info", "presence", "mark_ready", "set_auto", "vote_dissolve"}
 
 
 def _encode(kwargs: dict[str, Any]) -> dict[str, Any]:
@@ -149,6 +155,8 @@ class RoomManager:
         self._leases: dict[str, Lease] = {}
         self._handles: dict[str, RoomHandle] = {}
         self._watcher: asyncio.Task[None] | None = None
+        #: The watcher's takeover / presence task of each room, while it runs.
+        self._busy: dict[str, asyncio.Task[None]] = {}
 
     async def start(self) -> None:
         """In a cluster: join it and start watching the leases of rooms with sockets here."""
@@ -314,7 +322,7 @@ class RoomManager:
             if code in self.rooms:
                 return await self._serve_call(code, call, encoded)
             try:
-                return await self.cluster.request(code, call, encoded)
+                return await self._request(code, call, encoded)
             except (NoOwner, TimeoutError):
                 if loop.time() > deadline:
                     raise RoomError("unavailable", f"room {code} has no live server") from None
@@ -325,6 +333,34 @@ class RoomManager:
                     raise
             if not isinstance(await self.get(code), RoomActor):
                 await asyncio.sleep(min(0.2, self.cluster.lease_seconds / 5))
+
+    async def _request(self, code: str, call: str, kwargs: dict[str, Any]) -> Any:
+        """One forwarded call. A call that is safe to send again (:data:`_REPEATABLE`) is
+        given up (``TimeoutError``) as soon as the room's lease lapses or changes hands
+        while it waits: its owner lost the room (e.g. stalled), so it will not answer, and
+        whatever it did is fenced or in the log the next owner replays. Checked only once a
+        call waited a third of the lease time, so a prompt answer costs nothing more."""
+        assert self.cluster is not None
+        task = asyncio.ensure_future(self.cluster.request(code, call, kwargs))
+        if call not in _REPEATABLE:
+            return await task
+        try:
+            seen: str | None = None
+            while True:
+                done, _ = await asyncio.wait({task}, timeout=self.cluster.lease_seconds / 3)
+                if done:
+                    return task.result()
+                owner = (await self.cluster.owners([code]))[code]
+                if owner is None or owner == self.cluster.process_id:
+                    raise TimeoutError
+                if seen is not None and owner != seen:
+                    raise TimeoutError
+                seen = owner
+        finally:
+            if not task.done():
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await task
 
     async def _serve_call(self, code: str, call: str, kwargs: dict[str, Any]) -> Any:
         """Answer a call for room ``code`` (forwarded from any process, or local)."""
@@ -369,15 +405,34 @@ class RoomManager:
                 owners = await self.cluster.owners(codes)
                 for code, owner in owners.items():
                     h = self._handles[code]
+                    # each room on its own: one slow takeover (its store busy) or an owner
+                    # slow to answer must not hold up the others
                     if owner is None:
-                        await self.get(code)
+                        self._background(code, self.get(code))
                     elif owner != h.owner:
                         h.owner = owner
-                        await h.publish_room()
+                        self._background(code, h.publish_room())
             except asyncio.CancelledError:
                 raise
             except Exception:
                 log.exception("lease watcher")
+
+    def _background(self, code: str, coro: Coroutine[Any, Any, Any]) -> None:
+        """Run the watcher's work on room ``code`` in its own task, one at a time per room
+        (``coro`` is dropped if that room's previous one still runs)."""
+        if code in self._busy:
+            coro.close()
+            return
+
+        async def run() -> None:
+            try:
+                await coro
+            except Exception:
+                log.exception("room %s: lease watcher", code)
+            finally:
+                self._busy.pop(code, None)
+
+        self._busy[code] = asyncio.create_task(run(), name=f"watch-{code}")
 
     async def _load(self, code: str) -> RoomActor:
         rec = await self.store.get_room(code)
@@ -477,6 +532,10 @@ class RoomManager:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._watcher
             self._watcher = None
+        for task in list(self._busy.values()):
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
         for actor in list(self.rooms.values()):
             await actor.stop()
         self.rooms.clear()

@@ -2,14 +2,15 @@
 server processes on PostgreSQL and Redis.
 
 Process A owns three rooms (one human each, playing through process B's sockets, three
-bots) that play without pause. A is frozen with SIGSTOP (as a CPU hog blocking its loop
-would, only longer and on cue) for three lease times, while one human's answer to its own
-turn is in flight to A. B takes the rooms over; A then thaws with writes in flight and
-leases it no longer holds. Afterwards:
+bots) that play without pause. The test holds PostgreSQL's lock on the action log for a
+moment, so A's next appends are in flight (sent, not yet run), then freezes A with SIGSTOP
+(as a CPU hog blocking its loop would, only longer and on cue) while one human's answer to
+its own turn is in flight to A. B takes the rooms over; then the log is unlocked and A
+thaws, with those writes in flight and leases it no longer holds. Afterwards:
 
-* no room was run by two processes at once: in every hand's log the lease generations
-  (logged with each action) never go down, so no write of the old owner landed after the
-  new owner's;
+* A's writes in flight were refused (their lease generation is stale) and no room was run
+  by two processes at once: in every hand's log the lease generations (logged with each
+  action) never go down, so no write of the old owner landed after the new owner's;
 * the answer in flight was not refused (no ``stale_prompt``): B logged it, under its own
   generation, as the very next action;
 * A stopped running the rooms, and every settled hand replays to its stored settlement.
@@ -28,15 +29,22 @@ import time
 from pathlib import Path
 from typing import Any
 
+import asyncpg
 import httpx
 import pytest
 from live_helpers import choose
 from processes import REPO, ServerProcess
+from sqlalchemy.engine import make_url
 from websockets.asyncio.client import ClientConnection, connect
 
 from server.store import Store
 
 LEASE = 1.5
+#: Appends waiting for the lock on the action log (the test's ``LOCK TABLE``).
+WAITING = (
+    "SELECT count(*) FROM pg_locks WHERE relation = 'actions'::regclass AND NOT granted "
+    "AND mode = 'RowExclusiveLock'"
+)
 ENV = {
     "CLAIM_MIN_MS": "0",
     "TURN_SECONDS": "300",
@@ -45,6 +53,10 @@ ENV = {
     "ADMIN_TOKEN": "",
     "LEASE_SECONDS": str(LEASE),
 }
+
+
+def _asyncpg_dsn(url: str) -> str:
+    return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
 
 
 async def _post(http: str, path: str, body: dict[str, Any]) -> dict[str, Any]:
@@ -140,7 +152,7 @@ async def test_frozen_owner_is_fenced_and_answers_in_flight_survive(
         b.wait_ready()
         codes = []
         for _ in range(3):
-            room = await _post(a.http, "/api/rooms", {"game": "guiyang", "options": {"hands": 4}})
+            room = await _post(a.http, "/api/rooms", {"game": "guiyang", "options": {"hands": 16}})
             code = room["code"]
             joined = await _post(b.http, f"/api/rooms/{code}/join", {"name": "ann"})
             assert joined["seat"] == 0
@@ -162,10 +174,35 @@ async def test_frozen_owner_is_fenced_and_answers_in_flight_survive(
         hand_no = first.held["hand_no"]
         logged = await store.hand_actions(codes[0], hand_no)
 
+        # hold the action log: the other rooms' next appends by A wait in PostgreSQL
+        lock = await asyncpg.connect(_asyncpg_dsn(postgres_url))
+        locked = lock.transaction()
+        await locked.start()
+        await lock.execute("LOCK TABLE actions IN EXCLUSIVE MODE")
+        waiting = 0
+        for _ in range(200):
+            waiting = await lock.fetchval(WAITING)
+            if waiting:
+                break
+            await asyncio.sleep(0.05)
+        assert waiting
+
         os.kill(a.proc.pid, signal.SIGSTOP)  # A's loop is blocked from now on
         frozen = True
         first.release.set()  # its answer goes to B, which forwards it to the frozen owner
-        await asyncio.sleep(3 * LEASE)
+        async with httpx.AsyncClient(timeout=10) as client:
+            deadline = time.monotonic() + 30
+            while (await client.get(f"{b.http}/api/health")).json()["rooms"] < 3:
+                assert time.monotonic() < deadline, "B never took the rooms over"
+                await asyncio.sleep(0.1)
+        # what B rebuilt the rooms from: the committed log, A's appends still waiting
+        taken: dict[str, tuple[int, int, int]] = {}
+        for code in codes:
+            hand = (await store.hands(code))[-1]
+            gen = await lock.fetchval("SELECT lease_gen FROM rooms WHERE code = $1", code)
+            taken[code] = (hand.hand_no, len(await store.hand_actions(code, hand.hand_no)), gen)
+        await locked.commit()  # A's appends in flight run now: refused, they are stale
+        await lock.close()
         os.kill(a.proc.pid, signal.SIGCONT)
         frozen = False
 
@@ -199,7 +236,13 @@ async def test_frozen_owner_is_fenced_and_answers_in_flight_survive(
         for h in humans:
             h.done.set()
         await asyncio.gather(*tasks)
-        assert "lease lost" in a.output()
+        assert "lease lost" in a.log.read_text(errors="replace")
+
+        # A's appends that were in flight were refused: everything logged after the point
+        # B rebuilt from is B's (without fencing, A's would sit right there)
+        for code, (hand_no, count, gen) in taken.items():
+            later = (await store.hand_actions(code, hand_no))[count:]
+            assert [p["lease"] for _, p in later] == [gen] * len(later), code
 
         # no room was run by two processes at once: generations never go down in a log
         for code in codes:
