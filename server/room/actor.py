@@ -610,8 +610,12 @@ class RoomActor:
         self._prompt = ("", frozenset())
         self._window = self.hand_no * PROMPT_BASE
         self._after_change()
-        for seat in self._audiences():
-            await self._publish(seat, self._snapshot(seat))
+        await self.bus.publish_many(
+            [
+                (seat_channel(self.code, s), self._stamp(s, self._snapshot(s)))
+                for s in self._audiences()
+            ]
+        )
 
     async def _apply(
         self, seat: int, action: Action, source: str, future: asyncio.Future[Any] | None

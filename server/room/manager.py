@@ -286,8 +286,11 @@ class RoomManager:
             await actor.wait_started(self.start_wait)
             # Sockets relayed here or elsewhere may have missed events the previous owner
             # logged but never published: give every audience a fresh snapshot.
-            for seat in [*range(actor.players), None]:
-                await self.bus.publish(seat_channel(code, seat), await actor.snapshot(seat))
+            snapshots = [
+                (seat_channel(code, s), await actor.snapshot(s))
+                for s in [*range(actor.players), None]
+            ]
+            await self.bus.publish_many(snapshots)
         log.info("room %s: now run by %s", code, self.cluster.process_id)
         return actor
 
