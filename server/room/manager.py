@@ -263,6 +263,8 @@ class RoomManager:
         except BaseException:
             await lease.release()
             raise
+        if lease.lost:  # lost while the room was being rebuilt (a long stall): not ours
+            return False
         actor.lease_gen = lease.generation
         actor.lease_check = lease.ensure
         self._leases[code] = lease
