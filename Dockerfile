@@ -6,20 +6,23 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1
 
 WORKDIR /app
+RUN useradd --create-home --uid 1000 zhuoji
 
-# Dependencies first (better layer caching), then the code.
-COPY pyproject.toml README.md ./
-COPY server ./server
-RUN pip install .
+# Dependencies first, pinned and hash-checked (requirements.txt is pip-compile's lock of
+# pyproject.toml): a code change reuses this layer.
+COPY requirements.txt ./
+RUN pip install --no-cache-dir --require-hashes -r requirements.txt
 
-# Run from /app: `python -m server` imports the source tree here, next to migrations/ and
-# web/ (the static client), which the package looks up relative to itself.
+# The code. `python -m server` runs from /app, next to migrations/ and web/ (the static
+# client), which the package looks up relative to itself; it is not pip-installed.
 COPY alembic.ini ./
 COPY migrations ./migrations
 COPY web ./web
+COPY server ./server
 
-RUN useradd --create-home --uid 1000 zhuoji && chown -R zhuoji /app
-USER zhuoji
-
+USER 1000:1000
 EXPOSE 8000
-CMD ["sh", "-c", "python -m server migrate && exec python -m server serve --host 0.0.0.0 --port 8000 --no-migrate"]
+HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=3 \
+    CMD ["python", "-c", "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8000/readyz', timeout=3)"]
+# The compose file runs the one-shot `migrate` service first; a lone container migrates.
+CMD ["python", "-m", "server", "serve", "--host", "0.0.0.0", "--port", "8000"]

@@ -5,6 +5,12 @@ Where the database comes from, in order:
    ``server.store.Store.migrate()`` (via ``AsyncConnection.run_sync``); used as is.
 2. ``config.attributes["url"]`` or the ``sqlalchemy.url`` main option, if set.
 3. ``DATABASE_URL`` from the environment (``server.config.Settings``).
+
+Concurrent runs are serialised (several replicas, or ``alembic upgrade head`` run twice):
+on PostgreSQL by a transaction-scoped advisory lock taken before Alembic reads the current
+revision, on SQLite by an exclusive lock on the file ``<database>-migrate.lock``
+(:func:`server.store.schema.sqlite_migration_lock`). A connection handed over by
+``Store.migrate()`` is already under its caller's lock.
 """
 
 from __future__ import annotations
@@ -13,11 +19,12 @@ import asyncio
 from logging.config import fileConfig
 
 from alembic import context
-from sqlalchemy import pool
+from sqlalchemy import pool, text
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from server.store.models import Base
+from server.store.schema import PG_MIGRATION_LOCK, sqlite_migration_lock
 
 config = context.config
 
@@ -60,11 +67,18 @@ def do_run_migrations(connection: Connection) -> None:
 
 
 async def run_async_migrations() -> None:
-    engine = create_async_engine(_url(), poolclass=pool.NullPool)
+    url = _url()
+    engine = create_async_engine(url, poolclass=pool.NullPool)
     try:
-        async with engine.connect() as connection:
-            await connection.run_sync(do_run_migrations)
-            await connection.commit()
+        # The file lock (SQLite) is held until the migration is committed.
+        with sqlite_migration_lock(url):
+            async with engine.connect() as connection:
+                if connection.dialect.name == "postgresql":
+                    await connection.execute(
+                        text(f"SELECT pg_advisory_xact_lock({PG_MIGRATION_LOCK})")
+                    )
+                await connection.run_sync(do_run_migrations)
+                await connection.commit()
     finally:
         await engine.dispose()
 

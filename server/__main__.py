@@ -1,7 +1,14 @@
 """Command line: ``python -m server [serve|migrate|replay|audit] ...``.
 
-* ``serve`` (the default): migrate the database, then run the app with uvicorn.
-* ``migrate``: Alembic ``upgrade head`` on ``DATABASE_URL``.
+* ``serve`` (the default): migrate the database, then run the app with uvicorn;
+  ``--no-migrate``: do not migrate, only check that the schema serves this release.
+  Either way it first waits up to ``DB_WAIT_SECONDS`` for the database.
+* ``migrate``: Alembic ``upgrade head`` on ``DATABASE_URL`` (serialised against concurrent
+  runs; a database already at a newer compatible schema is left alone).
+
+An unusable schema (older than this release, or newer and lacking what it needs) ends
+``serve`` and ``migrate`` with a one-paragraph message and exit status 2; a database that
+never answered, with status 1 (see :mod:`server.store.schema`).
 * ``replay FILE...``: run recorded hands / fixtures through the engine and check them.
 * ``audit``: check that every settled hand's ledger sums to zero and matches its deltas.
 """
@@ -17,17 +24,46 @@ COMMANDS = ("serve", "migrate", "replay", "audit")
 WS_MAX_FRAME_BYTES = 64 * 1024
 
 
-def _migrate(url: str) -> None:
-    from server.store import Store
+class StartupError(Exception):
+    """A start-up failure to report as a message and an exit status, not a traceback."""
 
-    async def run() -> None:
-        store = Store(url)
+    def __init__(self, message: str, status: int) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def _migrate(url: str, wait_seconds: float) -> str:
+    """Migrate (under the migration lock); returns the schema note."""
+    from server.store import schema
+
+    try:
+        return asyncio.run(schema.migrate(url, wait_seconds=wait_seconds))
+    except schema.SchemaError as err:
+        raise StartupError(str(err), 2)
+    except schema.DatabaseUnavailable as err:
+        raise StartupError(str(err), 1)
+
+
+def _check(url: str, wait_seconds: float) -> str:
+    """Wait for the database, then judge its schema; returns the schema note."""
+    from sqlalchemy.ext.asyncio import create_async_engine
+
+    from server.store import schema
+
+    async def run() -> str:
+        engine = create_async_engine(url)
         try:
-            await store.migrate()
+            await schema.wait_for_database(engine, wait_seconds)
+            return await schema.check_schema(engine)
         finally:
-            await store.close()
+            await engine.dispose()
 
-    asyncio.run(run())
+    try:
+        return asyncio.run(run())
+    except schema.SchemaError as err:
+        raise StartupError(str(err), 2)
+    except schema.DatabaseUnavailable as err:
+        raise StartupError(str(err), 1)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -42,7 +78,11 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default=settings.host, help="default: %(default)s (HOST)")
     serve.add_argument("--port", type=int, default=settings.port, help="default: %(default)s")
     serve.add_argument("--database-url", default=None, help="default: DATABASE_URL")
-    serve.add_argument("--no-migrate", action="store_true", help="skip the migration step")
+    serve.add_argument(
+        "--no-migrate",
+        action="store_true",
+        help="do not migrate: only check that the schema serves this release",
+    )
     serve.add_argument("--reload", action="store_true", help="development auto-reload")
     serve.add_argument("--log-level", default="info")
     serve.add_argument(
@@ -71,33 +111,55 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args_list or (args_list[0] not in COMMANDS and args_list[0] not in ("-h", "--help")):
         args_list.insert(0, "serve")
     args = build_parser().parse_args(args_list)
+    try:
+        return _run(args)
+    except StartupError as err:
+        print(f"python -m server {args.command}: {err}", file=sys.stderr)
+        return err.status
 
+
+def _run(args: argparse.Namespace) -> int:
     from server.config import get_settings
 
     if args.command == "migrate":
         url = args.database_url or get_settings().database_url
-        _migrate(url)
-        print(f"database at {_redacted(url)} is at the latest schema")
+        note = _migrate(url, get_settings().db_wait_seconds)
+        print(f"database at {_redacted(url)}: {note}")
         return 0
     if args.command == "replay":
         from server.rules.replay import main as replay_main
 
         return int(replay_main(args.files))
     if args.command == "audit":
-        from server.store.audit import main as audit_main
+        from server.audit import main as audit_main
 
         return audit_main(["--database-url", args.database_url] if args.database_url else [])
 
     # serve
+    import logging
+    import logging.config
     import os
 
     import uvicorn
 
+    from server.logs import log_config
+
     if args.database_url:
         os.environ["DATABASE_URL"] = args.database_url
         get_settings.cache_clear()
-    if not args.no_migrate:
-        _migrate(get_settings().database_url)
+    settings = get_settings()
+    logging_config = log_config(settings.log_format, args.log_level)
+    logging.config.dictConfig(logging_config)
+    log = logging.getLogger("server.main")
+    url = settings.database_url
+    if args.no_migrate:
+        note = _check(url, settings.db_wait_seconds)
+    else:
+        note = _migrate(url, settings.db_wait_seconds)
+    log.info("%s", note)
+    # Migrated (or checked) once here: the app's lifespan only re-checks the schema.
+    os.environ["MIGRATE"] = "false"
+    get_settings.cache_clear()
     uvicorn.run(
         "server.api.app:create_app",
         factory=True,
@@ -111,6 +173,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Frames a little over the protocol's limit get a typed `too_large` error; far larger
         # ones are cut off by the WebSocket layer before they are read into memory.
         ws_max_size=WS_MAX_FRAME_BYTES,
+        log_config=logging_config,
     )
     return 0
 

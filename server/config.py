@@ -3,13 +3,15 @@
 Every field can be set by the upper-case environment variable of the same name, e.g.
 ``DATABASE_URL``, ``REDIS_URL``, ``ADMIN_TOKEN``, ``CLAIM_SECONDS``, ``TURN_SECONDS``,
 ``CLAIM_MIN_MS``, ``AUTO_SECONDS``, ``READY_SECONDS``, ``VOTE_SECONDS``,
-``LEASE_SECONDS``, ``LEASE_MARGIN_SECONDS``, ``START_WAIT_SECONDS``, ``ROOMS_PER_MINUTE``,
-``HOST``, ``PORT``.
+``LEASE_SECONDS``, ``LEASE_MARGIN_SECONDS``, ``START_WAIT_SECONDS``, ``SWEEP_SECONDS``,
+``ROOMS_PER_MINUTE``, ``SOCKETS_PER_MINUTE``, ``MIGRATE``, ``DB_WAIT_SECONDS``,
+``READY_TIMEOUT_SECONDS``, ``API_DOCS``, ``LOG_FORMAT``, ``HOST``, ``PORT``.
 """
 
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Literal
 
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -37,8 +39,23 @@ class Settings(BaseSettings):
             of ``lease_seconds``.
         start_wait_seconds: how long filling a room's last seat (or taking a room over from
             a dead process) waits for its first hand to be dealt (or resumed).
+        sweep_seconds: how often each process resumes unfinished rooms that nobody runs
+            (:mod:`server.room.sweeper`); unset: every ``lease_seconds`` with ``redis_url``,
+            never without it (one process loads a room when asked); ``0`` disables it.
         rooms_per_minute: room creations allowed per client address per minute (bursts of
             the same size); beyond that ``POST /api/rooms`` answers 429 ``rate_limited``.
+        sockets_per_minute: WebSocket connections a client address may open per minute;
+            beyond that the socket gets ``rate_limited`` and is closed (4429). Both address
+            limits are shared by every process through Redis when ``redis_url`` is set.
+        migrate: the app migrates the database at start (``create_app``); ``False``
+            (``python -m server serve --no-migrate``, ``MIGRATE=false``): it only checks
+            that the schema serves this release (:mod:`server.store.schema`).
+        db_wait_seconds: at start, how long to wait (retrying) for the database to answer
+            before giving up.
+        ready_timeout_seconds: each probe of ``/readyz`` (database, Redis) gives up after this.
+        api_docs: serve ``/docs``, ``/redoc`` and ``/openapi.json`` (the admin routes are
+            never listed); compose turns them off.
+        log_format: ``json`` (one JSON object per line) or ``text``, for ``serve``.
         host, port: where ``python -m server serve`` listens by default.
     """
 
@@ -56,7 +73,14 @@ class Settings(BaseSettings):
     lease_seconds: float = Field(default=5, gt=0)
     lease_margin_seconds: float | None = Field(default=None, ge=0)
     start_wait_seconds: float = Field(default=10, gt=0)
+    sweep_seconds: float | None = Field(default=None, ge=0)
     rooms_per_minute: int = Field(default=10, ge=1)
+    sockets_per_minute: int = Field(default=120, ge=1)
+    migrate: bool = True
+    db_wait_seconds: float = Field(default=60, ge=0)
+    ready_timeout_seconds: float = Field(default=2, gt=0)
+    api_docs: bool = True
+    log_format: Literal["json", "text"] = "json"
     host: str = "127.0.0.1"
     port: int = Field(default=8000, ge=0, le=65535)
 

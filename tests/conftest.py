@@ -9,6 +9,10 @@
 
 Missing variables skip those tests locally. With ``CI=true`` a missing variable or an
 unreachable service FAILS the test instead: CI never passes by skipping.
+
+* ``full_size``: True under ``--slow``. Tests marked ``slow`` (the long property sweeps, the
+  leak test) run a smaller count by default and their full count under ``--slow``, which
+  ``.ci/run`` passes.
 """
 
 from __future__ import annotations
@@ -27,6 +31,21 @@ from sqlalchemy.engine import make_url
 T = TypeVar("T")
 
 IN_CI = os.environ.get("CI", "").strip().lower() == "true"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--slow",
+        action="store_true",
+        default=False,
+        help="run the tests marked slow at their full size (CI does); default: a smaller count",
+    )
+
+
+@pytest.fixture(scope="session")
+def full_size(request: pytest.FixtureRequest) -> bool:
+    """True under ``--slow``: a test marked ``slow`` runs its full count."""
+    return bool(request.config.getoption("--slow"))
 
 
 def unavailable(what: str, why: str) -> NoReturn:

@@ -53,7 +53,8 @@ async function request(method, path, body) {
 }
 
 export const api = {
-  createRoom: (options) => request('POST', '/api/rooms', { game: 'guiyang', options }),
+  createRoom: (options, game = 'guiyang') => request('POST', '/api/rooms', { game, options }),
+  games: () => request('GET', '/api/games'),
   join: (code, name) => request('POST', `/api/rooms/${encodeURIComponent(code)}/join`, { name }),
   addBots: (code, count) => request('POST', `/api/rooms/${encodeURIComponent(code)}/bots`, { count }),
   room: (code) => request('GET', `/api/rooms/${encodeURIComponent(code)}`),

@@ -24,7 +24,7 @@ const h = (tag, attrs = {}, ...children) => {
 };
 
 const ENDED_STATUSES = new Set(['finished', 'dissolved', 'ended', 'over', 'closed', 'done', 'complete', 'completed']);
-const CLAIM_ORDER = ['win', 'self_draw', 'kong', 'pong', 'pass'];
+const CLAIM_ORDER = ['win', 'self_draw', 'kong', 'pong', 'chow', 'pass'];
 
 const S = {
   code: null,
@@ -112,14 +112,21 @@ function fmtPts(v) {
   return v > 0 ? `+${v}` : String(v);
 }
 
-function optionsSummary(o) {
+function optionsSummary(o, game = 'guiyang') {
   if (!o) return '';
   const parts = [];
+  if (game === 'jintan') {
+    parts.push(t('game_jintan'), `${t('jt_base')} ${o.base}`, `${t('jt_flower_value')} ${o.flower_value}`);
+    parts.push(o.chow ? t('jt_chow') : t('jt_no_chow'));
+    if (o.hands) parts.push(t('hands_n', { n: o.hands }));
+    return parts.join(' · ');
+  }
   const pl = { 4: t('players_4'), 3: t('players_3'), 2: t('players_2') }[o.players] || o.players;
   parts.push(pl);
   parts.push({ lian_zhuang: '连庄', yi_kou_san: '一扣三', yi_kou_er: '一扣二' }[o.scoring] || o.scoring);
   if (o.yao_bai_ji) parts.push('摇摆鸡');
   if (o.man_tang_ji) parts.push('满堂鸡');
+  for (const k of CHICKEN_OPTIONS) if (o[k]) parts.push(t(k));
   if (o.hands) parts.push(t('hands_n', { n: o.hands }));
   if (o.base_points && o.base_points !== 1) parts.push(`${t('base_points')} ${o.base_points}`);
   if (typeof o.bank_seconds === 'number') parts.push(`${t('bank_seconds')} ${o.bank_seconds}s`);
@@ -142,6 +149,61 @@ function shareUrl(code) {
 }
 
 // ------------------------------------------------------------------ lobby
+// Options every game's form shares (static controls); the rest of a game's options come from
+// GET /api/games and are drawn into #game-options (Jintan), or are the Guiyang form's own.
+const COMMON_OPTIONS = new Set(['hands', 'claim_seconds', 'turn_seconds', 'bank_seconds', 'players']);
+let GAMES = null; // GET /api/games, once
+
+function chosenGame() {
+  const el = document.querySelector('input[name="game"]:checked');
+  return el ? el.value : 'guiyang';
+}
+
+/** Draw the chosen game's own options from the catalog (labels in the page's language). */
+async function renderGameOptions() {
+  const game = chosenGame();
+  document.querySelectorAll('.guiyang-only').forEach((el) => { el.hidden = game !== 'guiyang'; });
+  const box = $('#game-options');
+  box.replaceChildren();
+  box.hidden = game === 'guiyang';
+  if (game === 'guiyang') return;
+  if (!GAMES) {
+    try { GAMES = (await api.games()).games; } catch (e) { showError($('#lobby-error'), e.message); return; }
+  }
+  const spec = GAMES.find((g) => g.name === game);
+  if (!spec) return;
+  const en = getLang() === 'en';
+  for (const o of spec.options) {
+    if (COMMON_OPTIONS.has(o.name)) continue;
+    const label = en ? o.label_en : o.label_zh;
+    const id = `gopt-${o.name}`;
+    if (o.type === 'bool') {
+      box.append(h('label', { class: 'check' },
+        h('input', { type: 'checkbox', id, checked: o.default ? true : null, dataset: { option: o.name, kind: 'bool' } }),
+        h('span', { text: label })));
+    } else {
+      box.append(h('label', { class: 'field small' }, h('span', { text: label }),
+        h('input', {
+          type: o.type === 'int' ? 'number' : 'text', id, value: String(o.default),
+          min: o.min ?? null, max: o.max ?? null, dataset: { option: o.name, kind: o.type },
+        })));
+    }
+  }
+}
+
+function readGameOptions() {
+  const out = {};
+  document.querySelectorAll('#game-options [data-option]').forEach((el) => {
+    const kind = el.dataset.kind;
+    if (kind === 'bool') out[el.dataset.option] = el.checked;
+    else if (kind === 'int') {
+      const n = Number(el.value.trim());
+      out[el.dataset.option] = el.value.trim() !== '' && Number.isFinite(n) ? n : el.value; // the server refuses garbage
+    } else out[el.dataset.option] = el.value;
+  });
+  return out;
+}
+
 function readOptions() {
   const radio = (name) => {
     const el = document.querySelector(`input[name="${name}"]:checked`);
@@ -153,6 +215,17 @@ function readOptions() {
     const n = Number(v);
     return Number.isFinite(n) ? n : v; // let the server refuse garbage
   };
+  if (chosenGame() !== 'guiyang') {
+    const opts = {
+      hands: radio('hands'),
+      claim_seconds: num('#opt-claim-seconds'),
+      turn_seconds: num('#opt-turn-seconds'),
+      bank_seconds: radio('bank_seconds'),
+      ...readGameOptions(),
+    };
+    for (const k of Object.keys(opts)) if (opts[k] === undefined) delete opts[k];
+    return opts;
+  }
   const lz = $('#opt-lian-zhuang').checked;
   const yks = $('#opt-yi-kou-san').checked;
   const opts = {
@@ -163,6 +236,10 @@ function readOptions() {
     yi_kou_san: yks,
     yao_bai_ji: $('#opt-yao-bai-ji').checked,
     man_tang_ji: $('#opt-man-tang-ji').checked,
+    wu_gu_ji: $('#opt-wu-gu-ji').checked,
+    ben_ji: $('#opt-ben-ji').checked,
+    xing_qi_ji: $('#opt-xing-qi-ji').checked,
+    chui_feng_ji: $('#opt-chui-feng-ji').checked,
     claim_seconds: num('#opt-claim-seconds'),
     turn_seconds: num('#opt-turn-seconds'),
     bank_seconds: radio('bank_seconds'),
@@ -194,7 +271,7 @@ async function onCreate(ev) {
   btn.disabled = true;
   try {
     const opts = readOptions();
-    const room = await api.createRoom(opts);
+    const room = await api.createRoom(opts, chosenGame());
     const code = room.code;
     const joined = await api.join(code, myName());
     store.setSeat(code, joined.seat, joined.token);
@@ -543,6 +620,8 @@ function noteEvent(ev) {
   let text = '';
   switch (ev.type) {
     case 'pong': text = `${who} ${t('act_pong')} ${tn}`; break;
+    case 'chow': text = `${who} ${t('act_chow')} ${(ev.tiles || []).map(tileName).join('')}`; break;
+    case 'flower': text = `${who} ${t('bu_hua')} ${tn}`; break;
     case 'kong': case 'kong_declared': text = `${who} ${t('act_kong')} ${tn}`; break;
     case 'win': {
       const ws = (ev.winners || []).map(seatName).join(', ');
@@ -628,7 +707,9 @@ function renderAll() {
 
 function renderRoomInfo() {
   const r = S.room;
-  $('#room-options').textContent = r ? optionsSummary(r.options) : '';
+  $('#room-options').textContent = r ? optionsSummary(r.options, r.game) : '';
+  document.title = r && r.game === 'jintan' ? t('game_jintan') : t('title');
+  $('#home-link').textContent = r && r.game === 'jintan' ? t('game_jintan') : t('title');
   const list = $('#seat-list');
   list.replaceChildren();
   const n = (r && r.options && r.options.players) || nPlayers();
@@ -729,6 +810,16 @@ function seatHead(i, sv) {
   return head;
 }
 
+/** A seat's flowers, laid open (Jintan, jintan.md §J2). */
+function flowersEl(sv) {
+  const fl = Array.isArray(sv.flowers) ? sv.flowers : [];
+  const box = h('div', { class: 'flowers', dataset: { count: String(fl.length) } });
+  if (!fl.length) { box.hidden = true; return box; }
+  box.append(h('span', { class: 'label', text: t('flowers') }));
+  for (const f of fl) box.append(tileEl(f, { size: 'xs', classes: ['flower'] }));
+  return box;
+}
+
 function meldsEl(sv) {
   const box = h('div', { class: 'melds' });
   for (const m of sv.melds || []) {
@@ -793,7 +884,7 @@ function renderOpponents() {
     for (let k = 0; k < Math.min(cc, 14); k++) backs.append(h('span', { class: 'back-mini' }));
     hidden.append(backs, h('span', { class: 'count', text: `×${cc}` }));
     const row = h('div', { class: 'opp-row' }, hidden, meldsEl(sv));
-    panel.append(row, riverEl(i, sv));
+    panel.append(row, flowersEl(sv), riverEl(i, sv));
     box.append(panel);
   }
 }
@@ -851,6 +942,7 @@ function renderMe() {
   $('#my-head').replaceWith(myHead);
   $('#my-river').replaceWith(Object.assign(riverEl(S.seat, sv), { id: 'my-river' }));
   $('#my-melds').replaceWith(Object.assign(meldsEl(sv), { id: 'my-melds' }));
+  $('#my-flowers').replaceWith(Object.assign(flowersEl(sv), { id: 'my-flowers' }));
   const waits = $('#waits');
   waits.replaceChildren();
   if (Array.isArray(v.waits) && v.waits.length) {
@@ -958,7 +1050,13 @@ function renderActions() {
     const shown = a.tile || (['win', 'pong', 'kong'].includes(a.kind) && S.view && S.view.phase !== 'turn'
       ? claimTile : null);
     if (a.tile) btn.dataset.actionTile = a.tile;
-    if (shown) btn.append(tileEl(shown, { size: 'xs' }));
+    if (a.kind === 'chow' && Array.isArray(a.tiles)) {
+      // one button per run: the two tiles from hand and the claimed one, in order
+      btn.dataset.actionTiles = a.tiles.join('');
+      for (const tl of sortTiles([...a.tiles, claimTile].filter(Boolean))) {
+        btn.append(tileEl(tl, { size: 'xs', classes: tl === claimTile ? ['claimed-tile'] : [] }));
+      }
+    } else if (shown) btn.append(tileEl(shown, { size: 'xs' }));
     box.append(btn);
   }
   if (claims.length || dq.length) {
@@ -978,24 +1076,59 @@ function paymentsOf(s) {
 
 const DOU_KINDS = { men_dou: '闷豆', ming_dou: '明豆', zhuan_wan_dou: '转弯豆' };
 
-/** Which chicken a `ji` payment is for: 幺鸡 (金鸡 when doubled), 包鸡, or a turned one. */
-function chickenKind(d) {
-  if (d.bao_ji) return '包鸡';
-  if (d.tile === '1s') return d.jin ? '金鸡' : '幺鸡';
+const CHICKEN_OPTIONS = ['wu_gu_ji', 'ben_ji', 'xing_qi_ji', 'chui_feng_ji'];
+// Why a tile is a chicken (the settlement's `kind` / `kinds`, spec §9.3, §9.6).
+const CHICKEN_KINDS = { yao_ji: '幺鸡', wu_gu_ji: '乌骨鸡', fan_pai_ji: '翻牌鸡', ben_ji: '本鸡', xing_qi_ji: '星期鸡' };
+const CHICKEN_REASONS = new Set(['ji', 'chong_feng_ji', 'ze_ren_ji']);
+
+/** The chicken a `ji` / `chong_feng_ji` / `ze_ren_ji` payment is for: 幺鸡 (金鸡 when
+ * golden), 乌骨鸡 (金乌骨), a turned 翻牌鸡 / 摇摆鸡, 本鸡, 星期鸡; 包鸡 when a seat that is not
+ * ready pays for its open chicken. */
+function chickenKind(d, reason) {
+  const wuGu = d.kind === 'wu_gu_ji' || (d.kind === undefined && d.tile === '8p');
+  if (reason !== 'ji') return wuGu ? '乌骨' : '';
+  let text = d.jin ? (wuGu ? '金乌骨' : '金鸡') : (CHICKEN_KINDS[d.kind] || (d.tile === '1s' ? '幺鸡' : '翻牌鸡'));
   const o = S.room && S.room.options;
-  return o && o.yao_bai_ji ? '翻牌鸡/摇摆鸡' : '翻牌鸡';
+  if (d.kind === 'fan_pai_ji' && o && o.yao_bai_ji) text = '摇摆鸡';
+  return d.bao_ji ? `包鸡 · ${text}` : text;
 }
 
 function detailEl(d, reason) {
   if (!d || typeof d !== 'object') return null;
   const box = h('span', { class: 'detail' });
-  if (reason === 'ji') box.append(h('small', { class: 'ji-kind', text: chickenKind(d) }));
-  if (d.kind) box.append(h('small', { text: DOU_KINDS[d.kind] || HAND_KIND_FALLBACK(d.kind) }));
+  if (CHICKEN_REASONS.has(reason)) {
+    const kind = chickenKind(d, reason);
+    if (kind) box.append(h('small', { class: 'ji-kind', text: kind }));
+    if (reason !== 'ji' && d.bao_ji) box.append(h('small', { class: 'ji-kind', text: '包鸡' }));
+  } else if (d.kind) box.append(h('small', { text: DOU_KINDS[d.kind] || HAND_KIND_FALLBACK(d.kind) }));
   if (typeof d.tile === 'string') box.append(tileEl(d.tile, { size: 'xs' }));
   if (d.jin && reason !== 'ji') box.append(h('small', { class: 'badge', text: '金' }));
   if (d.suit) box.append(h('small', { text: suitChar(d.suit) }));
+  if (typeof d.hua_total === 'number') box.append(jintanWinEl(d));
   return box.children.length ? box : null;
 }
+
+/** A Jintan win line's facts (jintan.md §J5-§J6): 花 by item, 番 by pattern, the formula and
+ * whether the cap (封顶 ×4) applied. */
+function jintanWinEl(d) {
+  const box = h('span', { class: 'jt-win' });
+  const hua = (d.hua || []).map((x) => `${x.what === 'flower' ? '' : (HUA_ITEMS[x.what] || x.what)}${tileName(x.tile)} ${x.hua}`);
+  box.append(h('small', { class: 'hua', dataset: { hua: String(d.hua_total) }, text: `${t('hua')} ${d.hua_total}${hua.length ? ` (${hua.join(', ')})` : ''}` }));
+  const fans = (d.fan || []).map((f) => FAN_NAMES[f] || f);
+  box.append(h('small', { class: 'fan', dataset: { fan: String(d.fan_total) }, text: `${t('fan')} ${d.fan_total}${fans.length ? ` (${fans.join(' ')})` : ''}` }));
+  const unit = d.base + d.hua_total * d.flower_value;
+  const mult = 2 ** Math.min(d.fan_total, 2);
+  box.append(h('small', { class: 'formula', text: `(${d.base}+${d.hua_total}×${d.flower_value})×${mult}` }));
+  if (d.capped) box.append(h('small', { class: 'badge capped', text: t('capped') }));
+  box.dataset.unit = String(unit);
+  return box;
+}
+
+const FAN_NAMES = { hun_yi_se: '混一色', dui_dui_hu: '对对胡', gang_kai: '杠开', du_diao: '独吊', qing_yi_se: '清一色', qi_dui: '七对' };
+const HUA_ITEMS = {
+  flower: '', honour_pong: '碰', honour_concealed_triplet: '暗刻', honour_exposed_kong: '明杠',
+  honour_concealed_kong: '暗杠', exposed_kong: '明杠', concealed_kong: '暗杠',
+};
 
 function HAND_KIND_FALLBACK(k) { return WIN_KINDS[k] || handTypeText(k); }
 
@@ -1109,8 +1242,19 @@ function renderSettlement() {
     cl.append(turned ? tileEl(turned, { size: 'sm', classes: ['turned'] }) : h('span', { class: 'muted', text: '—' }));
     cl.dataset.turned = turned || '';
     cl.append(h('span', { class: 'label', text: t('chickens') }));
-    for (const c of chickens) cl.append(tileEl(typeof c === 'string' ? c : c.tile, { size: 'sm', classes: ['chicken'] }));
-    if (s.jin_ji) cl.append(h('span', { class: 'badge', text: '金鸡' }));
+    const values = new Map((s.chicken_values || []).map((c) => [c.tile, c]));
+    for (const c of chickens) {
+      const tile = typeof c === 'string' ? c : c.tile;
+      const v = values.get(tile);
+      const el = tileEl(tile, { size: 'sm', classes: ['chicken'].concat(v && v.jin ? ['jin'] : []) });
+      if (v) el.title = `${(v.kinds || []).map((k) => CHICKEN_KINDS[k] || k).join(' / ')} ×${v.value}`;
+      cl.append(el);
+      if (v && v.jin) cl.append(h('span', { class: 'badge', text: tile === '8p' ? '金乌骨' : '金鸡' }));
+    }
+    if (s.chui_feng) cl.append(h('span', { class: 'badge', id: 'settle-chui-feng', text: t('chui_feng_blown') }));
+    if (s.weekday && S.room && S.room.options && S.room.options.xing_qi_ji) {
+      cl.append(h('span', { class: 'muted', text: t('weekday_n', { n: getLang() === 'zh' ? '一二三四五六日'[s.weekday - 1] : s.weekday }) }));
+    }
     body.append(cl);
   }
 
@@ -1325,6 +1469,7 @@ function tick() {
 // ------------------------------------------------------------------ boot
 function bind() {
   $('#create-form').addEventListener('submit', onCreate);
+  document.querySelectorAll('input[name="game"]').forEach((el) => el.addEventListener('change', renderGameOptions));
   $('#join-form').addEventListener('submit', onJoin);
   const lz = $('#opt-lian-zhuang');
   const yks = $('#opt-yi-kou-san');

@@ -6,21 +6,23 @@ server.api.app:create_app``). Shapes: ``docs/protocol.md``; models: :mod:`server
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
-import re
 import secrets
-import time
 from collections.abc import AsyncIterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from fastapi import Depends, FastAPI, Header, HTTPException, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import ValidationError
+from sqlalchemy.exc import DBAPIError
 
+from server import metrics
+from server.api.limits import AddressLimits
 from server.api.messages import (
     BotsRequest,
     BotsResponse,
@@ -33,75 +35,23 @@ from server.api.messages import (
 from server.api.ws import RATE_LIMIT, room_socket, valid_code
 from server.bus import make_bus
 from server.config import Settings, get_settings
+from server.logs import TokenRedactingFilter, redact  # noqa: F401  (re-exported)
+from server.room import sweeper as room_sweeper
 from server.room.actor import RoomError, Timing
 from server.room.clock import Clock
 from server.room.cluster import Cluster
 from server.room.manager import RoomManager
-from server.store import Store
+from server.rules.catalog import describe_options
+from server.rules.registry import find_game, game_names
+from server.store import Store, schema
+
+log = logging.getLogger(__name__)
 
 _STATUS = {"unknown_room": 404, "room_full": 409, "forbidden": 403, "unavailable": 503}
 
 
-class AddressLimiter:
-    """A token bucket per client address: ``per_minute`` tokens, refilled continuously.
-
-    ``allow(address)`` takes a token and returns True, or returns False (nothing taken) when
-    the address has none left. Idle full buckets are forgotten, so memory stays bounded by
-    the addresses active in the last minute.
-    """
-
-    def __init__(self, per_minute: int, clock: Any = time.monotonic) -> None:
-        self.per_minute = per_minute
-        self._clock = clock
-        self._buckets: dict[str, tuple[float, float]] = {}
-
-    def allow(self, address: str) -> bool:
-        now = self._clock()
-        rate = self.per_minute / 60.0
-        if len(self._buckets) > 10_000:  # forget buckets that have refilled
-            self._buckets = {
-                a: (t, at)
-                for a, (t, at) in self._buckets.items()
-                if t + (now - at) * rate < self.per_minute
-            }
-        tokens, at = self._buckets.get(address, (float(self.per_minute), now))
-        tokens = min(float(self.per_minute), tokens + (now - at) * rate)
-        if tokens < 1:
-            self._buckets[address] = (tokens, now)
-            return False
-        self._buckets[address] = (tokens - 1, now)
-        return True
-
-
-_TOKEN = re.compile(r"(token=)[^\s&#\"']+")
 #: Loggers whose records may carry a request path (uvicorn logs ``WebSocket /ws/...?token=``).
 REDACTED_LOGGERS = ("uvicorn.error", "uvicorn.access")
-
-
-def redact(text: str) -> str:
-    """``text`` with every ``token=<value>`` replaced by ``token=***``."""
-    return _TOKEN.sub(r"\1***", text)
-
-
-class TokenRedactingFilter(logging.Filter):
-    """Replaces ``token=<value>`` with ``token=***`` in a record before any handler sees it.
-
-    String arguments are redacted in place (uvicorn's access formatter unpacks ``args``), as
-    is ``msg``; if the formatted message still holds a token, it replaces ``msg`` and ``args``
-    becomes ``()``."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        if isinstance(record.msg, str):
-            record.msg = redact(record.msg)
-        if isinstance(record.args, tuple):
-            record.args = tuple(redact(a) if isinstance(a, str) else a for a in record.args)
-        try:
-            message = record.getMessage()
-        except Exception:
-            return True
-        if _TOKEN.search(message.replace("token=***", "")):
-            record.msg, record.args = redact(message), ()
-        return True
 
 
 def install_log_redaction() -> None:
@@ -127,17 +77,63 @@ def _web_dir() -> Path | None:
     return None
 
 
+async def _ready(app: FastAPI, timeout: float) -> dict[str, str]:
+    """``{"database": "ok" | error, "redis": "ok" | error | "unused"}``, each probe bounded
+    by ``timeout`` seconds."""
+    from sqlalchemy import text
+
+    async def database() -> None:
+        async with app.state.store.engine.connect() as conn:
+            await conn.execute(text("SELECT 1"))
+
+    async def redis() -> None:
+        await app.state.redis.ping()
+
+    checks: dict[str, Any] = {"database": database}
+    if app.state.redis is not None:
+        checks["redis"] = redis
+    result = {"redis": "unused"}
+    for name, probe in checks.items():
+        try:
+            async with asyncio.timeout(timeout):
+                await probe()
+            result[name] = "ok"
+        except TimeoutError:
+            result[name] = f"no answer within {timeout:g} s"
+        except Exception as err:
+            result[name] = f"{type(err).__name__}: {err}"[:200]
+    return result
+
+
 def create_app(settings: Settings | None = None, clock: Clock | None = None) -> FastAPI:
-    """Build the app. On startup: open the store (and run its migrations), the bus, and the
-    room manager; on shutdown: stop the room actors and close both."""
+    """Build the app. On startup: wait for the database (``DB_WAIT_SECONDS``), migrate it
+    (``MIGRATE``, the default) or check that its schema serves this release (raises
+    :class:`server.store.schema.SchemaError` if not), open the bus and the room manager; on
+    shutdown: stop the room actors and close both."""
     settings = settings or get_settings()
     install_log_redaction()
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        store = Store(settings.database_url)
-        await store.migrate()
-        bus = make_bus(settings.redis_url)
+        if settings.migrate:
+            note = await schema.migrate(
+                settings.database_url, wait_seconds=settings.db_wait_seconds
+            )
+            store = Store(settings.database_url)
+        else:
+            store = Store(settings.database_url)
+            await schema.wait_for_database(store.engine, settings.db_wait_seconds)
+            note = await schema.check_schema(store.engine)
+        log.info(note)
+        metrics.instrument_engine(store.engine)
+        bus: Any = metrics.InstrumentedBus(make_bus(settings.redis_url))
+        app.state.redis = None
+        if settings.redis_url:
+            import redis.asyncio as aioredis
+
+            app.state.redis = aioredis.Redis.from_url(
+                settings.redis_url, socket_timeout=settings.ready_timeout_seconds
+            )
         timing = Timing(
             claim_seconds=settings.claim_seconds,
             turn_seconds=settings.turn_seconds,
@@ -160,17 +156,92 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
             store, bus, clock, timing, cluster=cluster, start_wait=settings.start_wait_seconds
         )
         await app.state.manager.start()
+        metrics.track_manager(app.state.manager)
+        sweeper = None
+        interval = settings.sweep_seconds
+        if interval is None:
+            interval = settings.lease_seconds if cluster is not None else 0
+        if interval > 0:
+            sweeper = asyncio.create_task(
+                room_sweeper.run(app.state.manager, store, cluster, interval), name="sweeper"
+            )
         app.state.settings = settings
         app.state.rate_limit = RATE_LIMIT
-        app.state.room_limiter = AddressLimiter(settings.rooms_per_minute)
+        app.state.limits = AddressLimits(
+            {"rooms": settings.rooms_per_minute, "sockets": settings.sockets_per_minute},
+            settings.redis_url,
+        )
         try:
             yield
         finally:
+            if sweeper is not None:
+                sweeper.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await sweeper
             await app.state.manager.close()
+            await app.state.limits.close()
+            if app.state.redis is not None:
+                await app.state.redis.aclose()
             await bus.close()
             await store.close()
 
-    app = FastAPI(title="Guiyang Zhuoji mahjong", lifespan=lifespan)
+    docs = settings.api_docs
+    app = FastAPI(
+        title="Guiyang Zhuoji mahjong",
+        lifespan=lifespan,
+        docs_url="/docs" if docs else None,
+        redoc_url="/redoc" if docs else None,
+        openapi_url="/openapi.json" if docs else None,
+    )
+
+    @app.exception_handler(DBAPIError)
+    @app.exception_handler(OSError)
+    async def database_unavailable(request: Request, err: Exception) -> JSONResponse:
+        """A database (or Redis) that does not answer: 503 ``unavailable``, one log line,
+        no traceback (``/readyz`` says the same to the proxy)."""
+        metrics.ERRORS.labels(code="unavailable").inc()
+        log.warning("%s %s: unavailable: %s", request.method, request.url.path, err)
+        return JSONResponse(
+            {"detail": {"code": "unavailable", "message": "the service is unavailable"}},
+            status_code=503,
+            headers={"Retry-After": "5"},
+        )
+
+    @app.middleware("http")
+    async def count_requests(request: Request, call_next: Any) -> Any:
+        try:
+            response = await call_next(request)
+        except Exception:
+            metrics.ERRORS.labels(code="http_500").inc()
+            raise
+        route = request.scope.get("route")
+        path = getattr(route, "path", None) or "other"
+        metrics.HTTP_REQUESTS.labels(request.method, path, str(response.status_code)).inc()
+        if response.status_code >= 500:
+            metrics.ERRORS.labels(code="http_500").inc()
+        return response
+
+    @app.get("/healthz", include_in_schema=False)
+    async def healthz() -> dict[str, str]:
+        """``{"status": "alive"}``: the process answers (liveness; checks nothing else)."""
+        return {"status": "alive"}
+
+    @app.get("/readyz", include_in_schema=False)
+    async def readyz(request: Request) -> Any:
+        """200 ``{"status": "ready", "database": "ok", "redis": "ok" | "unused"}`` when the
+        database (and Redis, if used) answer within ``READY_TIMEOUT_SECONDS``; else 503
+        ``{"status": "unavailable", ...}`` with each failing probe's error."""
+        checks = await _ready(request.app, request.app.state.settings.ready_timeout_seconds)
+        ok = all(v in ("ok", "unused") for v in checks.values())
+        return JSONResponse(
+            {"status": "ready" if ok else "unavailable", **checks}, status_code=200 if ok else 503
+        )
+
+    @app.get("/metrics", include_in_schema=False)
+    async def metrics_endpoint() -> Response:
+        """Prometheus exposition text (:mod:`server.metrics`)."""
+        body, content_type = metrics.render()
+        return Response(body, media_type=content_type)
 
     def manager(request: Request) -> RoomManager:
         return request.app.state.manager
@@ -187,21 +258,21 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         """Create a room; 422 with FastAPI's error shape naming ``body.options.<field>``;
         429 ``rate_limited`` beyond ``ROOMS_PER_MINUTE`` rooms per client address."""
         address = request.client.host if request.client else "unknown"
-        if not request.app.state.room_limiter.allow(address):
+        if not await request.app.state.limits.allow("rooms", address):
             return JSONResponse(
                 {"detail": {"code": "rate_limited", "message": "too many rooms created"}},
                 status_code=429,
                 headers={"Retry-After": "60"},
             )
         try:
-            actor = await rooms.create_room(body.options)
+            actor = await rooms.create_room(body.options, body.game)
         except ValidationError as err:
             detail = [
                 {"loc": ["body", "options", *e["loc"]], "msg": e["msg"], "type": e["type"]}
                 for e in err.errors()
             ]
             return JSONResponse({"detail": detail}, status_code=422)
-        return {"code": actor.code, "game": "guiyang", "options": actor.options}
+        return {"code": actor.code, "game": actor.game.name, "options": actor.options}
 
     @app.post("/api/rooms/{code}/join", response_model=JoinResponse)
     async def join(code: str, body: JoinRequest, rooms: RoomManager = Depends(manager)) -> Any:
@@ -226,6 +297,18 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
             raise _http_error(err)
         return {"seats": seats}
 
+    @app.get("/api/games")
+    def games() -> dict[str, Any]:
+        """The games this server knows and the options of each (the room form):
+        ``{"games": [{"name", "options": [{"name", "type", "default", "choices"?,
+        "choice_labels"?, "min"?, "max"?, "label_zh", "label_en"}]}]}``."""
+        return {
+            "games": [
+                {"name": name, "options": describe_options(find_game(name).options_model)}
+                for name in game_names()
+            ]
+        }
+
     @app.get("/api/rooms/{code}", response_model=RoomInfo)
     async def room(code: str, rooms: RoomManager = Depends(manager)) -> Any:
         """The room's public information (no tiles)."""
@@ -247,7 +330,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         ):
             raise HTTPException(403, {"code": "forbidden", "message": "admin token required"})
 
-    @app.get("/api/admin/ledger", dependencies=[Depends(admin)])
+    @app.get("/api/admin/ledger", dependencies=[Depends(admin)], include_in_schema=False)
     async def ledger(
         request: Request,
         room: str | None = None,
@@ -262,7 +345,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         )
         return {"rows": rows}
 
-    @app.get("/api/admin/rooms", dependencies=[Depends(admin)])
+    @app.get("/api/admin/rooms", dependencies=[Depends(admin)], include_in_schema=False)
     async def admin_rooms(request: Request, status: str | None = None) -> dict[str, Any]:
         """Every stored room: ``{"rooms": [{"code", "game", "status", "options", "seats"}]}``."""
         recs = await request.app.state.store.rooms(status)

@@ -4,8 +4,12 @@ The handler authenticates the seat, subscribes to the seat's bus channel, sends 
 ``snapshot``, then forwards every bus message (already projected for the seat by the room
 actor) while reading client messages, validating them (pydantic) and handing them to the
 actor. It never touches game state. Close codes: 4401 bad token, 4404 unknown room,
-4409 replaced by a newer connection of the same seat, 1008 flooding (the client kept sending
-after :data:`FLOOD_LIMIT` ``rate_limited`` errors in a row).
+4409 replaced by a newer connection of the same seat, 4429 too many connections from the
+client's address (``SOCKETS_PER_MINUTE``, shared by every process), 1008 flooding (the client
+kept sending after :data:`FLOOD_LIMIT` ``rate_limited`` errors in a row).
+
+A client that goes away (closes, or drops the connection) at any moment ends the handler
+quietly: that is a normal disconnect, logged at DEBUG, not an error.
 """
 
 from __future__ import annotations
@@ -13,18 +17,23 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import secrets
 import time
 from typing import Any
 
 from fastapi import WebSocket, WebSocketDisconnect
 from pydantic import ValidationError
+from uvicorn.protocols.utils import ClientDisconnected
+from websockets.exceptions import ConnectionClosed
 
+from server import metrics
 from server.api.messages import MAX_SEQ, ClientMessageAdapter
 from server.bus import SubscriptionClosed
+from server.logs import HAND, ROOM, SEAT
 from server.room.actor import RoomError, seat_channel
 from server.room.manager import CODE_ALPHABET, CODE_LENGTH
-from server.rules.guiyang import Action, IllegalAction
+from server.rules.types import Action, IllegalAction
 
 MAX_MESSAGE_BYTES = 4096
 #: Default per-connection rate limit: a token bucket of ``capacity`` messages refilled at
@@ -33,6 +42,10 @@ RATE_LIMIT = (40, 20.0)
 #: Refused (``rate_limited``) messages in a row after which the socket is closed (1008).
 FLOOD_LIMIT = 20
 CLOSE_CODES = {"bad_token": 4401, "unknown_room": 4404}
+#: What the server meets when the client has gone: a normal end of a connection.
+GONE = (WebSocketDisconnect, ClientDisconnected, ConnectionClosed)
+
+log = logging.getLogger(__name__)
 
 
 def valid_code(code: str) -> bool:
@@ -50,6 +63,7 @@ def _echo_seq(data: Any) -> int | None:
 
 
 def _error(code: str, message: str, seq: int | None = None) -> dict[str, Any]:
+    metrics.ERRORS.labels(code=code).inc()
     return {"type": "error", "code": code, "message": message, "seq": seq}
 
 
@@ -77,7 +91,25 @@ def _missed(msg: dict[str, Any], last: tuple[int, int] | None) -> bool:
 
 async def room_socket(websocket: WebSocket, code: str, token: str | None = None) -> None:
     """Serve one connection (see module docstring and ``docs/protocol.md``)."""
+    try:
+        await _room_socket(websocket, code, token)
+    except GONE as err:
+        log.debug("client went away: %s", type(err).__name__)
+    except RuntimeError as err:  # Starlette: send/receive after the socket closed
+        if "close" not in str(err) and "disconnect" not in str(err):
+            raise
+        log.debug("client went away: %s", err)
+
+
+async def _room_socket(websocket: WebSocket, code: str, token: str | None) -> None:
     await websocket.accept()
+    address = websocket.client.host if websocket.client else "unknown"
+    limits = getattr(websocket.app.state, "limits", None)
+    if limits is not None and not await limits.allow("sockets", address):
+        await websocket.send_json(_error("rate_limited", "too many connections"))
+        await websocket.close(4429)
+        return
+    ROOM.set(code)
     manager = websocket.app.state.manager
     bus = websocket.app.state.bus
     try:
@@ -89,9 +121,12 @@ async def room_socket(websocket: WebSocket, code: str, token: str | None = None)
         await websocket.close(CLOSE_CODES.get(err.code, 4400))
         return
 
+    SEAT.set(seat)
     conn_id = secrets.token_hex(8)
     channel = seat_channel(code, seat)
     sub = await bus.subscribe(channel)
+    role = "spectator" if seat is None else "seat"
+    metrics.SOCKETS.labels(role=role).inc()
     if seat is not None:
         await bus.publish(channel, {"type": "_takeover", "conn": conn_id})
         actor.connected[seat] = actor.connected.get(seat, 0) + 1
@@ -114,6 +149,7 @@ async def room_socket(websocket: WebSocket, code: str, token: str | None = None)
                 await websocket.send_text(text)
             if msg.get("type") in ("snapshot", "event", "hand_end"):
                 ctx["last"] = (msg["hand_no"], msg["version"])
+                HAND.set(msg["hand_no"])
 
     snap: dict[str, Any] = await actor.snapshot(seat)
     closing = asyncio.Event()
@@ -152,9 +188,10 @@ async def room_socket(websocket: WebSocket, code: str, token: str | None = None)
             writer_task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await writer_task
-    except WebSocketDisconnect:
+    except GONE:
         pass
     finally:
+        metrics.SOCKETS.labels(role=role).dec()
         await sub.close()
         if seat is not None:
             actor.connected[seat] = max(0, actor.connected.get(seat, 1) - 1)
@@ -217,19 +254,28 @@ async def _reader(
 
 
 async def _dispatch(actor: Any, seat: int | None, msg: Any, send: Any) -> None:
+    start = time.perf_counter()
+    outcome = await _handle(actor, seat, msg, send)
+    metrics.ACTIONS.labels(type=msg.type, outcome=outcome).inc()
+    metrics.ACTION_SECONDS.labels(type=msg.type).observe(time.perf_counter() - start)
+
+
+async def _handle(actor: Any, seat: int | None, msg: Any, send: Any) -> str:
+    """Carry out one client message; returns ``ok`` or the refusal's error code."""
     seq = msg.seq
     if msg.type == "ping":
         await send({"type": "pong", "seq": seq})
-        return
+        return "ok"
     if msg.type == "sync":
         try:
             await send(await actor.snapshot(seat))
         except RoomError as err:  # e.g. ``unavailable`` while the room moves
             await send(_error(err.code, err.message, seq))
-        return
+            return err.code
+        return "ok"
     if seat is None:
         await send(_error("spectator", "spectators cannot play", seq))
-        return
+        return "spectator"
     try:
         if msg.type == "action":
             action = Action.from_dict(msg.action.model_dump(exclude_none=True))
@@ -240,7 +286,7 @@ async def _dispatch(actor: Any, seat: int | None, msg: Any, send: Any) -> None:
             await actor.set_auto(seat, msg.on)
         elif msg.type == "dissolve":
             await actor.vote_dissolve(seat, msg.agree)
-    except IllegalAction as err:
+    except (IllegalAction, RoomError) as err:
         await send(_error(err.code, err.message, seq))
-    except RoomError as err:
-        await send(_error(err.code, err.message, seq))
+        return err.code
+    return "ok"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable, Coroutine
 from typing import Any
 
 from server.bus import SubscriptionClosed
@@ -24,7 +24,7 @@ class QueueSubscription:
     def __init__(
         self,
         channel: str,
-        on_close: Callable[[QueueSubscription], Awaitable[None]],
+        on_close: Callable[[QueueSubscription], Coroutine[Any, Any, None]],
         maxsize: int = DEFAULT_MAXSIZE,
     ) -> None:
         self.channel = channel

@@ -3,12 +3,19 @@
 Everything that changes a room goes through :meth:`RoomActor.submit` (or the small helpers
 built on it) into the actor's inbox; the actor handles one command at a time:
 
-1. ask the engine (``apply`` is pure) whether the action is legal for that seat now;
+The room plays the `Game` it was made with (``game``, looked up by the room's stored game
+name) and knows no ruleset by name. Each command is a typed value, dispatched with ``match``.
+
+1. ask the game (``apply`` is pure) whether the action is legal for that seat now;
 2. append it to the store's action log (**durable first**);
 3. commit the new state;
 4. publish the events on the bus, one message per audience (each seat, and spectators),
-   every message already projected for its audience (``project_event`` / ``view``);
+   every message already projected for its audience (``project_event`` / ``view``); an
+   audience nobody subscribes to (known with the in-process bus) gets nothing computed;
 5. on hand end: settle in the store (one transaction), publish ``hand_end``.
+
+Work is done once per state: the legal actions of every seat are computed once per state
+(and reused for prompts, timers, bots and every message), the settlement once per hand.
 
 Timers (claim window, turn, auto-play, ready) run on an injectable :class:`Clock`; their
 callbacks only post commands to the inbox, so the actor stays the single writer.
@@ -27,24 +34,14 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from server.room.bots import choose_action
+from server.bus.memory import MemoryBus
 from server.room.clock import Clock, RealClock, TimerHandle
-from server.rules.guiyang import (
-    Action,
-    GuiyangOptions,
-    IllegalAction,
-    acting_seats,
-    apply,
-    claims_decided,
-    deal,
-    default_action,
-    legal_actions,
-    project_event,
-    prompt_kind,
-    resolve_claims,
-    settle,
-    view,
-)
+from server.room.errors import RoomError
+from server.room.vote import DissolveVote
+from server.rules.game import Game
+from server.rules.registry import DEFAULT_GAME, find_game
+from server.rules.replay import log_steps, replay
+from server.rules.types import Action, Event, IllegalAction
 
 log = logging.getLogger(__name__)
 
@@ -63,16 +60,18 @@ def opens_prompt(prev: tuple[str, frozenset[int]], kind: str, acting: frozenset[
     return not (kind == prev_kind and kind in ("claim", "ding_que") and acting <= prev_acting)
 
 
-def prompt_of_log(hand_no: int, states: list[Any]) -> int:
-    """The prompt number a live room reached in hand ``hand_no`` after the states
-    ``states`` (the deal, then the state after each logged action and each closed claim
-    window, as :func:`replay_hand`'s ``on_state`` gives them), counted as
-    :meth:`RoomActor._after_change` counts them."""
+def prompt_of_log(game: Game, players: int, hand_no: int, states: list[Any]) -> int:
+    """The prompt number a live room of ``game`` with ``players`` seats reached in hand
+    ``hand_no`` after the states ``states`` (the deal, then the state after each logged
+    action and each closed claim window, as :func:`replay_hand`'s ``on_state`` gives them),
+    counted as :meth:`RoomActor._after_change` counts them (acting: the seats with a legal
+    action)."""
     window, prompt = hand_no * PROMPT_BASE, ("", frozenset[int]())
     for state in states:
-        if state.ended:
+        if game.ended(state):
             continue
-        kind, acting = prompt_kind(state), frozenset(acting_seats(state))
+        kind = game.prompt_kind(state)
+        acting = frozenset(s for s in range(players) if game.legal_actions(state, s))
         if opens_prompt(prompt, kind, acting):
             window += 1
         prompt = (kind, acting)
@@ -118,26 +117,80 @@ class Seat:
     token_hash: str = ""
 
 
-class RoomError(Exception):
-    """A refused command: ``code`` as in the protocol's error codes, ``message`` for humans."""
+@dataclass
+class Command:
+    """A command for the actor's inbox; ``future`` (if any) gets its result or error."""
 
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
+    future: asyncio.Future[Any] | None = field(default=None, kw_only=True)
 
 
 @dataclass
-class _Cmd:
-    # action | bot | timeout | ready | ready_timeout | auto | snapshot | start | dissolve
-    # | vote_timeout
-    kind: str
-    seat: int | None = None
-    action: Action | None = None
-    window: int = -1
+class Act(Command):
+    """A player's action answering prompt ``prompt`` (None: the current one)."""
+
+    seat: int
+    action: Action
     prompt: int | None = None
-    on: bool = False
-    future: asyncio.Future[Any] | None = None
+
+
+@dataclass
+class BotMove(Command):
+    """A bot seat's turn to move in prompt window ``window``."""
+
+    seat: int
+    window: int
+
+
+@dataclass
+class Timeout(Command):
+    """The timer of ``seat`` for window ``window`` fired (or its auto-play delay passed)."""
+
+    seat: int
+    window: int
+
+
+@dataclass
+class Resolve(Command):
+    """Close the decided claim window ``window``."""
+
+    window: int
+
+
+@dataclass
+class Ready(Command):
+    seat: int
+
+
+@dataclass
+class ReadyTimeout(Command):
+    window: int
+
+
+@dataclass
+class SetAuto(Command):
+    seat: int
+    on: bool
+
+
+@dataclass
+class Snapshot(Command):
+    seat: int | None
+
+
+@dataclass
+class Start(Command):
+    """Deal the first hand (a room whose seats just filled)."""
+
+
+@dataclass
+class Dissolve(Command):
+    seat: int
+    agree: bool
+
+
+@dataclass
+class VoteTimeout(Command):
+    window: int
 
 
 @dataclass
@@ -151,44 +204,38 @@ class _SeatTimer:
 
 
 def replay_hand(
-    options: GuiyangOptions,
+    options: Any,
     seed: str,
     dealer: int,
     dealer_streak: int,
     actions: list[tuple[int, dict[str, Any]]],
+    weekday: int | None = None,
+    game: Game | None = None,
+    *,
     on_state: Callable[[Any], None] | None = None,
 ) -> tuple[Any, int]:
-    """Rebuild a hand's state from its seed and action log.
+    """Rebuild a hand's state from its seed and action log (`server.rules.replay.replay`).
 
     ``actions`` is the store's ``hand_actions`` list: ``[(seat, payload), ...]`` with
-    ``payload = {"action": Action.to_dict(), "source": ...}``. Returns ``(state, version)``
-    where ``version`` is the number of events the actions produced (the hand's event counter).
-    A decided claim window is closed (`resolve_claims`) before the next action and at the
-    end, as the live room closes it. ``on_state`` (if given) sees every state the live room
-    went through: the deal, then the state after each action and each closed window. Raises
-    ``IllegalAction`` if the log does not replay (a corrupt log).
+    ``payload = {"action": Action.to_dict(), "source": ...}``; ``weekday`` is the one stored
+    with the hand (星期鸡), never today's; ``game`` defaults to the default game. Returns
+    ``(state, version)`` where ``version`` is the number of events the actions produced (the
+    hand's event counter). A decided claim window is closed before the next action and at
+    the end, as the live room closes it. ``on_state`` (if given) sees every state the live
+    room went through: the deal, then the state after each action and each closed window.
+    Raises ``IllegalAction`` if the log does not replay (a corrupt log).
     """
-
-    def seen(state: Any) -> Any:
-        if on_state is not None:
-            on_state(state)
-        return state
-
-    state = seen(deal(options, seed, dealer, dealer_streak))
-    version = 0
-    for seat, payload in actions:
-        if claims_decided(state):  # the room closed it before anyone could act again
-            state, events = resolve_claims(state)
-            seen(state)
-            version += len(events)
-        state, events = apply(state, seat, Action.from_dict(payload["action"]))
-        seen(state)
-        version += len(events)
-    if claims_decided(state):
-        state, events = resolve_claims(state)
-        seen(state)
-        version += len(events)
-    return state, version
+    done = replay(
+        game or find_game(DEFAULT_GAME),
+        options,
+        log_steps(actions),
+        seed=seed,
+        dealer=dealer,
+        dealer_streak=dealer_streak,
+        weekday=weekday,
+        on_state=on_state,
+    )
+    return done.state, done.version
 
 
 @dataclass
@@ -220,6 +267,8 @@ class RoomActor:
     last_settlement: dict[str, Any] | None = None
     #: Where each hand's seed comes from (tests inject fixed seeds).
     new_seed: Callable[[], str] = field(default=lambda: secrets.token_hex(16))
+    #: The rules this room plays.
+    game: Game = field(default_factory=lambda: find_game(DEFAULT_GAME))
     #: In a cluster: this tenure's lease generation, logged with each action (fencing).
     lease_gen: int | None = None
     #: In a cluster: proves the lease is still held before a durable write (False: lost);
@@ -227,18 +276,23 @@ class RoomActor:
     lease_check: Callable[[bool], Awaitable[bool]] | None = None
 
     def __post_init__(self) -> None:
-        self.opts = GuiyangOptions(**self.options)
+        self.opts = self.game.options(self.options)
         self.options = self.opts.model_dump()
         self.players: int = self.opts.players
         if not self.totals:
             self.totals = [0] * self.players
-        self.inbox: asyncio.Queue[_Cmd] = asyncio.Queue()
+        self.inbox: asyncio.Queue[Command] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
         self._timers: dict[int, _SeatTimer] = {}
         self._window = 0
         self._prompt: tuple[str, frozenset[int]] = ("", frozenset())
         self._window_opened = 0.0  # clock time the current prompt window opened
         self._resolving = -1  # the claim window whose closing is scheduled
+        self._resolve_now: int | None = None  # ... and due at the end of this command
+        #: The legal actions of every seat in ``_legal_state`` (computed once per state).
+        self._legal_state: Any = None
+        self._legal_now: dict[int, list[Action]] = {}
+        self._legal_wire: dict[int, list[dict[str, Any]]] = {}
         self._ready_timer: TimerHandle | None = None
         self._ready_deadline: float | None = None
         self.connected: dict[int, int] = {}
@@ -250,11 +304,13 @@ class RoomActor:
         self._answered: set[int] = set()
         #: What is left of each seat's time bank in this hand (seconds).
         self.bank: list[float] = [self.timing.bank_seconds] * self.players
-        #: The open dissolve vote: seat -> agrees; None when no vote is open.
-        self.vote: dict[int, bool] | None = None
-        self._vote_no = 0
-        self._vote_timer: TimerHandle | None = None
-        self._vote_deadline: float | None = None
+        #: The dissolve vote (at most one open).
+        self.vote = DissolveVote(
+            self.players,
+            self.clock,
+            self.timing.vote_seconds,
+            lambda number: self.inbox.put_nowait(VoteTimeout(number)),
+        )
         self._busy = 0
         self._started = asyncio.Event()
 
@@ -288,8 +344,7 @@ class RoomActor:
         self._timers.clear()
         if self._ready_timer:
             self._ready_timer.cancel()
-        if self._vote_timer:
-            self._vote_timer.cancel()
+        self.vote.cancel()
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -307,7 +362,7 @@ class RoomActor:
 
     # ------------------------------------------------------------------ public commands
 
-    async def submit(self, cmd: _Cmd) -> Any:
+    async def submit(self, cmd: Command) -> Any:
         """Put ``cmd`` in the inbox and wait for its result. Raises :class:`RoomError`."""
         fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         cmd.future = fut
@@ -317,10 +372,15 @@ class RoomActor:
     async def act(self, seat: int, action: Action, prompt: int | None = None) -> None:
         """A player's action, answering prompt number ``prompt`` (None: the current one).
 
+        A claim answer is accepted while its window is open, even once the window's outcome
+        is decided without it (spec §3: it loses to the higher claim); the room closes a
+        decided window after ``claim_min_ms`` without waiting for the other answers.
+
         Raises :class:`RoomError` and changes nothing when refused: ``stale_prompt`` (``prompt``
-        is not the current prompt, or the seat already answered the current prompt),
-        ``illegal_action``, ``not_your_turn``, ``no_hand``."""
-        await self.submit(_Cmd("action", seat=seat, action=action, prompt=prompt))
+        is not the current prompt, e.g. an answer to a claim window already closed, or the
+        seat already answered the current prompt), ``illegal_action``, ``not_your_turn``,
+        ``no_hand``."""
+        await self.submit(Act(seat, action, prompt))
 
     async def vote_dissolve(self, seat: int, agree: bool) -> None:
         """Seat ``seat`` votes on dissolving the room; ``agree=True`` with no vote open opens
@@ -329,22 +389,22 @@ class RoomActor:
 
         Raises :class:`RoomError`: ``no_session`` (the room is not playing or between hands),
         ``no_vote`` (``agree=False`` without an open vote), ``already_voted``."""
-        await self.submit(_Cmd("dissolve", seat=seat, on=agree))
+        await self.submit(Dissolve(seat, agree))
 
     async def mark_ready(self, seat: int) -> None:
         """Seat ``seat`` is ready for the next hand (ignored when no hand is awaited)."""
-        await self.submit(_Cmd("ready", seat=seat))
+        await self.submit(Ready(seat))
 
     async def set_auto(self, seat: int, on: bool) -> None:
         """Turn auto-play (托管) on or off for ``seat``."""
-        await self.submit(_Cmd("auto", seat=seat, on=on))
+        await self.submit(SetAuto(seat, on))
 
     async def snapshot(self, seat: int | None) -> dict[str, Any]:
         """A ``snapshot`` message for ``seat`` (``None`` = spectator), consistent with the
         event stream: every later event has a higher ``version``."""
         if not self.running:
             return self._snapshot(seat)
-        return await self.submit(_Cmd("snapshot", seat=seat))
+        return await self.submit(Snapshot(seat))
 
     # ------------------------------------------------------------------ read-only info
 
@@ -352,7 +412,7 @@ class RoomActor:
         """The room as ``GET /api/rooms/{code}`` shows it."""
         return {
             "code": self.code,
-            "game": "guiyang",
+            "game": self.game.name,
             "options": self.options,
             "seats": [
                 {
@@ -387,13 +447,36 @@ class RoomActor:
             return None  # another seat's claim deadline would tell that it could claim
         return int(max(t.deadline for t in self._timers.values()) * 1000)
 
+    def _legal_actions(self) -> dict[int, list[Action]]:
+        """Every seat's legal actions in the current state, computed once per state."""
+        if self._legal_state is not self.state:
+            state = self.state
+            self._legal_now = (
+                {}
+                if state is None
+                else {s: self.game.legal_actions(state, s) for s in range(self.players)}
+            )
+            self._legal_wire = {}
+            self._legal_state = state
+        return self._legal_now
+
+    def _acting(self) -> list[int]:
+        """The seats that owe an answer now (those with a legal action)."""
+        return [s for s, legal in self._legal_actions().items() if legal]
+
     def _legal(self, seat: int | None) -> list[dict[str, Any]]:
-        if seat is None or self.state is None or self.state.ended or self.status != "playing":
+        if seat is None or self.state is None or self.game.ended(self.state):
             return []
-        return [a.to_dict() for a in legal_actions(self.state, seat)]
+        if self.status != "playing":
+            return []
+        legal = self._legal_actions()  # refreshes the wire cache on a new state
+        wire = self._legal_wire.get(seat)
+        if wire is None:
+            wire = self._legal_wire[seat] = [a.to_dict() for a in legal.get(seat, [])]
+        return wire
 
     def _view(self, seat: int | None) -> dict[str, Any] | None:
-        return None if self.state is None else view(self.state, seat)
+        return None if self.state is None else self.game.view(self.state, seat).to_dict()
 
     def _snapshot(self, seat: int | None) -> dict[str, Any]:
         return {
@@ -410,7 +493,7 @@ class RoomActor:
             "settlement": self.last_settlement
             if self.status in ("between", "finished", "dissolved")
             else None,
-            "vote": self._vote_message() if self.vote is not None else None,
+            "vote": self.vote.message() if self.vote.is_open else None,
             "standings": self.standings() if self.status in ("finished", "dissolved") else None,
         }
 
@@ -431,6 +514,22 @@ class RoomActor:
 
     def _audiences(self) -> list[int | None]:
         return [*range(self.players), None]
+
+    def _listening(self) -> list[int | None]:
+        """The audiences worth a message, so that nothing is computed for the others: with
+        the in-process bus (which knows every subscriber) those with a subscription; with a
+        bus shared by processes all but the bot seats (no socket can hold a bot's seat). A
+        socket subscribes before it asks for its snapshot, so it misses nothing."""
+        return [a for a in self._audiences() if self._has_listener(a)]
+
+    def _has_listener(self, audience: int | None) -> bool:
+        """False when nobody can be listening to ``audience`` (see `_listening`)."""
+        bus = self.bus
+        if isinstance(bus, MemoryBus):
+            return bus.subscriber_count(seat_channel(self.code, audience)) > 0
+        if audience is not None and any(s.seat == audience and s.bot for s in self.seats):
+            return False  # authenticate() gives no socket a bot's seat, in any process
+        return True  # another process may have subscribers: assume someone listens
 
     def _sockets(self, seat: int) -> int:
         """Open sockets of ``seat``: this process's and (in a cluster) every process's."""
@@ -458,7 +557,7 @@ class RoomActor:
     async def _publish_all(self, message: dict[str, Any]) -> None:
         # one pipelined round trip for every audience (Bus.publish_many)
         await self.bus.publish_many(
-            [(seat_channel(self.code, s), self._stamp(s, message)) for s in self._audiences()]
+            [(seat_channel(self.code, s), self._stamp(s, message)) for s in self._listening()]
         )
 
     # ------------------------------------------------------------------ the loop
@@ -468,12 +567,15 @@ class RoomActor:
         try:
             if self.state is None and self.status in ("open", "playing"):
                 await self._start_hand()
-            elif self.state is not None and self.state.ended and self.status == "playing":
+            elif (
+                self.state is not None and self.game.ended(self.state) and self.status == "playing"
+            ):
                 await self._end_hand()  # rebuilt after a crash between the last action and settle
             elif self.status == "between":
                 self._begin_ready()
             elif self.status == "playing":
                 self._after_change()
+                await self._resolve_due()
             self._busy -= 1
             self._started.set()
             while True:
@@ -487,7 +589,7 @@ class RoomActor:
                 except asyncio.CancelledError:
                     raise
                 except Exception as err:  # a bug: keep the room alive, tell the caller
-                    log.exception("room %s: command %s failed", self.code, cmd.kind)
+                    log.exception("room %s: command %s failed", self.code, type(cmd).__name__)
                     if cmd.future is not None and not cmd.future.done():
                         # no details: an exception's text may hold hidden state
                         cmd.future.set_exception(
@@ -497,6 +599,12 @@ class RoomActor:
                     if cmd.future is not None and not cmd.future.done():
                         cmd.future.set_result(result)
                 finally:
+                    try:
+                        await self._resolve_due()
+                    except asyncio.CancelledError:
+                        raise
+                    except Exception:
+                        log.exception("room %s: closing a claim window failed", self.code)
                     self._busy -= 1
         except asyncio.CancelledError:
             raise
@@ -504,86 +612,95 @@ class RoomActor:
             log.exception("room %s: actor crashed", self.code)
             raise
 
-    async def _handle(self, cmd: _Cmd) -> Any:
-        if cmd.kind == "snapshot":
-            return self._snapshot(cmd.seat)
-        if cmd.kind == "action":
-            assert cmd.seat is not None and cmd.action is not None
-            if cmd.prompt is not None and cmd.prompt != self._window:
-                raise RoomError(
-                    "stale_prompt",
-                    f"prompt {cmd.prompt} is over (the current prompt is {self._window})",
-                )
-            if cmd.seat in self._answered and self.status == "playing":
-                raise RoomError("stale_prompt", f"this seat already answered prompt {self._window}")
-            if self.state is not None and claims_decided(self.state):
-                # decided without this seat (a win beat its pong): its answer is simply late
-                raise RoomError("stale_prompt", f"prompt {self._window} is already decided")
-            await self._apply(cmd.seat, cmd.action, "player", cmd.future)
-            return None
-        if cmd.kind in ("bot", "timeout"):
-            assert cmd.seat is not None
-            if cmd.window != self._window or self.state is None or self.state.ended:
-                return None
-            if cmd.seat not in acting_seats(self.state):
-                return None
-            if cmd.kind == "bot":
-                action, source = choose_action(self.state, cmd.seat), "bot"
+    async def _resolve_due(self) -> None:
+        """Close a decided claim window that needs no minimum wait in the same turn, unless
+        other commands are already queued (they come first, as they would before a queued
+        `Resolve`)."""
+        while (window := self._resolve_now) is not None:
+            self._resolve_now = None
+            if self.inbox.empty():
+                await self._resolve(window)
             else:
-                timer = self._timers.get(cmd.seat)
-                if timer is None or timer.window != cmd.window:
-                    return None
-                source = "auto" if timer.auto else "timeout"
-                action = default_action(self.state, cmd.seat)
-                if source == "timeout":
-                    self.bank[cmd.seat] = 0.0
-                    self.auto.add(cmd.seat)
+                self.inbox.put_nowait(Resolve(window))
+
+    async def _handle(self, cmd: Command) -> Any:
+        match cmd:
+            case Snapshot(seat=seat):
+                return self._snapshot(seat)
+            case Act(seat=seat, action=action, prompt=prompt):
+                await self._act(seat, action, prompt, cmd.future)
+            case BotMove(seat=seat, window=window) | Timeout(seat=seat, window=window):
+                await self._auto_move(cmd, seat, window)
+            case Resolve(window=window):
+                await self._resolve(window)
+            case Ready(seat=seat):
+                if self.status != "between":
+                    raise RoomError(
+                        "not_between_hands", "ready is only for the pause between hands"
+                    )
+                self.ready.add(seat)
+                await self._publish_all({"type": "ready", "ready": sorted(self.ready)})
+                if len(self.ready) >= self.players:
+                    await self._next_hand()
+            case ReadyTimeout(window=window):
+                if self.status == "between" and window == self._window:
+                    await self._next_hand()
+            case SetAuto(seat=seat, on=on):
+                changed = (seat in self.auto) != on
+                if on:
+                    self.auto.add(seat)
+                else:
+                    self.auto.discard(seat)
+                if changed and self.state is not None and not self.game.ended(self.state):
+                    self._reset_timer(seat)
                     await self._publish_auto()
-            try:
-                await self._apply(cmd.seat, action, source, None)
-            except RoomError:
-                log.exception("room %s: %s action refused", self.code, source)
-            return None
-        if cmd.kind == "resolve":
-            await self._resolve(cmd.window)
-            return None
-        if cmd.kind == "ready":
-            assert cmd.seat is not None
-            if self.status != "between":
-                raise RoomError("not_between_hands", "ready is only for the pause between hands")
-            self.ready.add(cmd.seat)
-            await self._publish_all({"type": "ready", "ready": sorted(self.ready)})
-            if len(self.ready) >= self.players:
-                await self._next_hand()
-            return None
-        if cmd.kind == "ready_timeout":
-            if self.status == "between" and cmd.window == self._window:
-                await self._next_hand()
-            return None
-        if cmd.kind == "auto":
-            assert cmd.seat is not None
-            changed = (cmd.seat in self.auto) != cmd.on
-            if cmd.on:
-                self.auto.add(cmd.seat)
-            else:
-                self.auto.discard(cmd.seat)
-            if changed and self.state is not None and not self.state.ended:
-                self._reset_timer(cmd.seat)
+            case Start():
+                if self.state is None and self.status == "open":
+                    await self._start_hand()
+            case Dissolve(seat=seat, agree=agree):
+                await self._vote(seat, agree)
+            case VoteTimeout(window=window):
+                if self.vote.is_open and window == self.vote.number:
+                    await self._close_vote("expired")
+            case _:
+                raise RoomError("bad_message", f"unknown command {type(cmd).__name__}")
+        return None
+
+    async def _act(
+        self, seat: int, action: Action, prompt: int | None, future: asyncio.Future[Any] | None
+    ) -> None:
+        """A player's action (`act`), refused as ``stale_prompt`` when it answers an old or
+        an already answered prompt."""
+        if prompt is not None and prompt != self._window:
+            raise RoomError(
+                "stale_prompt", f"prompt {prompt} is over (the current prompt is {self._window})"
+            )
+        if seat in self._answered and self.status == "playing":
+            raise RoomError("stale_prompt", f"this seat already answered prompt {self._window}")
+        await self._apply(seat, action, "player", future)
+
+    async def _auto_move(self, cmd: BotMove | Timeout, seat: int, window: int) -> None:
+        """A bot's move, or the default action of a seat whose timer fired (托管)."""
+        if window != self._window or self.state is None or self.game.ended(self.state):
+            return
+        if seat not in self._acting():
+            return
+        if isinstance(cmd, BotMove):
+            action, source = self.game.bot_action(self.state, seat), "bot"
+        else:
+            timer = self._timers.get(seat)
+            if timer is None or timer.window != window:
+                return
+            source = "auto" if timer.auto else "timeout"
+            action = self.game.default_action(self.state, seat)
+            if source == "timeout":
+                self.bank[seat] = 0.0
+                self.auto.add(seat)
                 await self._publish_auto()
-            return None
-        if cmd.kind == "start":
-            if self.state is None and self.status == "open":
-                await self._start_hand()
-            return None
-        if cmd.kind == "dissolve":
-            assert cmd.seat is not None
-            await self._vote(cmd.seat, cmd.on)
-            return None
-        if cmd.kind == "vote_timeout":
-            if self.vote is not None and cmd.window == self._vote_no:
-                await self._close_vote("expired")
-            return None
-        raise RoomError("bad_message", f"unknown command {cmd.kind}")
+        try:
+            await self._apply(seat, action, source, None)
+        except RoomError:
+            log.exception("room %s: %s action refused", self.code, source)
 
     # ------------------------------------------------------------------ hands
 
@@ -596,8 +713,11 @@ class RoomActor:
         await self._fenced()
         self.hand_no += 1
         seed = self.new_seed()
-        await self.store.start_hand(self.code, self.hand_no, seed, self.dealer, self.dealer_streak)
-        self.state = deal(self.opts, seed, self.dealer, self.dealer_streak)
+        weekday = self.game.weekday_at(self.opts, self.clock.now())  # taken at the deal, stored
+        await self.store.start_hand(
+            self.code, self.hand_no, seed, self.dealer, self.dealer_streak, weekday
+        )
+        self.state = self.game.deal(self.opts, seed, self.dealer, self.dealer_streak, weekday)
         self.version = 0
         self.action_idx = 0
         self.auto.clear()
@@ -613,17 +733,17 @@ class RoomActor:
         await self.bus.publish_many(
             [
                 (seat_channel(self.code, s), self._stamp(s, self._snapshot(s)))
-                for s in self._audiences()
+                for s in self._listening()
             ]
         )
 
     async def _apply(
         self, seat: int, action: Action, source: str, future: asyncio.Future[Any] | None
     ) -> None:
-        if self.state is None or self.state.ended or self.status != "playing":
+        if self.state is None or self.game.ended(self.state) or self.status != "playing":
             raise RoomError("no_hand", "no hand in progress")
         try:
-            new_state, events = apply(self.state, seat, action)
+            new_state, events = self.game.apply(self.state, seat, action)
         except IllegalAction as err:
             raise RoomError(err.code, err.message)
         if source == "player":
@@ -646,71 +766,84 @@ class RoomActor:
         if future is not None and not future.done():
             future.set_result(None)
         await self._publish_events(events)
-        if not events:  # a claim answer: only its seat learns of it, by a fresh snapshot
+        if not events and self._has_listener(seat):
+            # a claim answer: only its seat learns of it, by a fresh snapshot
             await self._publish(seat, self._snapshot(seat))
 
     async def _resolve(self, window: int) -> None:
         """Close the decided claim window ``window`` (scheduled by `_after_change`)."""
         if window != self._window or self.status != "playing" or self.state is None:
             return
-        if not claims_decided(self.state):
+        if not self.game.claims_decided(self.state):
             return
-        self.state, events = resolve_claims(self.state)
+        self.state, events = self.game.resolve_claims(self.state)
         await self._publish_events(events)
 
-    async def _publish_events(self, events: list[dict[str, Any]]) -> None:
-        """Re-arm prompts and timers, publish ``events`` projected for every audience, and
-        settle the hand if it ended."""
+    async def _publish_events(self, events: list[Event]) -> None:
+        """Re-arm prompts and timers, publish ``events`` projected for every audience that
+        listens (view, legal actions and deadline computed once per audience), and settle
+        the hand if it ended."""
         assert self.state is not None
-        if not self.state.ended:
+        ended = self.game.ended(self.state)
+        if not ended:
             self._after_change()
-        views = {aud: self._view(aud) for aud in self._audiences()}
-        legal = {aud: self._legal(aud) for aud in self._audiences()}
+        audiences = self._listening() if events else []
+        per_audience = {
+            aud: (self._view(aud), self._legal(aud), self._deadline_for(aud)) for aud in audiences
+        }
         out: list[tuple[str, dict[str, Any]]] = []  # this change's messages, sent at once
         for event in events:
             self.version += 1
-            for aud in self._audiences():
-                projected = project_event(event, aud)
+            for aud in audiences:
+                projected = self.game.project_event(event, aud)
                 if projected is None:  # a private event of another seat
                     continue
+                view, legal, deadline = per_audience[aud]
                 message = {
                     "type": "event",
                     "hand_no": self.hand_no,
                     "version": self.version,
                     "prompt": self._window,
                     "event": projected,
-                    "view": views[aud],
-                    "legal": legal[aud],
-                    "deadline": self._deadline_for(aud),
+                    "view": view,
+                    "legal": legal,
+                    "deadline": deadline,
                 }
                 out.append((seat_channel(self.code, aud), self._stamp(aud, message)))
         await self.bus.publish_many(out)
-        if self.state.ended:
+        if ended:
             await self._end_hand()
 
     async def _end_hand(self) -> None:
         await self._fenced()
         self._cancel_timers()
-        settlement = settle(self.state)
-        assert settlement is not None
-        await self.store.settle_hand(
+        typed = self.game.settle(self.state)
+        assert typed is not None
+        # The wire form, made once: stored, kept for snapshots and sent to every audience.
+        settlement = typed.to_dict()
+        last = self.hand_no >= self.opts.hands
+        # settle + room status + totals in one transaction; the totals are kept here
+        finished = await self.store.finish_hand(
             self.code,
             self.hand_no,
             settlement["result"],
             settlement,
             settlement["payments"],
             settlement["deltas"],
+            status="finished" if last else "between",
+            totals=self.totals,
         )
-        self.totals = await self.store.totals(self.code)
+        self.totals = finished.totals
         self.last_settlement = settlement
-        next_dealer = settlement["next_dealer"]
+        next_dealer = typed.next_dealer
         self.dealer_streak = self.dealer_streak + 1 if next_dealer == self.dealer else 1
         self.dealer = next_dealer
-        last = self.hand_no >= self.opts.hands
         self.status = "finished" if last else "between"
-        await self.store.set_room_status(self.code, self.status)
         if not last:
             self._begin_ready()
+        else:
+            self._window += 1  # the hand's last prompt is over: a late answer is stale_prompt
+            self._answered.clear()
         self.version += 1
         await self._publish_all(
             {
@@ -737,50 +870,22 @@ class RoomActor:
 
     # ------------------------------------------------------------------ dissolve vote
 
-    def _vote_message(self, result: str = "open") -> dict[str, Any]:
-        votes = self.vote or {}
-        return {
-            "type": "dissolve_vote",
-            "votes": [votes.get(s) for s in range(self.players)],
-            "deadline": None
-            if self._vote_deadline is None or result != "open"
-            else int(self._vote_deadline * 1000),
-            "result": result,
-        }
-
     async def _vote(self, seat: int, agree: bool) -> None:
         if self.status not in ("playing", "between"):
             raise RoomError("no_session", "there is no session in progress to dissolve")
-        if self.vote is None:
-            if not agree:
-                raise RoomError("no_vote", "no dissolve vote is open")
-            self.vote = {s.seat: True for s in self.seats if s.bot}
-            self._vote_no += 1
-            number = self._vote_no
-            self._vote_deadline = self.clock.now() + self.timing.vote_seconds
-            self._vote_timer = self.clock.call_later(
-                self.timing.vote_seconds,
-                lambda: self.inbox.put_nowait(_Cmd("vote_timeout", window=number)),
-            )
-        elif seat in self.vote:
-            raise RoomError("already_voted", "this seat has already voted")
-        self.vote[seat] = agree
-        if not agree:
+        outcome = self.vote.cast(seat, agree, (s.seat for s in self.seats if s.bot))
+        if outcome == "refused":
             await self._close_vote("refused")
-        elif len(self.vote) >= self.players and all(self.vote.values()):
+        elif outcome == "dissolved":
             await self._dissolve()
         else:
-            await self._publish_all(self._vote_message())
+            await self._publish_all(self.vote.message())
 
     async def _close_vote(self, result: str) -> None:
         """End the open vote (if any) and tell everyone ``result``."""
-        if self.vote is None:
-            return
-        if self._vote_timer:
-            self._vote_timer.cancel()
-        message = self._vote_message(result)
-        self.vote, self._vote_timer, self._vote_deadline = None, None, None
-        await self._publish_all(message)
+        message = self.vote.close(result)
+        if message is not None:
+            await self._publish_all(message)
 
     async def _dissolve(self) -> None:
         """Every seat agreed: stop the session now. An unfinished hand is not settled."""
@@ -806,10 +911,10 @@ class RoomActor:
         self._ready_deadline = self.clock.now() + self.timing.ready_seconds
         self._ready_timer = self.clock.call_later(
             self.timing.ready_seconds,
-            lambda: self.inbox.put_nowait(_Cmd("ready_timeout", window=window)),
+            lambda: self.inbox.put_nowait(ReadyTimeout(window)),
         )
         if len(self.ready) >= self.players:
-            self.inbox.put_nowait(_Cmd("ready_timeout", window=window))
+            self.inbox.put_nowait(ReadyTimeout(window))
 
     async def _next_hand(self) -> None:
         if self._ready_timer:
@@ -848,7 +953,7 @@ class RoomActor:
         old = self._timers.pop(seat, None)
         if old:
             old.handle.cancel()
-        kind = prompt_kind(self.state)
+        kind = self.game.prompt_kind(self.state)
         is_auto = seat in self.auto
         if is_auto:
             # An auto-played claim is answered at once: the window then closes after the
@@ -859,7 +964,7 @@ class RoomActor:
             seconds = limit + self.bank[seat]
         handle = self.clock.call_later(
             seconds,
-            lambda: self.inbox.put_nowait(_Cmd("timeout", seat=seat, window=window)),
+            lambda: self.inbox.put_nowait(Timeout(seat, window)),
         )
         now = self.clock.now()
         self._timers[seat] = _SeatTimer(handle, now + seconds, window, is_auto, now, limit)
@@ -872,10 +977,13 @@ class RoomActor:
         """Recompute who must act; (re)arm timers; queue bot moves. Called after each change.
 
         A claim window or a 定缺 round keeps its deadline while its seats answer one by one;
-        anything else opens a new window (new deadlines).
+        anything else opens a new window (new deadlines). A decided claim window is closed
+        ``claim_min_ms`` after it opened (if that has passed: at the end of this command, after
+        any commands already queued), even while seats it offered a claim have not answered:
+        their answers, accepted until then, cannot change its outcome (spec §3).
         """
-        kind = prompt_kind(self.state)
-        acting = frozenset(acting_seats(self.state))
+        kind = self.game.prompt_kind(self.state)
+        acting = frozenset(self._acting())
         same_window = not opens_prompt(self._prompt, kind, acting)  # as prompt_of_log counts
         self._prompt = (kind, acting)
         if not same_window:
@@ -891,18 +999,16 @@ class RoomActor:
         for seat in sorted(acting):
             if self.seats[seat].bot:
                 if not same_window:
-                    self.inbox.put_nowait(_Cmd("bot", seat=seat, window=window))
+                    self.inbox.put_nowait(BotMove(seat, window))
             elif seat not in self._timers:
                 self._set_timer(seat, window)
-        if claims_decided(self.state) and self._resolving != window:
+        if self.game.claims_decided(self.state) and self._resolving != window:
             self._resolving = window
             delay = 0.0
             if any(not seat.bot for seat in self.seats):
                 elapsed = self.clock.now() - self._window_opened
                 delay = self.timing.claim_min_ms / 1000 - elapsed
             if delay > 0:
-                self.clock.call_later(
-                    delay, lambda: self.inbox.put_nowait(_Cmd("resolve", window=window))
-                )
+                self.clock.call_later(delay, lambda: self.inbox.put_nowait(Resolve(window)))
             else:
-                self.inbox.put_nowait(_Cmd("resolve", window=window))
+                self._resolve_now = window  # closed at the end of this command (`_resolve_due`)

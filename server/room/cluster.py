@@ -14,7 +14,7 @@ the store (:func:`server.room.manager.rebuild`).
 **Fencing**: a process that lost a lease while it was stalled may still have a write in
 flight. Each tenure gets a generation number from the store (``Store.fence``, which also
 makes every older generation stale); the owner logs it with each action and the store
-refuses an action of an older generation (a trigger, migration 0003), so a stale owner's
+refuses an action of an older generation (a trigger, migration 0004), so a stale owner's
 writes never interleave with the new owner's. (The script is multi-key: one Redis, or keys
 in one hash slot on Redis Cluster.)
 
@@ -314,7 +314,8 @@ class Cluster:
         if not codes:
             return {}
         values = await self.redis.mget([self.lease_key(c) for c in codes])
-        return dict(zip(codes, values, strict=True))
+        # str with decode_responses=True; redis-py's annotation says bytes | str regardless
+        return dict(zip(codes, values, strict=True))  # type: ignore[arg-type]
 
     # ------------------------------------------------------------------ calls
 

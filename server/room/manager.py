@@ -34,7 +34,8 @@ from server.room.actor import (
 )
 from server.room.clock import Clock, RealClock
 from server.room.cluster import Cluster, Lease, NoOwner
-from server.rules.guiyang import Action, GuiyangOptions
+from server.rules.registry import DEFAULT_GAME, UnknownGame, find_game
+from server.rules.types import Action
 
 log = logging.getLogger(__name__)
 
@@ -179,16 +180,23 @@ class RoomManager:
             vote_seconds=t.vote_seconds,
         )
 
-    async def create_room(self, options: dict[str, Any]) -> RoomActor:
-        """Validate ``options`` (``pydantic.ValidationError``), store a new room, return its
-        actor (not started: seats are empty)."""
-        opts = GuiyangOptions(**options).model_dump()
+    async def create_room(self, options: dict[str, Any], game: str = DEFAULT_GAME) -> RoomActor:
+        """Validate ``options`` for ``game`` (``pydantic.ValidationError``), store a new room,
+        return its actor (not started: seats are empty). Raises ``RoomError`` ``bad_request``
+        for an unknown game."""
+        try:
+            rules = find_game(game)
+        except UnknownGame as err:
+            raise RoomError("bad_request", str(err))
+        opts = rules.options(options).model_dump()
         for _ in range(10):
             code = new_room_code()
             if code in self.rooms or await self.store.get_room(code) is not None:
                 continue
-            await self.store.create_room(code, "guiyang", opts)
-            actor = RoomActor(code, opts, self.store, self.bus, self.clock, self._timing_for(opts))
+            await self.store.create_room(code, rules.name, opts)
+            actor = RoomActor(
+                code, opts, self.store, self.bus, self.clock, self._timing_for(opts), game=rules
+            )
             if self.new_seed is not None:
                 actor.new_seed = self.new_seed
             if self.cluster is not None:
@@ -443,6 +451,10 @@ class RoomManager:
         rec = await self.store.get_room(code)
         if rec is None:
             raise RoomError("unknown_room", f"no room {code}")
+        try:
+            rules = find_game(rec.game or DEFAULT_GAME)
+        except UnknownGame as err:  # a room of a game this server does not have
+            raise RoomError("unavailable", str(err))
         actor = RoomActor(
             code,
             dict(rec.options),
@@ -452,6 +464,7 @@ class RoomManager:
             self._timing_for(rec.options),
             seats=[Seat(p.seat, p.name, p.is_bot, p.token_hash) for p in rec.players],
             status=rec.status,
+            game=rules,
         )
         if self.new_seed is not None:
             actor.new_seed = self.new_seed
@@ -570,13 +583,20 @@ async def rebuild(actor: RoomActor) -> None:
     actions = await actor.store.hand_actions(actor.code, last.hand_no)
     states: list[Any] = []
     actor.state, actor.version = replay_hand(
-        actor.opts, last.seed, last.dealer, last.dealer_streak, actions, on_state=states.append
+        actor.opts,
+        last.seed,
+        last.dealer,
+        last.dealer_streak,
+        actions,
+        last.weekday,
+        actor.game,
+        on_state=states.append,
     )
     actor.action_idx = len(actions)
     # The prompt number the old owner had reached (an answer in flight carries it): a hand
     # in play reopens it when the actor starts (its ``_after_change`` counts one more).
-    window = prompt_of_log(last.hand_no, states)
-    ongoing = last.settlement is None and not actor.state.ended
+    window = prompt_of_log(actor.game, actor.players, last.hand_no, states)
+    ongoing = last.settlement is None and not actor.game.ended(actor.state)
     actor._window = window - 1 if ongoing else window
     if last.settlement is not None:  # settled: next dealer from the settlement
         actor.last_settlement = last.settlement

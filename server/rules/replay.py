@@ -1,4 +1,9 @@
-"""Replay fixtures and stored hands: wall + actions -> events + settlement (spec/fixtures.md).
+"""The one replay: a game, its options, a seed (or fixture hands + wall) and the actions ->
+final state, events and settlement (spec/fixtures.md; design.md ``rules/replay.py``).
+
+`replay` serves the room's rebuild (a stored hand: seed + action log), the audit (the same,
+compared with the ledger) and the fixture runner (hands + wall + fixture actions, with the
+fixture conventions: unlisted claimants pass, ``{"expect": "illegal"}`` steps).
 
 ``python -m server replay FILE...`` prints one JSON line per fixture with the actual outcome
 (the keys of ``expect``, all filled) and ``"ok"``; the exit status is 0 only if all are ok.
@@ -9,11 +14,14 @@ from __future__ import annotations
 import json
 import sys
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
-from . import guiyang
-from .guiyang import Action, IllegalAction, State
+from .game import Game
+from .registry import DEFAULT_GAME, UnknownGame, find_game, game_names
+from .tiles import parse_tiles, tile_index
+from .types import Action, Event, IllegalAction, Settlement
 
 OUTCOME_KEYS = (
     "result",
@@ -27,10 +35,166 @@ OUTCOME_KEYS = (
     "payments",
 )
 SET_KEYS = ("winners", "ready", "chickens")
+# The games whose fixtures `check` runs (a fixture's ``game``, default "guiyang"): the
+# registered ones; any other game's fixture is reported "not implemented". The tests skip
+# such fixtures by this set.
+IMPLEMENTED_GAMES = frozenset(game_names())
 
 
 class FixtureError(ValueError):
     """A fixture whose action list is itself invalid (an action the engine refused)."""
+
+
+@dataclass(frozen=True)
+class Step:
+    """One replayed decision: ``seat`` plays ``action``; with ``expect_illegal`` (fixtures
+    only) the game must refuse it, and the replay goes on without it. ``entry`` is the
+    fixture's own form of it, for messages."""
+
+    seat: int
+    action: Action
+    expect_illegal: bool = False
+    entry: tuple[Any, ...] | None = None
+
+
+@dataclass
+class Replayed:
+    """What a replay gives: the final ``state``, every ``event`` in order, and the
+    ``settlement`` (None unless the hand ended)."""
+
+    state: Any
+    events: list[Event] = field(default_factory=list)
+    settlement: Settlement | None = None
+
+    @property
+    def version(self) -> int:
+        """The hand's event counter after these events (the room's ``version``)."""
+        return len(self.events)
+
+
+def log_steps(actions: Iterable[tuple[int, Mapping[str, Any]]]) -> list[Step]:
+    """Steps from the store's action log ``[(seat, {"action": Action.to_dict(), ...}), ...]``.
+
+    Raises:
+        IllegalAction: code ``bad_action`` for a payload that is not an action.
+    """
+    return [Step(seat, Action.from_dict(payload["action"])) for seat, payload in actions]
+
+
+def replay(
+    game: Game,
+    options: Any,
+    steps: Iterable[Step],
+    *,
+    seed: str | None = None,
+    hands: Sequence[Sequence[str]] | Sequence[str] | None = None,
+    wall: Sequence[str] | str | None = None,
+    dealer: int = 0,
+    dealer_streak: int = 1,
+    weekday: int | None = None,
+    fixture: bool = False,
+    on_state: Callable[[Any], None] | None = None,
+) -> Replayed:
+    """Replay one hand of ``game`` from ``seed`` (a stored hand) or ``hands`` + ``wall``
+    (fixture form) through ``steps``; ``weekday`` is the one recorded at the deal
+    (`Game.weekday_at`).
+
+    A stored hand (``fixture=False``): a decided claim window is closed before the next step
+    and at the end, as the live room closes it; a window still undecided at the end stays
+    open. Raises `IllegalAction` for a step the game refuses (a corrupt log).
+
+    A fixture (``fixture=True``): before a step that does not answer the open claim window,
+    every seat still owing an answer passes (fixtures.md); at the end every open window is
+    closed that way. Raises `FixtureError` for a refused step, or an ``expect_illegal``
+    step the game accepted. ``ValueError`` for hands + wall that are not one tile set.
+
+    ``on_state`` (if given) sees every state the hand went through, as the live room did:
+    the deal, then the state after each step and each closed claim window.
+    """
+    options = game.options(options)
+    if seed is not None:
+        state = game.deal(options, seed, dealer, dealer_streak, weekday)
+    elif hands is not None and wall is not None:
+        state = game.new_hand(options, hands, wall, dealer, dealer_streak, weekday)
+    else:
+        raise ValueError("replay needs a seed, or hands and a wall")
+    if on_state is not None:
+        on_state(state)
+    state, events = _play(game, state, steps, fixture, on_state)
+    return Replayed(state, events, game.settle(state) if game.ended(state) else None)
+
+
+def _play(
+    game: Game,
+    state: Any,
+    steps: Iterable[Step],
+    fixture: bool,
+    on_state: Callable[[Any], None] | None = None,
+) -> tuple[Any, list[Event]]:
+    """`replay`'s loop from a given starting state.
+
+    A claim answer while a window is open answers that window, in any order, even once it is
+    decided (§3). Before any other step the window is closed as the room closes it: a stored
+    hand closes a decided window (the room did so before anyone could act again); a fixture
+    also lets the seats still owing an answer pass (`close_window`). An ``expect_illegal``
+    step is judged where it would really be taken, so it must be refused there.
+    """
+    events: list[Event] = []
+
+    def seen(new_state: Any) -> Any:
+        if on_state is not None:
+            on_state(new_state)
+        return new_state
+
+    for number, step in enumerate(steps):
+        seat, action = step.seat, step.action
+        if fixture:
+            if not game.is_claim_answer(state, seat, action):
+                state = close_window(state, events, game, on_state)
+        elif game.claims_decided(state) and action not in game.legal_actions(state, seat):
+            state, new = game.resolve_claims(state)  # the room closed it before this action
+            seen(state)
+            events.extend(new)
+        if step.expect_illegal:
+            if action in game.legal_actions(state, seat):
+                raise FixtureError(
+                    f"action {number} {_entry(step)} is marked illegal but is legal: seat {seat}"
+                    f" may {_describe(action)} now ({game.describe(state)})"
+                )
+            try:
+                game.apply(state, seat, action)
+            except IllegalAction:
+                continue
+            raise FixtureError(f"action {number} {_entry(step)} was accepted but must be illegal")
+        try:
+            state, new = game.apply(state, seat, action)
+        except IllegalAction as exc:
+            if not fixture:
+                raise
+            raise FixtureError(f"action {number} {_entry(step)} refused: {exc.message}") from None
+        seen(state)
+        events.extend(new)
+    if fixture:
+        state = close_window(state, events, game, on_state)
+    elif game.claims_decided(state):
+        state, new = game.resolve_claims(state)
+        seen(state)
+        events.extend(new)
+    return state, events
+
+
+def _entry(step: Step) -> list[Any]:
+    if step.entry is not None:
+        return list(step.entry)
+    return [step.seat, *step.action.to_dict().values()]
+
+
+def _describe(action: Action) -> str:
+    text = " ".join(str(v) for v in (action.kind, action.tile, action.suit) if v)
+    return text + (" with bao_ting" if action.bao_ting else "")
+
+
+# ---------------------------------------------------------------------------- fixtures
 
 
 def parse_action(entry: Sequence[Any]) -> tuple[int, Action, dict[str, Any]]:
@@ -45,68 +209,83 @@ def parse_action(entry: Sequence[Any]) -> tuple[int, Action, dict[str, Any]]:
             arg = item
     if kind == "ding_que":
         return seat, Action("ding_que", suit=arg), extra
+    if kind == "chow":  # the two tiles from hand, e.g. "4m5m"
+        tiles = tuple(sorted(parse_tiles(str(arg or "")), key=tile_index))
+        return seat, Action("chow", tiles=tiles), extra
     return seat, Action(kind, tile=arg, bao_ting=bool(extra.get("bao_ting"))), extra
 
 
-def _is_claim_answer(state: State, seat: int, action: Action) -> bool:
-    return (
-        state.phase in ("claim", "rob")
-        and seat in state.claim_options
-        and action.kind in ("win", "pong", "kong", "pass")
-        and action.tile is None
-    )
+def fixture_steps(actions: Iterable[Sequence[Any]]) -> list[Step]:
+    """Steps from fixture-form actions (an ``{"expect": "illegal"}`` entry is marked so)."""
+    steps = []
+    for entry in actions:
+        seat, action, extra = parse_action(entry)
+        steps.append(Step(seat, action, extra.get("expect") == "illegal", tuple(entry)))
+    return steps
 
 
-def close_window(state: State, events: list[dict[str, Any]] | None = None) -> State:
-    """Pass for every seat still owing a claim answer, in turn order (fixtures.md: seats that
-    could claim and are not listed pass), then close the window; its events go to
-    ``events``."""
-    while state.phase in ("claim", "rob"):
-        acting = guiyang.acting_seats(state)
-        if acting:
-            state, new = guiyang.apply(state, acting[0], Action("pass"))
+def close_window(
+    state: Any,
+    events: list[Event] | None = None,
+    game: Game | None = None,
+    on_state: Callable[[Any], None] | None = None,
+) -> Any:
+    """Close the open claim or rob window as the room does; its events go to ``events``.
+
+    A decided window (`Game.claims_decided`) is closed at once, even if some offered seats
+    have not answered: no answer of theirs could change it (§3). Otherwise the seats still
+    owing an answer pass, in turn order, until it is decided (fixtures.md: seats that could
+    claim and are not listed pass). A state with no open window is returned as is. ``game``
+    defaults to `DEFAULT_GAME`.
+    """
+    game = game or find_game(DEFAULT_GAME)
+    while game.claim_open(state):
+        if game.claims_decided(state):
+            state, new = game.resolve_claims(state)
         else:
-            state, new = guiyang.resolve_claims(state)
+            state, new = game.apply(state, game.acting_seats(state)[0], Action("pass"))
+        if on_state is not None:
+            on_state(state)
         if events is not None:
             events.extend(new)
     return state
 
 
-def run_hand(state: State, actions: Sequence[Sequence[Any]]) -> tuple[State, list[dict[str, Any]]]:
-    """Apply fixture-form ``actions`` to ``state``; returns the final state and all events.
+def run_hand(
+    state: Any, actions: Sequence[Sequence[Any]], game: Game | None = None
+) -> tuple[Any, list[Event]]:
+    """Apply fixture-form ``actions`` to ``state``; returns the final state and all events
+    (`replay` of a fixture, from a state already made).
+
+    A claim answer (``win``, ``pong``, ``kong`` without a tile, ``pass``) while a window is
+    open answers that window, in any order, even once it is decided (§3). Any other action
+    first closes the window as the room would before anyone could take it (`close_window`).
+    This holds for an action marked ``{"expect": "illegal"}`` too, so it is judged where it
+    would really be taken, not refused merely because a window was still open; it must
+    then be refused, and it changes nothing.
 
     Raises:
         FixtureError: an action not marked ``{"expect": "illegal"}`` was refused, or one
-            marked so was accepted.
+            marked so was legal (the message names it).
     """
-    events: list[dict[str, Any]] = []
-    for number, entry in enumerate(actions):
-        seat, action, extra = parse_action(entry)
-        if extra.get("expect") == "illegal":
-            try:
-                guiyang.apply(state, seat, action)
-            except IllegalAction:
-                continue
-            raise FixtureError(f"action {number} {list(entry)} was accepted but must be illegal")
-        if not _is_claim_answer(state, seat, action):
-            state = close_window(state, events)
-        try:
-            state, new = guiyang.apply(state, seat, action)
-        except IllegalAction as exc:
-            raise FixtureError(f"action {number} {list(entry)} refused: {exc.message}") from None
-        events.extend(new)
-    return close_window(state, events), events
+    return _play(game or find_game(DEFAULT_GAME), state, fixture_steps(actions), True)
 
 
-def fixture_state(fixture: dict[str, Any]) -> State:
+def fixture_game(fixture: Mapping[str, Any]) -> Game:
+    """The fixture's game (``"game"``, default `DEFAULT_GAME`). Raises `UnknownGame`."""
+    return find_game(fixture.get("game", DEFAULT_GAME))
+
+
+def fixture_state(fixture: Mapping[str, Any], game: Game | None = None) -> Any:
     """The starting state a fixture describes (options, dealer, hands, wall)."""
-    options = guiyang.GuiyangOptions(**fixture.get("options", {}))
-    return guiyang.new_hand(
-        options,
+    game = game or fixture_game(fixture)
+    return game.new_hand(
+        game.options(fixture.get("options", {})),
         fixture["hands"],
         fixture["wall"],
         fixture.get("dealer", 0),
         fixture.get("dealer_streak", 1),
+        weekday=fixture.get("weekday"),
     )
 
 
@@ -120,14 +299,11 @@ def _summed(payments: Sequence[Any]) -> dict[tuple[int, int, str], int]:
     return dict(sums)
 
 
-def outcome(state: State) -> dict[str, Any]:
-    """The fixture-form outcome of an ended hand (all `OUTCOME_KEYS`)."""
-    settlement = guiyang.settle(state)
-    assert settlement is not None
-    out = {k: settlement[k] for k in OUTCOME_KEYS}
-    out["payments"] = [
-        [p["from"], p["to"], p["points"], p["reason"]] for p in settlement["payments"]
-    ]
+def outcome(settlement: Settlement) -> dict[str, Any]:
+    """The fixture-form outcome of a settled hand (all `OUTCOME_KEYS`)."""
+    wire = settlement.to_dict()
+    out = {k: wire[k] for k in OUTCOME_KEYS}
+    out["payments"] = [[p.payer, p.payee, p.points, p.reason] for p in settlement.payments]
     return out
 
 
@@ -135,10 +311,21 @@ def check(fixture: dict[str, Any]) -> dict[str, Any]:
     """Run one fixture; return the actual outcome, ``name`` and ``ok`` (and ``diff``)."""
     expect = fixture.get("expect", {})
     try:
-        state, _ = run_hand(fixture_state(fixture), fixture["actions"])
-        if not state.ended:
+        game = fixture_game(fixture)
+        done = replay(
+            game,
+            fixture.get("options", {}),
+            fixture_steps(fixture["actions"]),
+            hands=fixture["hands"],
+            wall=fixture["wall"],
+            dealer=fixture.get("dealer", 0),
+            dealer_streak=fixture.get("dealer_streak", 1),
+            weekday=fixture.get("weekday"),
+            fixture=True,
+        )
+        if done.settlement is None:
             raise FixtureError("the actions end before the hand does")
-        actual = outcome(state)
+        actual = outcome(done.settlement)
     except (FixtureError, ValueError) as exc:
         actual = {"error": str(exc)}
     diff = {}
@@ -168,7 +355,9 @@ def main(files: Sequence[str]) -> int:
     for path in files:
         with open(path, encoding="utf-8") as f:
             fixture = json.load(f)
-        if fixture.get("game", "guiyang") != "guiyang":
+        try:
+            fixture_game(fixture)
+        except UnknownGame:
             result = {
                 "name": fixture.get("name"),
                 "ok": False,

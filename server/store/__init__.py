@@ -6,6 +6,7 @@ Use :class:`Store`; the schema is created only by Alembic (``Store.migrate()`` o
 
 from server.store.store import (
     Conflict,
+    FinishedHand,
     HandRecord,
     NotFound,
     PlayerRecord,
@@ -13,4 +14,12 @@ from server.store.store import (
     Store,
 )
 
-__all__ = ["Conflict", "HandRecord", "NotFound", "PlayerRecord", "RoomRecord", "Store"]
+__all__ = [
+    "Conflict",
+    "FinishedHand",
+    "HandRecord",
+    "NotFound",
+    "PlayerRecord",
+    "RoomRecord",
+    "Store",
+]

@@ -51,7 +51,7 @@ class Room(Base):
     options: Mapped[dict[str, Any]] = mapped_column(JSONType)
     status: Mapped[str] = mapped_column(String(16), default="open")
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
-    #: The room's current lease generation (fencing token; ``Store.fence``, migration 0003).
+    #: The room's current lease generation (fencing token; ``Store.fence``, migration 0004).
     lease_gen: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
 
 
@@ -84,6 +84,8 @@ class Hand(Base):
     seed: Mapped[str] = mapped_column(String(128))
     dealer: Mapped[int] = mapped_column(Integer)
     dealer_streak: Mapped[int] = mapped_column(Integer)
+    #: 1 = Monday .. 7 = Sunday at the deal, in the room's time zone (星期鸡, guiyang.md §9.6).
+    weekday: Mapped[int | None] = mapped_column(Integer, nullable=True)
     started_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     ended_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     result: Mapped[str | None] = mapped_column(String(32), nullable=True)

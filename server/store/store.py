@@ -1,6 +1,6 @@
 """The durable store: rooms, seats, hands, the action log and the ledger.
 
-All methods are coroutines over one SQLAlchemy ``AsyncEngine``; every method is its own
+All methods are coroutines over SQLAlchemy ``AsyncEngine``s; every write is its own
 transaction. Errors:
 
 * :class:`NotFound` (a ``LookupError``): unknown room code or hand number.
@@ -8,29 +8,52 @@ transaction. Errors:
   action index).
 * ``ValueError``: a settlement that does not sum to zero or whose payments do not net to the
   seat deltas.
+
+How writes reach the database (issue 9, "a durable log that keeps up"):
+
+* **The action log is group-committed.** :meth:`Store.append_action` queues the row and
+  awaits its batch; one writer task per store takes everything queued during one event-loop
+  turn (plus whatever queued while the previous batch was committing) and writes it with one
+  executemany ``INSERT`` in one transaction. Each caller returns once *its* batch is committed.
+* **SQLite has one writer connection**, in a thread of its own: every write transaction runs
+  there whole, as one call (``BEGIN IMMEDIATE`` ... ``COMMIT``), one at a time, so the write
+  lock is never held across an ``await`` and is never upgraded mid-transaction (the source of
+  ``database is locked``); WAL and ``synchronous=NORMAL``. Reads use the async engine's other
+  connections and never wait for the writer. On PostgreSQL writes use the ordinary pool and
+  each action batch is one pipelined executemany in one round trip.
+* **A hand ends in one transaction**: :meth:`Store.finish_hand` settles, sets the room's
+  status and returns the new totals.
+* No ``pool_pre_ping``: a connection that died is invalidated by SQLAlchemy on the error and
+  replaced on the next checkout, without an extra round trip on every checkout.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
+import asyncio
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from sqlalchemy import event, func, or_, select, text, update
-from sqlalchemy.engine import Connection
+from sqlalchemy import bindparam, create_engine, event, func, insert, or_, select, text, update
+from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import (
+    AsyncConnection,
     AsyncEngine,
     AsyncSession,
     async_sessionmaker,
     create_async_engine,
 )
 from sqlalchemy.orm import aliased
+from sqlalchemy.pool import QueuePool
 
 from server.store.models import Action, Hand, LedgerEntry, Player, Room, SeatDelta, utcnow
+
+T = TypeVar("T")
 
 
 class NotFound(LookupError):
@@ -78,6 +101,21 @@ class HandRecord:
     result: str | None
     settlement: dict[str, Any] | None
     deltas: list[int]
+    #: The weekday taken at the deal (1 = Monday .. 7 = Sunday), replayed for 星期鸡.
+    weekday: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class FinishedHand:
+    """What :meth:`Store.finish_hand` did.
+
+    ``settled``: ``True`` if this call settled the hand, ``False`` if it was already settled
+    (nothing of the settlement was written again). ``totals[i]``: seat ``i``'s running total
+    over the room's settled hands after this hand, as committed.
+    """
+
+    settled: bool
+    totals: list[int]
 
 
 def _aware(ts: datetime | None) -> datetime | None:
@@ -105,27 +143,143 @@ def _check_int(value: Any, what: str) -> int:
     return value
 
 
+def _check_settlement(payments: list[dict[str, Any]], deltas: list[int]) -> list[int]:
+    """Integers, zero sum, and payments that net to ``deltas``; returns ``deltas``."""
+    deltas = [_check_int(d, "delta") for d in deltas]
+    if sum(deltas) != 0:
+        raise ValueError(f"deltas {deltas} do not sum to zero")
+    net = [0] * len(deltas)
+    for p in payments:
+        frm, to = _check_int(p["from"], "from"), _check_int(p["to"], "to")
+        points = _check_int(p["points"], "points")
+        if not (0 <= frm < len(deltas) and 0 <= to < len(deltas)):
+            raise ValueError(f"payment {p} names a seat outside 0..{len(deltas) - 1}")
+        net[frm] -= points
+        net[to] += points
+    if net != deltas:
+        raise ValueError(f"payments net to {net}, not to deltas {deltas}")
+    return deltas
+
+
+_INSERT_ACTIONS = insert(Action)
+_INSERT_LEDGER = insert(LedgerEntry)
+# seat_deltas.player_id is looked up in the INSERT itself: no SELECT round trip per hand.
+_INSERT_SEAT_DELTAS = insert(SeatDelta).values(
+    hand_id=bindparam("hand_id"),
+    seat=bindparam("seat"),
+    delta=bindparam("delta"),
+    player_id=select(Player.id)
+    .where(Player.room_id == bindparam("room_id"), Player.seat == bindparam("seat"))
+    .scalar_subquery(),
+)
+
+
+# Built once: the hot statements' cache keys are then not recomputed on every call.
+_SETTLE_HAND = (
+    update(Hand)
+    .where(Hand.id == bindparam("hid"), Hand.ended_at.is_(None))
+    .values(
+        ended_at=bindparam("ended_at"),
+        result=bindparam("result"),
+        settlement=bindparam("settlement"),
+    )
+)
+_SET_STATUS = update(Room).where(Room.id == bindparam("rid")).values(status=bindparam("status"))
+
+
+@dataclass(slots=True)
+class _Queued:
+    """One ``append_action`` waiting for its batch."""
+
+    code: str
+    hand_no: int
+    idx: int
+    seat: int
+    payload: dict[str, Any]
+    future: asyncio.Future[None]
+    hand_id: int | None = None
+
+
+class _LoopState:
+    """What the store keeps per event loop: the action queue and its writer task."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.queue: list[_Queued] = []
+        self.writer: asyncio.Task[None] | None = None
+        # PostgreSQL: the writer keeps one autocommit connection (no checkout per batch)
+        self.log_conn: AsyncConnection | None = None
+
+
 class Store:
     """Async access to the database at ``url`` (``sqlite+aiosqlite://`` or
     ``postgresql+asyncpg://``). Create once per process; ``await close()`` at shutdown.
 
     The schema is made only by :meth:`migrate` (Alembic ``upgrade head``).
+
+    ``engine`` is the reading engine (on PostgreSQL also the writing one). On a SQLite file
+    every write transaction runs whole, as one call, on one connection in one thread of its
+    own (a synchronous ``pysqlite`` engine with ``BEGIN IMMEDIATE``): SQLite's write lock is
+    taken and released inside that call, never held across an ``await``, and the store's
+    writes never contend with each other.
     """
 
     def __init__(self, url: str, *, echo: bool = False) -> None:
         self.url = url
-        kwargs: dict[str, Any] = {"echo": echo}
-        if not url.startswith("sqlite"):
-            kwargs["pool_pre_ping"] = True
-        self.engine: AsyncEngine = create_async_engine(url, **kwargs)
-        if self.engine.dialect.name == "sqlite":
+        self.engine: AsyncEngine = create_async_engine(url, echo=echo)
+        self._sqlite = self.engine.dialect.name == "sqlite"
+        self._sqlite_writer: Engine | None = None
+        self._sqlite_thread: ThreadPoolExecutor | None = None
+        if self._sqlite:
             event.listen(self.engine.sync_engine, "connect", _sqlite_on_connect)
+            parsed = make_url(url)
+            database = parsed.database
+            if database and database != ":memory:" and "mode=memory" not in url:
+                writer = create_engine(
+                    parsed.set(drivername="sqlite+pysqlite"),
+                    echo=echo,
+                    poolclass=QueuePool,
+                    pool_size=1,
+                    max_overflow=0,
+                )
+                event.listen(writer, "connect", _sqlite_on_connect)
+                # As the SQLAlchemy SQLite docs ("Enabling Non-Legacy SQLite Transactional
+                # Modes") show: no implicit BEGIN from the driver, our own BEGIN IMMEDIATE.
+                event.listen(writer, "connect", _sqlite_writer_on_connect)
+                event.listen(writer, "begin", _sqlite_begin_immediate)
+                self._sqlite_writer = writer
+                self._sqlite_thread = ThreadPoolExecutor(1, thread_name_prefix="store-writer")
+            # (an in-memory database is one per connection: there reads and writes share
+            # the async engine's single connection)
+        # The action log on PostgreSQL: one executemany per batch in autocommit, which
+        # asyncpg runs as one implicit transaction (atomic) in one round trip.
+        self._autocommit = self.engine.execution_options(isolation_level="AUTOCOMMIT")
         self._sessions = async_sessionmaker(self.engine, expire_on_commit=False)
         self._room_ids: dict[str, int] = {}
         self._hand_ids: dict[tuple[str, int], int] = {}
+        self._state: _LoopState | None = None
+
+    @property
+    def write_engine(self) -> Engine:
+        """The (synchronous) :class:`~sqlalchemy.engine.Engine` whose events see every write:
+        the SQLite writer, or :attr:`engine`'s ``sync_engine`` on PostgreSQL."""
+        return self._sqlite_writer or self.engine.sync_engine
 
     async def close(self) -> None:
-        """Close every pooled connection. The store is unusable afterwards."""
+        """Let the queued actions commit, then close every connection. The store is unusable
+        afterwards."""
+        state = self._state
+        if state is not None and state.loop is _running_loop():
+            if state.writer is not None:
+                await asyncio.gather(state.writer, return_exceptions=True)
+            if state.log_conn is not None:
+                await state.log_conn.close()
+                state.log_conn = None
+        if self._sqlite_thread is not None and self._sqlite_writer is not None:
+            await asyncio.get_running_loop().run_in_executor(
+                self._sqlite_thread, self._sqlite_writer.dispose
+            )
+            self._sqlite_thread.shutdown(wait=True)
         await self.engine.dispose()
 
     async def migrate(self) -> None:
@@ -138,36 +292,75 @@ class Store:
         cfg.attributes["configure_logger"] = False
 
         def upgrade(connection: Connection) -> None:
+            if connection.dialect.name == "postgresql":
+                # Several processes may start at once: one migrates, the others wait here
+                # (the lock ends with the transaction) and then find the schema current.
+                connection.execute(text("SELECT pg_advisory_xact_lock(7461303931)"))
             cfg.attributes["connection"] = connection
             command.upgrade(cfg, "head")
 
-        async with self.engine.begin() as conn:
-            if self.engine.dialect.name == "postgresql":
-                # Several processes may start at once: one migrates, the others wait here
-                # (the lock ends with the transaction) and then find the schema current.
-                await conn.execute(text("SELECT pg_advisory_xact_lock(7461303931)"))
-            await conn.run_sync(upgrade)
+        await self._write(upgrade)
 
     # ------------------------------------------------------------------ helpers
 
-    @asynccontextmanager
-    async def _tx(self) -> AsyncIterator[AsyncSession]:
-        async with self._sessions() as session, session.begin():
-            yield session
+    def _loop_state(self) -> _LoopState:
+        loop = asyncio.get_running_loop()
+        state = self._state
+        if state is None or state.loop is not loop:
+            state = self._state = _LoopState(loop)
+        return state
 
-    async def _room_id(self, session: AsyncSession, code: str) -> int:
+    async def _write(self, work: Callable[[Connection], T]) -> T:
+        """Run ``work(connection)`` as one write transaction: committed if it returns, rolled
+        back if it raises. On a SQLite file it runs whole in the writer thread (one at a time,
+        in call order); otherwise in the async engine's greenlet bridge."""
+        if self._sqlite_thread is not None:
+            return await asyncio.get_running_loop().run_in_executor(
+                self._sqlite_thread, self._sqlite_transaction, work
+            )
+        async with self.engine.begin() as conn:
+            return await conn.run_sync(work)
+
+    def _sqlite_transaction(self, work: Callable[[Connection], T]) -> T:
+        assert self._sqlite_writer is not None
+        with self._sqlite_writer.begin() as conn:
+            return work(conn)
+
+    def _room_id_in(self, conn: Connection, code: str) -> int:
         room_id = self._room_ids.get(code)
         if room_id is None:
-            room_id = await session.scalar(select(Room.id).where(Room.code == code))
+            room_id = conn.scalar(select(Room.id).where(Room.code == code))
             if room_id is None:
                 raise NotFound(f"unknown room {code!r}")
             self._room_ids[code] = room_id
         return room_id
 
-    async def _hand_id(self, session: AsyncSession, code: str, hand_no: int) -> int:
+    def _hand_id_in(self, conn: Connection, code: str, hand_no: int) -> int:
         hand_id = self._hand_ids.get((code, hand_no))
         if hand_id is None:
-            hand_id = await session.scalar(
+            hand_id = conn.scalar(
+                select(Hand.id)
+                .join(Room, Room.id == Hand.room_id)
+                .where(Room.code == code, Hand.hand_no == hand_no)
+            )
+            if hand_id is None:
+                raise NotFound(f"unknown hand {hand_no} of room {code!r}")
+            self._hand_ids[(code, hand_no)] = hand_id
+        return hand_id
+
+    async def _room_id(self, s: AsyncSession, code: str) -> int:
+        room_id = self._room_ids.get(code)
+        if room_id is None:
+            room_id = await s.scalar(select(Room.id).where(Room.code == code))
+            if room_id is None:
+                raise NotFound(f"unknown room {code!r}")
+            self._room_ids[code] = room_id
+        return room_id
+
+    async def _hand_id(self, s: AsyncSession, code: str, hand_no: int) -> int:
+        hand_id = self._hand_ids.get((code, hand_no))
+        if hand_id is None:
+            hand_id = await s.scalar(
                 select(Hand.id)
                 .join(Room, Room.id == Hand.room_id)
                 .where(Room.code == code, Hand.hand_no == hand_no)
@@ -182,31 +375,234 @@ class Store:
     async def create_room(self, code: str, game: str, options: dict[str, Any]) -> None:
         """Create room ``code`` with status ``"open"``. Raises :class:`Conflict` if the code
         is taken."""
+
+        def work(conn: Connection) -> int | None:
+            return conn.scalar(
+                insert(Room)
+                .values(code=code, game=game, options=options, status="open")
+                .returning(Room.id)
+            )
+
         try:
-            async with self._tx() as s:
-                s.add(Room(code=code, game=game, options=options, status="open"))
+            room_id = await self._write(work)
         except IntegrityError as exc:
             raise Conflict(f"room code {code!r} is taken") from exc
+        if room_id is not None:
+            self._room_ids[code] = room_id
 
     async def add_player(
         self, code: str, seat: int, name: str, token_hash: str, is_bot: bool
     ) -> None:
         """Put a player in ``seat`` of room ``code``. Raises :class:`NotFound` for an unknown
         room, :class:`Conflict` if the seat is taken."""
-        try:
-            async with self._tx() as s:
-                room_id = await self._room_id(s, code)
-                s.add(
-                    Player(
-                        room_id=room_id,
-                        seat=seat,
-                        name=name,
-                        token_hash=token_hash,
-                        is_bot=is_bot,
-                    )
+
+        def work(conn: Connection) -> None:
+            conn.execute(
+                insert(Player).values(
+                    room_id=self._room_id_in(conn, code),
+                    seat=seat,
+                    name=name,
+                    token_hash=token_hash,
+                    is_bot=is_bot,
                 )
+            )
+
+        try:
+            await self._write(work)
         except IntegrityError as exc:
             raise Conflict(f"seat {seat} of room {code!r} is taken") from exc
+
+    async def set_room_status(self, code: str, status: str) -> None:
+        """Set the room's status (e.g. ``"open"``, ``"playing"``, ``"closed"``). Raises
+        :class:`NotFound` for an unknown room."""
+
+        def work(conn: Connection) -> None:
+            done = conn.execute(update(Room).where(Room.code == code).values(status=status))
+            if done.rowcount != 1:
+                raise NotFound(f"unknown room {code!r}")
+
+        await self._write(work)
+
+    async def fence(self, code: str) -> int:
+        """Start a new lease generation of room ``code`` and return it (1, 2, ...): every
+        action logged later with an older ``payload["lease"]`` is refused (:class:`Conflict`),
+        by a trigger (migration 0004). Waits for older-generation appends in flight, so what
+        the new owner then reads includes them. Raises :class:`NotFound` for an unknown room."""
+
+        def work(conn: Connection) -> int | None:
+            return conn.scalar(
+                update(Room)
+                .where(Room.code == code)
+                .values(lease_gen=Room.lease_gen + 1)
+                .returning(Room.lease_gen)
+            )
+
+        gen = await self._write(work)
+        if gen is None:
+            raise NotFound(f"unknown room {code!r}")
+        return int(gen)
+
+    # ------------------------------------------------------------------ hands and the log
+
+    async def start_hand(
+        self,
+        code: str,
+        hand_no: int,
+        seed: str,
+        dealer: int,
+        dealer_streak: int,
+        weekday: int | None = None,
+    ) -> None:
+        """Record the start of hand ``hand_no`` (numbers are per room) with what its replay
+        needs: seed, dealer, streak and the deal's ``weekday`` (1..7, for 星期鸡). Raises
+        :class:`NotFound` for an unknown room, :class:`Conflict` if that hand exists."""
+
+        def work(conn: Connection) -> int | None:
+            return conn.scalar(
+                insert(Hand)
+                .values(
+                    room_id=self._room_id_in(conn, code),
+                    hand_no=hand_no,
+                    seed=seed,
+                    dealer=dealer,
+                    dealer_streak=dealer_streak,
+                    weekday=weekday,
+                )
+                .returning(Hand.id)
+            )
+
+        try:
+            hand_id = await self._write(work)
+        except IntegrityError as exc:
+            raise Conflict(f"hand {hand_no} of room {code!r} exists") from exc
+        if hand_id is not None:
+            self._hand_ids[(code, hand_no)] = hand_id
+
+    async def append_action(
+        self, code: str, hand_no: int, idx: int, seat: int, payload: dict[str, Any]
+    ) -> None:
+        """Append action number ``idx`` (0, 1, 2, ... per hand) by ``seat`` to the hand's log;
+        returns once the row is committed (durable).
+
+        Calls made in the same event-loop turn (and those made while the previous batch was
+        being written) are committed together, in call order, by one executemany ``INSERT``
+        in one transaction. Within a batch each call stands alone: a duplicate ``idx``
+        (already logged, or queued earlier in the same batch) raises :class:`Conflict` for
+        that call only, an unknown room/hand raises :class:`NotFound` for that call only, and
+        the other rows of the batch are still committed. Any other failure of the batch
+        (e.g. a lost connection, a payload that cannot be encoded) is raised to every caller
+        of that batch and nothing of it is written. A caller cancelled before its batch is
+        written is left out of it.
+        """
+        state = self._loop_state()
+        future: asyncio.Future[None] = state.loop.create_future()
+        state.queue.append(
+            _Queued(code, hand_no, idx, seat, payload, future, self._hand_ids.get((code, hand_no)))
+        )
+        if state.writer is None or state.writer.done():
+            # The task first runs after the callbacks already ready in this loop turn, so
+            # everything they queue lands in the same batch.
+            state.writer = state.loop.create_task(self._drain(state))
+        await future
+
+    async def _drain(self, state: _LoopState) -> None:
+        """The per-store writer: commit batches until the queue is empty."""
+        while state.queue:
+            batch, state.queue = state.queue, []
+            live = [q for q in batch if not q.future.done()]
+            try:
+                if live:
+                    await self._commit_actions(live)
+            except BaseException as exc:
+                for q in batch:
+                    if isinstance(exc, Exception):
+                        _fail(q, exc)
+                    elif not q.future.done():
+                        q.future.cancel()
+                if not isinstance(exc, Exception):
+                    for q in state.queue:
+                        q.future.cancel()
+                    raise
+
+    async def _commit_actions(self, batch: list[_Queued]) -> None:
+        """Write one batch; resolve each waiter (result, Conflict or NotFound)."""
+        missing = [q for q in batch if q.hand_id is None]
+        if missing:  # rare: a hand this store did not start or read (another process's)
+            async with self._sessions() as s:
+                for q in missing:
+                    try:
+                        q.hand_id = await self._hand_id(s, q.code, q.hand_no)
+                    except NotFound as exc:
+                        _fail(q, exc)
+        now = utcnow()
+        rows: list[dict[str, Any]] = []
+        keep: list[_Queued] = []
+        seen: set[tuple[int, int]] = set()
+        for q in batch:
+            if q.hand_id is None or q.future.done():
+                continue
+            if (q.hand_id, q.idx) in seen:
+                _fail(q, _action_conflict(q))
+                continue
+            seen.add((q.hand_id, q.idx))
+            keep.append(q)
+            rows.append(
+                {
+                    "hand_id": q.hand_id,
+                    "idx": q.idx,
+                    "seat": q.seat,
+                    "payload": q.payload,
+                    "created_at": now,
+                }
+            )
+        if not rows:
+            return
+        try:
+            if self._sqlite_thread is not None:
+                await self._write(lambda conn: conn.execute(_INSERT_ACTIONS, rows))
+            else:
+                await self._insert_autocommit(rows)
+        except IntegrityError:
+            # Some idx is already logged and nothing of the batch was written: redo it row by
+            # row, each in its own savepoint, so only the duplicate's caller fails.
+            def one_by_one(conn: Connection) -> list[bool]:
+                written = []
+                for row in rows:
+                    try:
+                        with conn.begin_nested():
+                            conn.execute(_INSERT_ACTIONS, [row])
+                    except IntegrityError:
+                        written.append(False)
+                    else:
+                        written.append(True)
+                return written
+
+            written = await self._write(one_by_one)
+            for q, ok in zip(keep, written, strict=True):
+                if not ok:
+                    _fail(q, _action_conflict(q))
+        for q in keep:
+            if not q.future.done():
+                q.future.set_result(None)
+
+    async def _insert_autocommit(self, rows: list[dict[str, Any]]) -> None:
+        state = self._loop_state()
+        conn = state.log_conn
+        if conn is None:
+            conn = state.log_conn = await self._autocommit.connect()
+        try:
+            await conn.execute(_INSERT_ACTIONS, rows)
+        except IntegrityError:
+            await conn.rollback()  # no round trip: only SQLAlchemy's own state
+            raise
+        except BaseException:
+            state.log_conn = None  # broken or interrupted: a fresh one next time
+            with suppress(Exception):
+                await conn.invalidate()
+            raise
+        await conn.commit()  # likewise no round trip in autocommit
+
+    # ------------------------------------------------------------------ reads
 
     async def get_room(self, code: str) -> RoomRecord | None:
         """The room with its players sorted by seat, or ``None`` if there is no such room."""
@@ -241,67 +637,6 @@ class Store:
             if record is not None:
                 out.append(record)
         return out
-
-    async def set_room_status(self, code: str, status: str) -> None:
-        """Set the room's status (e.g. ``"open"``, ``"playing"``, ``"closed"``). Raises
-        :class:`NotFound` for an unknown room."""
-        async with self._tx() as s:
-            done = await s.execute(update(Room).where(Room.code == code).values(status=status))
-            if done.rowcount != 1:  # type: ignore[attr-defined]
-                raise NotFound(f"unknown room {code!r}")
-
-    async def fence(self, code: str) -> int:
-        """Start a new lease generation of room ``code`` and return it (1, 2, ...): every
-        action logged later with an older ``payload["lease"]`` is refused (:class:`Conflict`),
-        by a trigger (migration 0003). Waits for older-generation appends in flight, so what
-        the new owner then reads includes them. Raises :class:`NotFound` for an unknown room."""
-        async with self._tx() as s:
-            gen = await s.scalar(
-                update(Room)
-                .where(Room.code == code)
-                .values(lease_gen=Room.lease_gen + 1)
-                .returning(Room.lease_gen)
-            )
-        if gen is None:
-            raise NotFound(f"unknown room {code!r}")
-        return int(gen)
-
-    # ------------------------------------------------------------------ hands and the log
-
-    async def start_hand(
-        self, code: str, hand_no: int, seed: str, dealer: int, dealer_streak: int
-    ) -> None:
-        """Record the start of hand ``hand_no`` (numbers are per room). Raises
-        :class:`NotFound` for an unknown room, :class:`Conflict` if that hand exists."""
-        try:
-            async with self._tx() as s:
-                room_id = await self._room_id(s, code)
-                hand = Hand(
-                    room_id=room_id,
-                    hand_no=hand_no,
-                    seed=seed,
-                    dealer=dealer,
-                    dealer_streak=dealer_streak,
-                )
-                s.add(hand)
-                await s.flush()
-                hand_id = hand.id
-        except IntegrityError as exc:
-            raise Conflict(f"hand {hand_no} of room {code!r} exists") from exc
-        self._hand_ids[(code, hand_no)] = hand_id
-
-    async def append_action(
-        self, code: str, hand_no: int, idx: int, seat: int, payload: dict[str, Any]
-    ) -> None:
-        """Append action number ``idx`` (0, 1, 2, ... per hand) by ``seat`` to the hand's log.
-        Raises :class:`Conflict` if ``idx`` is already logged, :class:`NotFound` for an unknown
-        room/hand."""
-        try:
-            async with self._tx() as s:
-                hand_id = await self._hand_id(s, code, hand_no)
-                s.add(Action(hand_id=hand_id, idx=idx, seat=seat, payload=payload))
-        except IntegrityError as exc:
-            raise Conflict(f"action {idx} of hand {hand_no} in room {code!r} exists") from exc
 
     async def hand_actions(self, code: str, hand_no: int) -> list[tuple[int, dict[str, Any]]]:
         """The hand's action log as ``[(seat, payload), ...]`` in ``idx`` order. Raises
@@ -370,6 +705,7 @@ class Store:
                 result=h.result,
                 settlement=h.settlement,
                 deltas=[d for _, d in deltas.get(h.id, [])],
+                weekday=h.weekday,
             )
             for code, h in hands
         ]
@@ -385,7 +721,8 @@ class Store:
         payments: list[dict[str, Any]],
         deltas: list[int],
     ) -> bool:
-        """Settle a hand, once, in one transaction.
+        """Settle a hand, once, in one transaction (:meth:`finish_hand` without the room
+        status and totals).
 
         Sets the hand's ``ended_at``/``result``/``settlement``, writes one ``ledger_entries``
         row per payment (``{"from": seat, "to": seat, "points": int > 0, "reason": str,
@@ -400,60 +737,111 @@ class Store:
                 do not net to ``deltas``.
             NotFound: unknown room or hand.
         """
-        deltas = [_check_int(d, "delta") for d in deltas]
-        if sum(deltas) != 0:
-            raise ValueError(f"deltas {deltas} do not sum to zero")
-        net = [0] * len(deltas)
-        for p in payments:
-            frm, to = _check_int(p["from"], "from"), _check_int(p["to"], "to")
-            points = _check_int(p["points"], "points")
-            if not (0 <= frm < len(deltas) and 0 <= to < len(deltas)):
-                raise ValueError(f"payment {p} names a seat outside 0..{len(deltas) - 1}")
-            net[frm] -= points
-            net[to] += points
-        if net != deltas:
-            raise ValueError(f"payments net to {net}, not to deltas {deltas}")
-
-        now = utcnow()
+        deltas = _check_settlement(payments, deltas)
         try:
-            async with self._tx() as s:
-                hand_id = await self._hand_id(s, code, hand_no)
-                # The conditional UPDATE is the guard (it takes the row lock first on
-                # PostgreSQL, the write lock on SQLite); uq_seat_deltas_hand_seat is the last.
-                done = await s.execute(
-                    update(Hand)
-                    .where(Hand.id == hand_id, Hand.ended_at.is_(None))
-                    .values(ended_at=now, result=result, settlement=settlement)
-                )
-                if done.rowcount != 1:  # type: ignore[attr-defined]
-                    return False  # already settled: nothing was changed
-                room_id = await self._room_id(s, code)
-                player_ids = dict(
-                    (
-                        await s.execute(
-                            select(Player.seat, Player.id).where(Player.room_id == room_id)
-                        )
-                    ).all()
-                )
-                s.add_all(
-                    LedgerEntry(
-                        hand_id=hand_id,
-                        from_seat=p["from"],
-                        to_seat=p["to"],
-                        points=p["points"],
-                        reason=str(p.get("reason", "")),
-                        detail=p.get("detail"),
-                        created_at=now,
-                    )
-                    for p in payments
-                )
-                s.add_all(
-                    SeatDelta(hand_id=hand_id, seat=seat, player_id=player_ids.get(seat), delta=d)
-                    for seat, d in enumerate(deltas)
-                )
-                await s.flush()
+            return await self._write(
+                lambda conn: self._settle(conn, code, hand_no, result, settlement, payments, deltas)
+            )
         except IntegrityError:
             return False
+
+    async def finish_hand(
+        self,
+        code: str,
+        hand_no: int,
+        result: str,
+        settlement: dict[str, Any],
+        payments: list[dict[str, Any]],
+        deltas: list[int],
+        *,
+        status: str | None,
+        totals: Sequence[int] | None = None,
+    ) -> FinishedHand:
+        """End a hand in ONE transaction: settle it (once, as :meth:`settle_hand`), set the
+        room's status to ``status`` (unless ``None``) and give the room's new totals.
+
+        ``totals`` is the caller's running total per seat *before* this hand (as the room
+        actor keeps it): when this call settles the hand the new totals are
+        ``totals[i] + deltas[i]`` and no SELECT is made. Without ``totals``, or when the hand
+        was already settled (a rebuilt room ending a hand whose settlement survived a crash),
+        the totals are read in the same transaction, as :meth:`totals` would give them.
+
+        The status is set whether or not this call settled the hand (the caller owns the
+        room). If anything fails, nothing of it is written: no settled hand without its
+        ledger, no status without the settlement.
+
+        Returns:
+            :class:`FinishedHand` ``(settled, totals)``.
+
+        Raises:
+            ValueError: as :meth:`settle_hand`; also ``totals`` not as long as ``deltas``.
+            NotFound: unknown room or hand.
+            Conflict: ``seat_deltas`` rows exist for a hand not marked settled (nothing is
+                written).
+        """
+        deltas = _check_settlement(payments, deltas)
+        if totals is not None and len(totals) != len(deltas):
+            raise ValueError(f"totals {list(totals)} and deltas {deltas} differ in length")
+
+        def work(conn: Connection) -> FinishedHand:
+            settled = self._settle(conn, code, hand_no, result, settlement, payments, deltas)
+            room_id = self._room_id_in(conn, code)
+            if status is not None:
+                conn.execute(_SET_STATUS, {"rid": room_id, "status": status})
+            if settled and totals is not None:
+                return FinishedHand(True, [int(t) + d for t, d in zip(totals, deltas, strict=True)])
+            return FinishedHand(settled, _read_totals(conn, room_id))
+
+        try:
+            return await self._write(work)
+        except IntegrityError as exc:  # seat_deltas rows without a settled hand: a broken log
+            raise Conflict(f"hand {hand_no} of room {code!r} has settlement rows") from exc
+
+    def _settle(
+        self,
+        conn: Connection,
+        code: str,
+        hand_no: int,
+        result: str,
+        settlement: dict[str, Any],
+        payments: list[dict[str, Any]],
+        deltas: list[int],
+    ) -> bool:
+        hand_id = self._hand_id_in(conn, code, hand_no)
+        room_id = self._room_id_in(conn, code)
+        now = utcnow()
+        # The conditional UPDATE is the guard (it takes the row lock first on PostgreSQL; on
+        # SQLite BEGIN IMMEDIATE already holds the write lock); uq_seat_deltas_hand_seat is
+        # the last line.
+        done = conn.execute(
+            _SETTLE_HAND,
+            {"hid": hand_id, "ended_at": now, "result": result, "settlement": settlement},
+        )
+        if done.rowcount != 1:
+            return False  # already settled: nothing was changed
+        if payments:
+            conn.execute(
+                _INSERT_LEDGER,
+                [
+                    {
+                        "hand_id": hand_id,
+                        "from_seat": p["from"],
+                        "to_seat": p["to"],
+                        "points": p["points"],
+                        "reason": str(p.get("reason", "")),
+                        "detail": p.get("detail"),
+                        "created_at": now,
+                    }
+                    for p in payments
+                ],
+            )
+        conn.execute(
+            _INSERT_SEAT_DELTAS,
+            [
+                {"hand_id": hand_id, "room_id": room_id, "seat": seat, "delta": d}
+                for seat, d in enumerate(deltas)
+            ],
+        )
         return True
 
     async def totals(self, code: str) -> list[int]:
@@ -461,27 +849,9 @@ class Store:
         ``i``. The list is as long as the room's seat count (``options["players"]`` if set,
         else the highest seat seen + 1). Raises :class:`NotFound` for an unknown room."""
         async with self._sessions() as s:
-            room = await s.scalar(select(Room).where(Room.code == code))
-            if room is None:
-                raise NotFound(f"unknown room {code!r}")
-            sums = dict(
-                (
-                    await s.execute(
-                        select(SeatDelta.seat, func.sum(SeatDelta.delta))
-                        .join(Hand, Hand.id == SeatDelta.hand_id)
-                        .where(Hand.room_id == room.id)
-                        .group_by(SeatDelta.seat)
-                    )
-                ).all()
-            )
-            max_seat = await s.scalar(
-                select(func.max(Player.seat)).where(Player.room_id == room.id)
-            )
-        n = room.options.get("players") if isinstance(room.options, dict) else None
-        if not isinstance(n, int) or isinstance(n, bool):
-            n = 0
-        n = max(n, (max_seat + 1) if max_seat is not None else 0, max(sums, default=-1) + 1)
-        return [int(sums.get(seat) or 0) for seat in range(n)]
+            room_id = await self._room_id(s, code)
+            conn = await s.connection()
+            return await conn.run_sync(_read_totals, room_id)
 
     async def ledger(
         self,
@@ -570,18 +940,68 @@ class Store:
         ]
 
 
+def _read_totals(conn: Connection, room_id: int) -> list[int]:
+    options = conn.scalar(select(Room.options).where(Room.id == room_id))
+    sums = dict(
+        conn.execute(
+            select(SeatDelta.seat, func.sum(SeatDelta.delta))
+            .join(Hand, Hand.id == SeatDelta.hand_id)
+            .where(Hand.room_id == room_id)
+            .group_by(SeatDelta.seat)
+        ).all()
+    )
+    max_seat = conn.scalar(select(func.max(Player.seat)).where(Player.room_id == room_id))
+    n = options.get("players") if isinstance(options, dict) else None
+    if not isinstance(n, int) or isinstance(n, bool):
+        n = 0
+    n = max(n, (max_seat + 1) if max_seat is not None else 0, max(sums, default=-1) + 1)
+    return [int(sums.get(seat) or 0) for seat in range(n)]
+
+
+def _fail(q: _Queued, exc: BaseException) -> None:
+    if not q.future.done():
+        q.future.set_exception(exc)
+
+
+def _action_conflict(q: _Queued) -> Conflict:
+    return Conflict(f"action {q.idx} of hand {q.hand_no} in room {q.code!r} exists")
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
+
+
 def _sqlite_on_connect(dbapi_connection: Any, _record: Any) -> None:
     cursor = dbapi_connection.cursor()
     try:
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.execute("PRAGMA journal_mode=WAL")
+        # WAL + NORMAL: a commit is durable against a crash of the process (not of the OS
+        # before the next checkpoint) and costs no fsync.
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        # Only for other processes on the same file: within one store writes never contend.
         cursor.execute("PRAGMA busy_timeout=10000")
     finally:
         cursor.close()
 
 
+def _sqlite_writer_on_connect(dbapi_connection: Any, _record: Any) -> None:
+    # No implicit BEGIN from the driver: the "begin" hook below opens every transaction.
+    dbapi_connection.isolation_level = None
+
+
+def _sqlite_begin_immediate(conn: Connection) -> None:
+    # Take the write lock when the transaction opens, never as an upgrade in mid-transaction
+    # (which SQLite refuses at once with "database is locked" when another writer is there).
+    conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+
 __all__ = [
     "Conflict",
+    "FinishedHand",
     "HandRecord",
     "NotFound",
     "PlayerRecord",

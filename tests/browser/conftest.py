@@ -102,7 +102,7 @@ class LiveServer:
     def __init__(self, database_url: str, port: int | None = None, **settings: Any) -> None:
         self.database_url = database_url
         #: more ``Settings`` fields (e.g. ``claim_min_ms=1500`` to see claim windows stay open)
-        self.settings = {"claim_min_ms": 0, **settings}
+        self.settings = {"claim_min_ms": 0, "sockets_per_minute": 10_000, **settings}
         self.port = port or free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.app: Any = None

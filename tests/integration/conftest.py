@@ -69,6 +69,7 @@ def live(database_url: str) -> Iterator[Live]:
         admin_token=ADMIN_TOKEN,
         claim_min_ms=0,
         rooms_per_minute=10_000,
+        sockets_per_minute=100_000,
     )
     yield from _serve(settings, database_url)
 
@@ -82,6 +83,7 @@ def live_redis(database_url: str, redis_url: str) -> Iterator[Live]:
         admin_token=ADMIN_TOKEN,
         claim_min_ms=0,
         rooms_per_minute=10_000,
+        sockets_per_minute=100_000,
     )
     yield from _serve(settings, database_url)
 
@@ -96,5 +98,6 @@ def live_clock(database_url: str) -> Iterator[Live]:
         admin_token=ADMIN_TOKEN,
         claim_min_ms=0,
         rooms_per_minute=10_000,
+        sockets_per_minute=100_000,
     )
     yield from _serve(settings, database_url, ManualClock())

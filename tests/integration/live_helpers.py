@@ -16,7 +16,8 @@ from websockets.asyncio.client import ClientConnection, connect
 
 ADMIN_TOKEN = "test-admin-token"
 #: Refusals a scripted player meets when its answer lands after the prompt it answered was
-#: decided without it (e.g. a pong answer after a win settled the window).
+#: closed (e.g. a pong answer after the room closed a window a win decided; an answer that
+#: arrives while the window is still open is accepted, spec §3).
 STALE = ("stale_prompt", "no_hand", "not_your_turn")
 T = TypeVar("T")
 

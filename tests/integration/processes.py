@@ -24,9 +24,12 @@ REPO = Path(__file__).resolve().parents[2]
 
 class ServerProcess:
     """``python -m server serve`` on 127.0.0.1:``port`` with ``env`` added to the
-    environment; output goes to ``log``."""
+    environment and ``args`` (e.g. ``["--log-level", "info"]``) to the command line; output
+    goes to ``log``."""
 
-    def __init__(self, env: dict[str, str], log: Path, port: int | None = None) -> None:
+    def __init__(
+        self, env: dict[str, str], log: Path, port: int | None = None, args: list[str] | None = None
+    ) -> None:
         self.port = port or free_port()
         self.http = f"http://127.0.0.1:{self.port}"
         self.ws = f"ws://127.0.0.1:{self.port}"
@@ -37,7 +40,7 @@ class ServerProcess:
         self._out = log.open("ab")
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "server", "serve", "--host", "127.0.0.1"]
-            + ["--port", str(self.port), "--log-level", "warning"],
+            + ["--port", str(self.port), "--log-level", "warning", *(args or [])],
             cwd=REPO,
             env=full_env,
             stdout=self._out,

@@ -9,14 +9,15 @@ from collections import Counter
 
 import pytest
 from live_helpers import Live, create_room, recv, recv_until
+from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
-from server.api.app import AddressLimiter
+from server.api.limits import AddressLimits
 from server.room.manager import CODE_ALPHABET, CODE_LENGTH
 
 
 async def test_room_creation_is_limited_per_address(live: Live) -> None:
-    live.app.state.room_limiter = AddressLimiter(3)
+    live.app.state.limits = AddressLimits({"rooms": 3, "sockets": 100})
     async with live.client() as client:
         for _ in range(3):
             await create_room(client)
@@ -26,15 +27,27 @@ async def test_room_creation_is_limited_per_address(live: Live) -> None:
         assert r.headers["retry-after"] == "60"
 
 
-def test_address_limiter_refills_and_separates_addresses() -> None:
-    now = [0.0]
-    limiter = AddressLimiter(2, clock=lambda: now[0])
-    assert limiter.allow("a") and limiter.allow("a") and not limiter.allow("a")
-    assert limiter.allow("b"), "another address has its own bucket"
-    now[0] += 29.0
-    assert not limiter.allow("a")
-    now[0] += 1.5  # 30 s = one room at 2 a minute
-    assert limiter.allow("a") and not limiter.allow("a")
+async def test_address_limits_separate_addresses_and_kinds() -> None:
+    limits = AddressLimits({"rooms": 2, "sockets": 1})
+    assert [await limits.allow("rooms", "a") for _ in range(3)] == [True, True, False]
+    assert await limits.allow("rooms", "b"), "another address has its own window"
+    assert await limits.allow("sockets", "a") and not await limits.allow("sockets", "a")
+    await limits.clear("rooms", "a")
+    assert await limits.allow("rooms", "a")
+
+
+async def test_socket_connections_are_limited_per_address(live: Live) -> None:
+    live.app.state.limits = AddressLimits({"rooms": 100, "sockets": 2})
+    async with live.client() as client:
+        code = await create_room(client)
+    for _ in range(2):  # within the limit: refused only for the bad token
+        async with connect(f"{live.ws}/ws/rooms/{code}?token=nope") as ws:
+            assert json.loads(await ws.recv())["code"] == "bad_token"
+    async with connect(f"{live.ws}/ws/rooms/{code}?token=nope") as ws:
+        assert json.loads(await ws.recv())["code"] == "rate_limited"
+        with pytest.raises(ConnectionClosed) as closed:
+            await ws.recv()
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 4429
 
 
 async def test_tokens_and_room_codes(live: Live) -> None:

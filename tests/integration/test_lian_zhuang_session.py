@@ -26,7 +26,7 @@ async def test_eight_hands_of_lian_zhuang_keep_streak_and_totals(live: Live) -> 
         acted, seq, hand_ends = None, 0, 0
         while True:
             msg = await recv(ws, timeout=30)
-            # An answer can arrive after the window it answered was decided without it.
+            # An answer can arrive after the window it answered was closed.
             assert msg["type"] != "error" or msg["code"] in STALE, msg
             if msg["type"] in ("snapshot", "event") and msg.get("legal"):
                 if (msg["hand_no"], msg["prompt"]) != acted:
@@ -68,6 +68,7 @@ async def test_eight_hands_of_lian_zhuang_keep_streak_and_totals(live: Live) -> 
                 hand.dealer,
                 hand.dealer_streak,
                 await store.hand_actions(code, hand.hand_no),
+                hand.weekday,
             )
             settlement = settle(state)
             assert settlement is not None

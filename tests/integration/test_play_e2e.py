@@ -81,7 +81,7 @@ async def play_room(
             ServerMessageAdapter.validate_python(msg)
             check_private(msg, me)
             t = msg["type"]
-            # an answer can arrive after its window was decided without it (a win beat it)
+            # an answer can arrive after its window was closed (a win decided it without it)
             assert t != "error" or msg["code"] in STALE, msg
             if t in ("snapshot", "event") and msg["legal"]:
                 prompt = (msg["hand_no"], msg["prompt"])

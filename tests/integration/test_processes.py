@@ -52,7 +52,12 @@ async def _check_hand(database_url: str, code: str, hand_end: dict[str, Any]) ->
         hand = (await store.hands(code))[0]
         actions = await store.hand_actions(code, hand.hand_no)
         state, _ = replay_hand(
-            GuiyangOptions(**room.options), hand.seed, hand.dealer, hand.dealer_streak, actions
+            GuiyangOptions(**room.options),
+            hand.seed,
+            hand.dealer,
+            hand.dealer_streak,
+            actions,
+            hand.weekday,
         )
         replayed = settle(state)
         assert replayed is not None, "the logged actions do not end the hand"

@@ -54,3 +54,17 @@ async def test_health(live: Live) -> None:
     async with live.client() as client:
         r = await client.get("/api/health")
         assert r.status_code == 200 and r.json()["status"] == "ok"
+
+
+async def test_games_lists_every_registered_game_and_its_options(live: Live) -> None:
+    async with live.client() as client:
+        r = await client.get("/api/games")
+        assert r.status_code == 200
+        games = {g["name"]: g["options"] for g in r.json()["games"]}
+        assert set(games) == {"guiyang", "jintan"}
+        guiyang = {o["name"]: o for o in games["guiyang"]}
+        assert guiyang["players"]["default"] == 4 and guiyang["hands"]["default"] == 8
+        assert guiyang["man_tang_ji"]["type"] == "bool" and guiyang["man_tang_ji"]["label_zh"]
+        jintan = {o["name"]: o for o in games["jintan"]}
+        assert jintan["base"]["default"] == 10 and jintan["chow"]["type"] == "bool"
+        assert "players" not in jintan, "Jintan's seat count is no option"

@@ -18,6 +18,8 @@ from live_helpers import Live, create_room, recv, recv_until
 from scenarios import Scenario, find_claim, pong_and_win
 
 from server.api.messages import ServerMessageAdapter
+from server.room.actor import replay_hand
+from server.rules.guiyang import settle
 
 
 async def send(ws: Any, msg: dict[str, Any]) -> None:
@@ -417,9 +419,12 @@ async def test_final_standing(live_clock: Live) -> None:
     assert ends and ends[-1]["totals"] == totals and ends[-1]["next_hand"] is None
 
 
-async def test_an_answer_to_a_window_decided_without_it_is_stale(live_clock: Live) -> None:
-    """The win is claimed first: the window is decided at once, so the ponger's answer,
-    though on the current prompt, is late (``stale_prompt``) and changes nothing."""
+async def test_an_answer_to_a_decided_window_is_accepted_while_it_is_open(
+    live_clock: Live,
+) -> None:
+    """The win is claimed first: the window is decided at once, but it stays open for its
+    minimum time, and the ponger's answer in it is accepted (spec §3) and loses to the win.
+    The stored log holds it and replays to the same hand."""
     live = live_clock
     code, tokens, (ponger, winner, _other) = await at_pong_and_win(live)
     wp, sp = await connect(live, code, tokens[ponger])
@@ -430,8 +435,51 @@ async def test_an_answer_to_a_window_decided_without_it_is_stale(live_clock: Liv
     await send(ww, action_msg("win", sw["prompt"], 1))
     await recv_until(ww, "snapshot")  # the winner's acknowledgement
     await send(wp, action_msg("pong", sp["prompt"], 2))
-    err, _ = await recv_until(wp, "error")
-    assert (err["code"], err["seq"]) == ("stale_prompt", 2)
+    ack, _ = await recv_until(wp, "snapshot")  # accepted: acknowledged, no error
+    assert ack["legal"] == [] and ack["prompt"] == sp["prompt"]
+    assert ack["version"] == sp["version"]  # an answer is no event
+    assert await barrier(wp, 3) == []
+    assert actor.state.phase == "claim"  # decided, not closed before its minimum time
     await live.advance(6)
+    end, seen = await recv_until(wp, "hand_end")
+    assert not [m for m in seen if m["type"] == "error"], seen
+    assert "pong" not in [m["event"]["type"] for m in seen if m["type"] == "event"]
+    assert end["settlement"]["winners"] == [winner]
+    log = await live.on_server(actor.store.hand_actions(code, 1))
+    assert log[-2:] == [
+        (winner, {"action": {"kind": "win"}, "source": "player"}),
+        (ponger, {"action": {"kind": "pong"}, "source": "player"}),
+    ]
+    state, version = replay_hand(actor.opts, actor.state.seed, 0, 1, log)
+    assert state.ended and state.winners == [winner]
+    settlement = settle(state)
+    assert settlement is not None and settlement["deltas"] == end["settlement"]["deltas"]
+    assert version == end["version"] - 1  # the hand_end message comes after the events
+
+
+async def test_a_decided_window_closes_without_waiting_and_a_later_answer_is_stale(
+    live_clock: Live,
+) -> None:
+    """The win decides the window; it closes after its minimum time although the ponger,
+    offered a pong, has not answered (and well before the claim timeout). The ponger's
+    answer after that is ``stale_prompt`` and changes nothing."""
+    live = live_clock
+    code, tokens, (ponger, winner, _other) = await at_pong_and_win(live)
+    wp, sp = await connect(live, code, tokens[ponger])
+    ww, sw = await connect(live, code, tokens[winner])
+    actor = await live.actor(code)
+    actor.timing.claim_min_ms = 2000
+    actor._window_opened = live.clock.now()
+    await send(ww, action_msg("win", sw["prompt"], 1))
+    await recv_until(ww, "snapshot")
+    await live.advance(1)
+    assert actor.state.phase == "claim"  # still within the minimum time
+    await live.advance(1.5)  # past it, far from the 10 s claim timeout
     end, _ = await recv_until(wp, "hand_end")
     assert end["settlement"]["winners"] == [winner]
+    log = await live.on_server(actor.store.hand_actions(code, 1))
+    assert log[-1] == (winner, {"action": {"kind": "win"}, "source": "player"})
+    await send(wp, action_msg("pong", sp["prompt"], 2))
+    err, _ = await recv_until(wp, "error")
+    assert (err["code"], err["seq"]) == ("stale_prompt", 2)
+    assert await live.on_server(actor.store.hand_actions(code, 1)) == log

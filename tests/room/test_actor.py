@@ -204,6 +204,41 @@ async def test_bot_room_plays_whole_session(store: Any, bus: Any, clock: ManualC
     await actor.stop()
 
 
+async def test_an_answer_after_the_last_hand_ended_is_stale(
+    store: Any, bus: Any, clock: ManualClock
+) -> None:
+    """The session's last hand ends: its last prompt is over, so an answer carrying that
+    prompt number is ``stale_prompt`` (one without a number: ``no_hand``)."""
+    opts = GuiyangOptions(hands=4).model_dump()
+    await store.create_room("LAST01", "guiyang", opts)
+    for i in range(4):
+        await store.add_player("LAST01", i, f"p{i}", f"hash{i}", True)
+    seats = [Seat(i, f"p{i}", True, f"hash{i}") for i in range(4)]
+    actor = RoomActor("LAST01", opts, store, bus, clock, TIMING, seats=seats)
+    spectator = await bus.subscribe(seat_channel("LAST01", None))
+    actor.start()
+    for _ in range(200):
+        if actor.status == "finished":
+            break
+        await actor.idle()
+    assert actor.status == "finished"
+    seen = []
+    while True:
+        try:
+            seen.append(await spectator.get(timeout=0.05))
+        except TimeoutError:
+            break
+    last_prompt = [m["prompt"] for m in seen if m["type"] == "event" and m["hand_no"] == 4][-1]
+    with pytest.raises(RoomError) as late:
+        await actor.act(0, Action("pass"), prompt=last_prompt)
+    assert late.value.code == "stale_prompt"
+    with pytest.raises(RoomError) as no_prompt:
+        await actor.act(0, Action("pass"))
+    assert no_prompt.value.code == "no_hand"
+    await spectator.close()
+    await actor.stop()
+
+
 async def test_rebuild_from_store(store: Any, bus: Any, clock: ManualClock) -> None:
     manager = RoomManager(store, bus, clock, TIMING)
     manager.new_seed = lambda: "rebuild-mid-hand"  # a hand that outlasts three timeouts

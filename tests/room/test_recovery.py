@@ -62,10 +62,10 @@ async def test_settlement_written_once_after_crash_before_ledger(
     await actor.wait_started()
     await actor.idle()
     actions = await store.hand_actions(CODE, 1)
-    state, _ = replay_hand(opts, "crash-seed-1", 0, 1, actions)
+    hand = (await store.hands(CODE))[0]
+    state, _ = replay_hand(opts, "crash-seed-1", 0, 1, actions, hand.weekday)
     expected = settle(state)
     assert expected is not None
-    hand = (await store.hands(CODE))[0]
     assert hand.settlement == expected
     assert hand.deltas == expected["deltas"]
     rows = await store.ledger_by_hand(CODE, 1)

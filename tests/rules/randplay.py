@@ -20,12 +20,16 @@ def play_hand(
     options: GuiyangOptions, seed: str, policy_seed: int, dealer: int = 0, streak: int = 1
 ) -> Iterator[tuple[State, int, Action | None, State, list[dict]]]:
     """Deal from ``seed`` and play to the end; yields (before, seat, action, after, events),
-    with seat -1 and action None where a decided claim window is closed."""
+    with seat -1 and action None where a decided claim window is closed.
+
+    A decided window is closed at once when nobody may answer any more, else half of the
+    time (the room closes it after its minimum time even if some seats it offered a claim
+    have not answered, §3); otherwise those seats answer, late, and lose."""
     rng = random.Random(policy_seed)
     state = guiyang.deal(options, seed, dealer, streak)
     while not state.ended:
         acting = guiyang.acting_seats(state)
-        if not acting:  # a decided claim window: the room closes it, so do we
+        if guiyang.claims_decided(state) and (not acting or rng.random() < 0.5):
             after, events = guiyang.resolve_claims(state)
             yield state, -1, None, after, events
             state = after

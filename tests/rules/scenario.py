@@ -43,6 +43,7 @@ def build(
     *,
     dealer: int = 0,
     streak: int = 1,
+    weekday: int | None = None,
     **options: Any,
 ) -> State:
     """A new hand with the given tiles.
@@ -50,7 +51,8 @@ def build(
     ``hands[i]`` is seat i's tiles; None is a filler hand, and a string ending in ``+`` is
     those tiles completed with filler (13 tiles, the dealer 14). ``wall`` is the first tiles
     drawn, in order; ``back`` the kong replacement tiles in the order they are drawn (with
-    no kong, ``back[0]`` is the last tile of the wall). Options are keyword arguments.
+    no kong, ``back[0]`` is the last tile of the wall); ``weekday`` the hand's weekday for
+    星期鸡. Options are keyword arguments.
     """
     opts = GuiyangOptions(**{"players": len(hands), **options})
     pool = Counter(full_set())
@@ -65,7 +67,8 @@ def build(
         for seat, g in enumerate(given)
     ]
     middle = [t for t in TILE_NAMES for _ in range(pool[t])]
-    return guiyang.new_hand(opts, full, front + middle + rear[::-1], dealer, streak)
+    wall_tiles = front + middle + rear[::-1]
+    return guiyang.new_hand(opts, full, wall_tiles, dealer, streak, weekday=weekday)
 
 
 def play(state: State, actions: Sequence[Sequence[Any]]) -> State:

@@ -15,6 +15,7 @@ from pydantic import ValidationError
 
 from server.rules import guiyang
 from server.rules.guiyang import Action, GuiyangOptions, IllegalAction, State
+from server.rules.hand import is_complete
 from server.rules.replay import close_window
 from server.rules.tiles import tile_name
 from tests.rules.scenario import build, by_reason, drain, legal, payments, play, settle
@@ -793,6 +794,7 @@ def test_multiple_winners_every_claimed_win_stands() -> None:
     ("answers", "winner"),
     [
         ([[3, "win"], [2, "win"]], 2),  # seat 2 is first after the discarder
+        ([[2, "win"], [3, "win"]], 2),  # §3: seat 3's answer after the decision is accepted
         ([[3, "win"], [2, "pass"]], 3),
         ([[2, "pass"], [3, "win"]], 3),
     ],
@@ -942,6 +944,112 @@ def test_no_self_kong_when_the_wall_is_empty() -> None:
     # Control: with tiles left, the same four 7m give a kong.
     state = play(build(["9m +", None, None, "777m +"], "8p 8p 7m"), ROUND[:3])
     assert state.turn == 3 and ("kong", "7m", False) in legal(state, 3)
+
+
+# §3: claim answers in any order; a decided window stays open to the seats it offered a claim.
+
+
+def test_a_later_seats_win_after_the_decision_is_accepted_and_loses() -> None:
+    state = build(["4p +", None, DD_2, DD_3], "4s", multiple_winners=False)
+    state, _ = guiyang.apply(state, 0, Action("discard", tile="4p"))
+    state, _ = guiyang.apply(state, 2, Action("win"))
+    assert guiyang.claims_decided(state)  # seat 2 is first from the discarder: it wins
+    assert legal(state, 3) == {WIN, PASS}  # but the window is open: seat 3 may still answer
+    assert guiyang.acting_seats(state) == [3]
+    state, events = guiyang.apply(state, 3, Action("win"))
+    assert events == [] and state.claim_answers == {2: "win", 3: "win"}
+    assert guiyang.legal_actions(state, 3) == []  # one answer per seat
+    s = settle(close_window(state))
+    assert s["winners"] == [2] and s["hand_types"] == {"2": "da_dui_zi"}
+    assert payments(s) == {(0, 2, "hu"): 5}
+    assert s["deltas"] == [-5, 0, 5, 0]
+
+
+def test_a_decided_window_closes_without_the_answers_still_owed() -> None:
+    state = build(["4p +", None, DD_2, DD_3], "4s", multiple_winners=False)
+    state, _ = guiyang.apply(state, 0, Action("discard", tile="4p"))
+    state, _ = guiyang.apply(state, 2, Action("win"))
+    state, events = guiyang.resolve_claims(state)  # seat 3 never answered
+    assert state.ended and state.winners == [2]
+    assert [e["type"] for e in events] == ["win", "hand_end"]
+
+
+def test_a_pong_after_the_win_decided_the_window_is_accepted_and_loses() -> None:
+    state = build(["4p +", None, "44p +", DD_3], "5s")
+    state, _ = guiyang.apply(state, 0, Action("discard", tile="4p"))
+    state, _ = guiyang.apply(state, 3, Action("win"))
+    assert guiyang.claims_decided(state) and legal(state, 2) == {PONG, PASS}
+    state, events = guiyang.apply(state, 2, Action("pong"))
+    assert events == []
+    s = settle(close_window(state))
+    assert s["winners"] == [3] and not state.melds[2]
+    assert s["deltas"] == [-5, 0, 0, 5]
+
+
+@pytest.mark.parametrize("multiple_winners", [False, True])
+def test_two_wins_in_either_order_give_the_same_outcome(multiple_winners: bool) -> None:
+    outcomes = [
+        two_winners(multiple_winners, answers)
+        for answers in ([[2, "win"], [3, "win"]], [[3, "win"], [2, "win"]])
+    ]
+    assert outcomes[0] == outcomes[1]
+    if multiple_winners:
+        assert outcomes[0]["winners"] == [2, 3] and outcomes[0]["deltas"] == [-10, 0, 5, 5]
+    else:
+        assert outcomes[0]["winners"] == [2] and outcomes[0]["deltas"] == [-5, 0, 5, 0]
+
+
+# §3: a self-draw needs a tile drawn in this turn; right after a pong there is none.
+
+DD_PAIRS = "11m 22m 333p 444p 555s"  # waits on 1m / 2m (双碰); won on 1m: 大对子
+PH_PAIRS = "123m 456m 789m 44p 55s"  # waits on 4p / 5s; won on 4p: 平胡
+
+
+@pytest.mark.parametrize(("hand", "tile"), [(DD_PAIRS, "1m"), (PH_PAIRS, "4p")])
+def test_no_self_draw_right_after_a_pong(hand: str, tile: str) -> None:
+    state = play(build([f"{tile} +", None, hand, None], "5s"), [[0, "discard", tile], [2, "pong"]])
+    assert state.phase == "turn" and state.turn == 2 and state.drawn[2] is None
+    # The rest of the hand is complete: a self-draw would have been a win.
+    assert is_complete(state.hands[2], len(state.melds[2]))
+    assert SELF_DRAW not in legal(state, 2)
+    assert {kind for kind, _, _ in legal(state, 2)} == {"discard"}
+    before = fresh(state)
+    with pytest.raises(IllegalAction) as refused:
+        guiyang.apply(state, 2, Action("self_draw"))
+    assert refused.value.code == "illegal_action"
+    assert state == before
+    # On a timeout the seat discards (托管 never "self-draws" here either).
+    assert guiyang.default_action(state, 2).kind == "discard"
+
+
+def test_the_hand_a_claimed_tile_completes_wins_on_the_discard_where_allowed() -> None:
+    # 大对子 (§7: above 平胡) may win on the discard: 5 from the discarder only, not a
+    # self-draw's 5 + 1 from every seat.
+    state = play(build(["1m +", None, DD_PAIRS, None], "5s"), [[0, "discard", "1m"]])
+    assert legal(state, 2) == {WIN, PONG, PASS}
+    s = settle(play(state, [[2, "win"]]))
+    assert s["winners"] == [2] and s["hand_types"] == {"2": "da_dui_zi"}
+    assert payments(s) == {(0, 2, "hu"): 5}
+    assert s["deltas"] == [-5, 0, 5, 0]
+
+
+def test_a_ping_hu_the_claimed_tile_completes_may_only_pong() -> None:
+    # §7: 平胡 without 豆 or report may not win on the discard; pong and discard it is.
+    state = play(build(["4p +", None, PH_PAIRS, None], "5s"), [[0, "discard", "4p"]])
+    assert legal(state, 2) == {PONG, PASS}
+
+
+def test_self_draw_after_a_pong_and_a_kong_on_the_replacement_tile() -> None:
+    # Control: after the pong a concealed kong draws a replacement, so a self-draw (杠开)
+    # is a tile drawn in this turn.
+    hand = "11m 2222m 333p 444p 5s"
+    state = build(["1m +", None, hand, None], "8p", "5s")
+    state = play(state, [[0, "discard", "1m"], [2, "pong"]])
+    assert SELF_DRAW not in legal(state, 2)
+    state = play(state, [[2, "kong", "2m"]])
+    assert tile_name(state.drawn[2]) == "5s" and SELF_DRAW in legal(state, 2)
+    s = settle(play(state, [[2, "self_draw"]]))
+    assert s["winners"] == [2] and state.after_kong
 
 
 # ---------------------------------------------------------------------------- §11 三丁拐 / 二丁拐
@@ -1150,6 +1258,11 @@ def test_option_defaults() -> None:
         "dou_values": "standard",
         "multiple_winners": True,
         "pass_pong_lock": False,
+        "wu_gu_ji": False,
+        "ben_ji": False,
+        "xing_qi_ji": False,
+        "chui_feng_ji": False,
+        "time_zone": "Asia/Shanghai",
         "base_points": 1,
         "hands": 8,
         "claim_seconds": 10,

@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import itertools
 import json
-import os
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from server.rules import guiyang
-from server.rules.guiyang import GuiyangOptions, State
+from server.rules.guiyang import Action, GuiyangOptions, State
 from tests.rules.randplay import play_hand
 
 options_strategy = st.builds(
@@ -104,6 +103,29 @@ def test_replay_is_deterministic(options: GuiyangOptions, seed: str, policy: int
     assert guiyang.settle(state) == guiyang.settle(played[-1][3])
 
 
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(options=options_strategy, seed=seeds, policy=policies)
+def test_late_answers_change_no_decided_window_and_no_self_draw_without_a_draw(
+    options: GuiyangOptions, seed: str, policy: int
+) -> None:
+    """§3: once a window is decided, any answer still accepted from a seat it offered a claim
+    closes it to the same events (and settlement); a self-draw is only offered with a tile
+    drawn in this turn (never right after a pong)."""
+    for before, _, _, _, _ in play_hand(options, seed, policy):
+        if guiyang.claims_decided(before):
+            _, events = guiyang.resolve_claims(before)
+            for seat in guiyang.acting_seats(before):
+                for action in guiyang.legal_actions(before, seat):
+                    late, answer_events = guiyang.apply(before, seat, action)
+                    assert answer_events == [] and guiyang.claims_decided(late)
+                    assert guiyang.resolve_claims(late)[1] == events
+        elif before.phase == "turn":
+            seat = before.turn
+            if Action("self_draw") in guiyang.legal_actions(before, seat):
+                dealt = seat == before.dealer and not any(before.discards)
+                assert before.drawn[seat] is not None or dealt
+
+
 @settings(max_examples=100, deadline=None)
 @given(
     options=options_strategy, seed=st.text(min_size=1, max_size=12), policy=st.integers(0, 2**32)
@@ -111,7 +133,11 @@ def test_replay_is_deterministic(options: GuiyangOptions, seed: str, policy: int
 def test_views_and_events_hide_other_seats_and_the_wall(
     options: GuiyangOptions, seed: str, policy: int
 ) -> None:
-    for _, _, _, after, events in play_hand(options, seed, policy):
+    for before, _, action, after, events in play_hand(options, seed, policy):
+        if action is not None and before.phase in ("claim", "rob"):
+            # A claim answer makes no event at all: none that the others could see, and no
+            # gap in the event numbers telling them this seat had something to answer.
+            assert events == [], (action, events)
         if after.ended:
             break
         for seat in [*range(options.players), None]:
@@ -125,29 +151,36 @@ def test_views_and_events_hide_other_seats_and_the_wall(
                 assert set(s) >= {"concealed_count"} and "hand" not in s
             assert "settlement" not in text
             for event in events:
+                # Every event reaches every seat and the spectators; only the fields it lists
+                # as private are cut, for everybody but its own seat.
                 projected = guiyang.project_event(event, seat)
-                if projected is None:
-                    continue
-                if event["type"] == "draw" and event["seat"] != seat:
-                    assert "tile" not in projected
-                if event["type"] == "ding_que_chosen" and event["seat"] != seat:
-                    assert "suit" not in projected
-                assert "_private" not in projected and "_only" not in projected
+                own = seat is not None and event.get("seat") == seat
+                private = event.get("_private", [])
+                assert projected == {
+                    k: x for k, x in event.items() if k != "_private" and (own or k not in private)
+                }
+                if event["type"] == "draw":
+                    assert ("tile" in projected) == own, (seat, event)
+                if event["type"] == "ding_que_chosen":
+                    assert ("suit" in projected) == own, (seat, event)
+                assert not [k for k in projected if k.startswith("_")], projected
 
 
-SWEEP_HANDS = int(os.environ.get("ZHUOJI_SWEEP_HANDS", "1000"))
+SWEEP_HANDS = 1000  # per sweep under --slow (CI)
+QUICK_SWEEP_HANDS = 100  # per sweep by default
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("players", "scoring"),
     list(itertools.product([4, 3, 2], ["yi_kou_er", "yi_kou_san", "lian_zhuang"])),
 )
-def test_sweep_of_random_hands(players: int, scoring: str) -> None:
-    """Thousands of seeded random hands per player count and scoring mode: conservation,
-    zero-sum, burned seats, and both endings (win and 黄庄) actually reached."""
+def test_sweep_of_random_hands(players: int, scoring: str, full_size: bool) -> None:
+    """A thousand seeded random hands (a hundred without --slow) per player count and scoring
+    mode: conservation, zero-sum, burned seats, and both endings (win and 黄庄) reached."""
     options = GuiyangOptions(players=players, scoring=scoring)
     results: dict[str, int] = {}
-    for i in range(SWEEP_HANDS):
+    for i in range(SWEEP_HANDS if full_size else QUICK_SWEEP_HANDS):
         last = None
         for _, _, _, after, _ in play_hand(options, f"sweep-{players}-{scoring}-{i}", i):
             last = after

@@ -46,14 +46,14 @@ def test_compact_and_spaced_notation_are_the_same_tiles() -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["0m", "1x", "12", "m", "1m2", "1m 2z", "10m", "1M", "一m", "1m,2m"],
+    ["0m", "1x", "12", "m", "1m2", "1m 8z", "9f", "10m", "1M", "一m", "1m,2m"],
 )
 def test_bad_notation_is_refused(text: str) -> None:
     with pytest.raises(TileError):
         parse_tiles(text)
 
 
-@pytest.mark.parametrize("tile", ["0m", "10m", "1z", "m1", "", "1s1", None, 5])
+@pytest.mark.parametrize("tile", ["0m", "10m", "8z", "9f", "m1", "", "1s1", None, 5])
 def test_bad_tile_is_refused(tile: object) -> None:
     with pytest.raises(TileError):
         tile_index(tile)  # type: ignore[arg-type]

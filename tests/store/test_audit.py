@@ -9,9 +9,9 @@ import sys
 
 from sqlalchemy import text
 
+from server.audit import audit
 from server.rules import guiyang
 from server.store import Store
-from server.store.audit import audit
 
 
 def played_hand(seed: str) -> tuple[list[tuple[int, guiyang.Action]], dict]:

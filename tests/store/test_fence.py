@@ -1,4 +1,4 @@
-"""Fencing of the action log (migration 0003, ``Store.fence``): an action logged with an
+"""Fencing of the action log (migration 0004, ``Store.fence``): an action logged with an
 older lease generation than the room's is refused; actions without one always pass."""
 
 from __future__ import annotations

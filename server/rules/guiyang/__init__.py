@@ -1,5 +1,6 @@
 """贵阳捉鸡 (Guiyang Zhuoji): the engine's public interface (spec/guiyang.md)."""
 
+from ..events import project_event
 from .engine import (
     acting_seats,
     apply,
@@ -8,11 +9,11 @@ from .engine import (
     default_action,
     legal_actions,
     new_hand,
-    project_event,
     prompt_kind,
     resolve_claims,
     seed_hash,
     view,
+    weekday_at,
 )
 from .options import HAND_TYPES, GuiyangOptions, dou_points, hand_type_values
 from .scoring import hand_type, is_ready, ready_value, settle, waits
@@ -44,4 +45,5 @@ __all__ = [
     "settle",
     "view",
     "waits",
+    "weekday_at",
 ]

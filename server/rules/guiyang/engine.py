@@ -3,9 +3,10 @@
 Pure functions over `State`. ``apply`` returns a new state and the events it caused; it
 raises `IllegalAction` and changes nothing when the action is not among
 ``legal_actions(state, seat)``. Draws are implicit: a seat's turn starts with its draw.
-Every discard (and every added kong) opens a claim window, even when nobody can claim;
-once the window is decided (`claims_decided`) nobody has a legal action and the caller
-closes it with `resolve_claims`.
+Every discard (and every added kong) opens a claim window, even when nobody can claim.
+Every seat offered a claim may answer it, in any order, until the caller closes the window
+with `resolve_claims`, which it may do as soon as the outcome is decided (`claims_decided`),
+even if some offered seats have not answered: their answers could not change it (§3).
 
 Events are JSON-able dicts with a ``type``, all public; parts only one seat may see are
 listed under ``"_private"`` (field names, visible to ``event["seat"]`` only), which
@@ -14,22 +15,29 @@ listed under ``"_private"`` (field names, visible to ``event["seat"]`` only), wh
 
 from __future__ import annotations
 
-import hashlib
-import random
+from datetime import datetime
+from zoneinfo import ZoneInfo
 
+from ..dealing import seed_hash, shuffle_and_deal
 from ..hand import is_complete
-from ..tiles import NUM_KINDS, YAO_JI, full_set, parse_tiles, suit_of, tile_index, tile_name
+from ..tiles import (
+    NUM_KINDS,
+    WU_GU_JI,
+    YAO_JI,
+    full_set,
+    parse_tiles,
+    suit_of,
+    tile_index,
+    tile_name,
+)
 from .options import GuiyangOptions, hand_type_values
 from .scoring import hand_type, holds_void, is_ready, settle, waits
 from .state import Action, Discard, IllegalAction, Meld, State
 
 Event = dict[str, object]
 SUIT_LETTERS = "mps"
-
-
-def seed_hash(seed: str) -> str:
-    """SHA-256 hex of a hand's seed, published at the deal (§13)."""
-    return hashlib.sha256(seed.encode()).hexdigest()
+#: Tiles whose first discard becomes a 冲锋鸡 or 责任鸡 (§9.3; 8p with 乌骨鸡, §9.6).
+FIRST_DISCARD_CHICKENS = (YAO_JI, WU_GU_JI)
 
 
 def new_hand(
@@ -39,14 +47,19 @@ def new_hand(
     dealer: int = 0,
     dealer_streak: int = 1,
     seed: str | None = None,
+    weekday: int | None = None,
 ) -> State:
     """Start a hand from given starting tiles and wall (fixture form, spec/fixtures.md).
 
     ``hands[i]`` is seat i's tiles (14 for the dealer, 13 for the others; compact notation
-    allowed); ``wall`` the remaining tiles in draw order. Raises ``ValueError`` unless they
-    are exactly the 108 tiles and the counts fit ``options.players``.
+    allowed); ``wall`` the remaining tiles in draw order; ``weekday`` (1 = Monday .. 7 =
+    Sunday) the hand's weekday for 星期鸡 (§9.6; None: no 星期鸡 even with the option).
+    Raises ``ValueError`` unless they are exactly the 108 tiles and the counts fit
+    ``options.players``, or for a weekday outside 1..7.
     """
     n = options.players
+    if weekday is not None and weekday not in range(1, 8):
+        raise ValueError(f"weekday {weekday!r} is not 1 (Monday) .. 7 (Sunday)")
     parsed = [parse_tiles(h) if isinstance(h, str) else list(h) for h in hands]
     wall_tiles = parse_tiles(wall) if isinstance(wall, str) else list(wall)
     if len(parsed) != n:
@@ -85,32 +98,31 @@ def new_hand(
         bao_ting=[False] * n,
         guo_hu=[False] * n,
         pong_locks=[frozenset()] * n,
+        weekday=weekday,
     )
 
 
-def deal(options: GuiyangOptions, seed: str, dealer: int = 0, dealer_streak: int = 1) -> State:
+def weekday_at(options: GuiyangOptions, timestamp: float) -> int:
+    """The weekday (1 = Monday .. 7 = Sunday) of the Unix time ``timestamp`` (seconds) in the
+    room's ``time_zone``: the 星期鸡 rank of a hand dealt then (§9.6)."""
+    return datetime.fromtimestamp(timestamp, ZoneInfo(options.time_zone)).isoweekday()
+
+
+def deal(
+    options: GuiyangOptions,
+    seed: str,
+    dealer: int = 0,
+    dealer_streak: int = 1,
+    weekday: int | None = None,
+) -> State:
     """Shuffle the 108 tiles from ``seed`` and deal by the table custom (§2, §13).
 
     Four tiles a seat for three rounds from the dealer, then one each, then one more for the
     dealer. The same seed always gives the same hand; ``state.seed_hash`` is published.
+    ``weekday`` is the deal's weekday for 星期鸡 (`weekday_at`, §9.6), stored with the hand.
     """
-    rng = random.Random(seed)
-    tiles = full_set()
-    rng.shuffle(tiles)
-    n = options.players
-    hands: list[list[str]] = [[] for _ in range(n)]
-    pos = 0
-    order = [(dealer + i) % n for i in range(n)]
-    for _ in range(3):
-        for seat in order:
-            hands[seat].extend(tiles[pos : pos + 4])
-            pos += 4
-    for seat in order:
-        hands[seat].append(tiles[pos])
-        pos += 1
-    hands[dealer].append(tiles[pos])
-    pos += 1
-    return new_hand(options, hands, tiles[pos:], dealer, dealer_streak, seed)
+    hands, wall = shuffle_and_deal(full_set(), seed, options.players, dealer)
+    return new_hand(options, hands, wall, dealer, dealer_streak, seed, weekday)
 
 
 # ---------------------------------------------------------------------------- legality
@@ -162,10 +174,18 @@ def _first_discard(state: State, seat: int) -> bool:
     return not state.discards[seat]
 
 
+def _drew_this_turn(state: State, seat: int) -> bool:
+    """§3: the turn seat holds a tile drawn in this turn (a normal or replacement draw, or
+    the dealer's dealt 14 before anyone discarded); right after a pong it holds none."""
+    if state.drawn[seat] is not None:
+        return True
+    return seat == state.dealer and not any(state.discards)
+
+
 def _turn_actions(state: State, seat: int) -> list[Action]:
     counts = state.hands[seat]
     actions: list[Action] = []
-    if _can_win_with(state, seat, counts):
+    if _drew_this_turn(state, seat) and _can_win_with(state, seat, counts):
         actions.append(Action("self_draw"))
     void = state.ding_que[seat]
     locked = state.bao_ting[seat]
@@ -190,10 +210,13 @@ def _turn_actions(state: State, seat: int) -> list[Action]:
 def legal_actions(state: State, seat: int) -> list[Action]:
     """Every action ``seat`` may take now, in a stable order; empty if it owes none.
 
-    Turn phase: ``self_draw``, ``kong`` TILE (concealed or added), ``discard`` TILE (and the
-    same with ``bao_ting`` where §5 allows it). Claim phase: ``win`` / ``kong`` / ``pong``
-    and ``pass`` until the window is decided (`claims_decided`). Rob phase (§8.4): ``win``
-    and ``pass``. 定缺 phase (§11): ``ding_que``.
+    Turn phase: ``self_draw`` (only with a tile drawn in this turn, §3: never right after
+    a pong), ``kong`` TILE (concealed or added), ``discard`` TILE (and the same with
+    ``bao_ting`` where §5 allows it). Claim phase: ``win`` / ``kong`` / ``pong`` and
+    ``pass`` for every seat offered a claim that has not answered yet, until the window is
+    closed (`resolve_claims`), also once it is decided without that seat (§3: its answer is
+    accepted and loses to the higher claim). Rob phase (§8.4): ``win`` and ``pass``, alike.
+    定缺 phase (§11): ``ding_que``.
     """
     if not 0 <= seat < state.players:
         return []
@@ -202,8 +225,6 @@ def legal_actions(state: State, seat: int) -> list[Action]:
     if state.phase in ("claim", "rob"):
         if seat not in state.claim_options or seat in state.claim_answers:
             return []
-        if _claim_decision(state) is not None:
-            return []  # decided: a late answer could change nothing
         return [Action(k) for k in state.claim_options[seat]] + [Action("pass")]
     if state.phase == "ding_que":
         if state.ding_que[seat] is not None:
@@ -213,7 +234,8 @@ def legal_actions(state: State, seat: int) -> list[Action]:
 
 
 def acting_seats(state: State) -> list[int]:
-    """Seats that owe an answer now (the turn seat, undecided claimants, 定缺 choosers)."""
+    """Seats that may act now: the turn seat, the seats offered a claim that have not
+    answered (also in a decided window, until it is closed), the 定缺 choosers."""
     return [s for s in range(state.players) if legal_actions(state, s)]
 
 
@@ -408,8 +430,8 @@ def _discard(s: State, seat: int, tile: int, bao_ting: bool, events: list[Event]
     s.discards[seat].append(Discard(tile, bao_ting=bao_ting))
     if bao_ting:
         s.bao_ting[seat] = True
-    if tile == YAO_JI and s.first_yao_ji is None:
-        s.first_yao_ji = (seat, len(s.discards[seat]) - 1)
+    if tile in FIRST_DISCARD_CHICKENS and tile not in s.first_discards:
+        s.first_discards = {**s.first_discards, tile: (seat, len(s.discards[seat]) - 1)}
     s.guo_hu[seat] = False  # §3: a pass-lock lasts until the seat's own next discard
     s.pong_locks[seat] = frozenset()
     s.discard_after_kong = s.after_kong
@@ -432,6 +454,7 @@ def _answer(s: State, seat: int, kind: str, events: list[Event]) -> None:
     if "win" in options and kind != "win":
         s.guo_hu[seat] = True  # 过胡
     tile = s.rob_tile if s.phase == "rob" else (s.last_discard or (0, 0))[1]
+    assert tile is not None  # a rob window always holds its tile
     if kind == "pass" and "pong" in options and s.options.pass_pong_lock:
         s.pong_locks[seat] = s.pong_locks[seat] | {tile}  # 过碰
     # No event: an answer must not show the other seats, even as a gap in the event
@@ -440,8 +463,10 @@ def _answer(s: State, seat: int, kind: str, events: list[Event]) -> None:
 
 def claims_decided(state: State) -> bool:
     """True while a claim or rob window is open and its outcome no longer depends on anyone:
-    every seat that could change it has answered (or nobody could claim at all). Then no
-    seat has a legal action and `resolve_claims` must be called."""
+    every seat that could change it has answered (or nobody could claim at all). The caller
+    then closes it with `resolve_claims` (the room after its minimum claim time). Until
+    then a seat offered a claim that has not answered may still answer (§3); its answer is
+    accepted but changes nothing (it loses to the higher claim)."""
     return state.phase in ("claim", "rob") and _claim_decision(state) is not None
 
 
@@ -468,6 +493,7 @@ def resolve_claims(state: State) -> tuple[State, list[Event]]:
 
 def _resolve(s: State, what: str, seats: list[int], events: list[Event]) -> None:
     tile = s.rob_tile if s.phase == "rob" else (s.last_discard or (0, 0))[1]
+    assert tile is not None  # a rob window always holds its tile
     if s.phase == "rob":
         robbed = s.turn
         if what == "win":
@@ -488,8 +514,8 @@ def _resolve(s: State, what: str, seats: list[int], events: list[Event]) -> None
         return
     river = s.discards[discarder]
     river[-1] = Discard(river[-1].tile, claimed=True, bao_ting=river[-1].bao_ting)
-    if s.first_yao_ji == (discarder, len(river) - 1) and what in ("pong", "kong"):
-        s.ze_ren = (seats[0], discarder)
+    if s.first_discards.get(tile) == (discarder, len(river) - 1) and what in ("pong", "kong"):
+        s.ze_ren = {**s.ze_ren, tile: (seats[0], discarder)}
     if what == "win":
         s.win_kind = "re_pao" if s.discard_after_kong else "dian_pao"
         s.win_tile = tile
@@ -529,7 +555,9 @@ def _claim_decision(s: State) -> tuple[str, list[int]] | None:
 
     Win beats kong and pong; with ``multiple_winners`` every claimed win stands, else the
     first in turn order from the discarder. Nothing resolves while a seat that could still
-    claim something of higher or equal rank has not answered.
+    claim something of higher or equal rank has not answered. Answers that came after the
+    outcome was decided (a later seat's win with ``multiple_winners`` off, a pong after a
+    win) do not change it, whatever order they arrived in.
     """
     origin = s.turn if s.phase == "rob" else (s.last_discard or (0, 0))[0]
     order = [o for o in _others(s, origin) if o in s.claim_options]
@@ -557,17 +585,6 @@ def _claim_decision(s: State) -> tuple[str, list[int]] | None:
 
 
 # ---------------------------------------------------------------------------- views
-
-
-def project_event(event: Event, seat: int | None) -> Event:
-    """The event as ``seat`` may see it (None = spectator): the fields listed in
-    ``_private`` are kept only for ``event["seat"]``."""
-    private = event.get("_private", ())
-    out = {k: v for k, v in event.items() if k != "_private"}
-    if private and event.get("seat") != seat:
-        for key in private:  # type: ignore[union-attr]
-            out.pop(key, None)
-    return out
 
 
 def _unseen(state: State, seat: int) -> list[int]:
@@ -617,6 +634,7 @@ def view(state: State, seat: int | None) -> dict[str, object]:
         "wall_count": state.wall_count,
         "seed_hash": state.seed_hash,
         "seed": state.seed if state.ended else None,
+        "weekday": state.weekday,
         "seats": seats,
         "last_discard": (
             {"seat": state.last_discard[0], "tile": tile_name(state.last_discard[1])}

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 from typing import Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from ..catalog import label as _label
 
 Scoring = Literal["yi_kou_er", "yi_kou_san", "lian_zhuang"]
 
@@ -19,20 +22,75 @@ class GuiyangOptions(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    players: Literal[4, 3, 2] = 4
-    scoring: Scoring = "yi_kou_er"
-    yao_bai_ji: bool = False
-    man_tang_ji: bool = True
-    fan_table: Literal["standard", "app"] = "standard"
-    dou_values: Literal["standard", "all_three"] = "standard"
-    multiple_winners: bool = True
-    pass_pong_lock: bool = False
-    base_points: int = Field(default=1, ge=1, le=1000)
-    hands: Literal[4, 8, 16] = 8
-    claim_seconds: int = Field(default=10, ge=1, le=120)
-    turn_seconds: int = Field(default=20, ge=1, le=300)
+    players: Literal[4, 3, 2] = Field(
+        default=4,
+        json_schema_extra=_label("人数", "Players", {"4": "4人", "3": "三丁拐", "2": "二丁拐"}),
+    )
+    scoring: Scoring = Field(
+        default="yi_kou_er",
+        json_schema_extra=_label(
+            "计分",
+            "Scoring",
+            {"yi_kou_er": "一扣二", "yi_kou_san": "一扣三", "lian_zhuang": "连庄"},
+        ),
+    )
+    yao_bai_ji: bool = Field(default=False, json_schema_extra=_label("摇摆鸡", "Swinging chicken"))
+    man_tang_ji: bool = Field(
+        default=True, json_schema_extra=_label("满堂鸡", "Full-table chicken")
+    )
+    fan_table: Literal["standard", "app"] = Field(
+        default="standard",
+        json_schema_extra=_label("番表", "Fan table", {"standard": "标准", "app": "App番表"}),
+    )
+    dou_values: Literal["standard", "all_three"] = Field(
+        default="standard",
+        json_schema_extra=_label("豆", "Kong points", {"standard": "标准", "all_three": "全3分"}),
+    )
+    multiple_winners: bool = Field(
+        default=True, json_schema_extra=_label("一炮多响", "Several winners on one discard")
+    )
+    pass_pong_lock: bool = Field(default=False, json_schema_extra=_label("过碰", "Pass-pong lock"))
+    #: §9.6 more chicken options.
+    wu_gu_ji: bool = Field(
+        default=False, json_schema_extra=_label("乌骨鸡", "Black-bone chicken 8p")
+    )
+    ben_ji: bool = Field(
+        default=False, json_schema_extra=_label("本鸡", "Turned tile is a chicken")
+    )
+    xing_qi_ji: bool = Field(default=False, json_schema_extra=_label("星期鸡", "Weekday chicken"))
+    chui_feng_ji: bool = Field(
+        default=False, json_schema_extra=_label("吹风鸡", "5p turned blows the chickens")
+    )
+    #: IANA zone whose weekday at the deal gives the 星期鸡 rank (§9.6).
+    time_zone: str = Field(
+        default="Asia/Shanghai",
+        max_length=64,
+        json_schema_extra=_label("时区 (星期鸡)", "Time zone (weekday chicken)"),
+    )
+    base_points: int = Field(
+        default=1, ge=1, le=1000, json_schema_extra=_label("底分", "Base points")
+    )
+    hands: Literal[4, 8, 16] = Field(default=8, json_schema_extra=_label("局数", "Hands"))
+    claim_seconds: int = Field(
+        default=10, ge=1, le=120, json_schema_extra=_label("抢牌秒数", "Claim seconds")
+    )
+    turn_seconds: int = Field(
+        default=20, ge=1, le=300, json_schema_extra=_label("出牌秒数", "Turn seconds")
+    )
     #: Room timers, not rules: each seat's time bank per hand (seconds beyond the limits).
-    bank_seconds: int = Field(default=20, ge=0, le=600)
+    bank_seconds: int = Field(
+        default=20, ge=0, le=600, json_schema_extra=_label("时间银行", "Time bank (seconds)")
+    )
+
+    @field_validator("time_zone")
+    @classmethod
+    def _known_zone(cls, value: str) -> str:
+        """A zone name ``zoneinfo`` knows (e.g. ``Asia/Shanghai``), else a ValueError."""
+        try:
+            ZoneInfo(value)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise ValueError(f"unknown time zone {value!r} (an IANA name like Asia/Shanghai)")
+        return value
 
     @model_validator(mode="before")
     @classmethod

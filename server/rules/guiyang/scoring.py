@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import dataclass
+from typing import Any
 
 from ..hand import completing_tiles, is_all_triplets, is_seven_pairs, is_standard
-from ..tiles import NUM_KINDS, YAO_JI, suit_of, tile_name
-from .options import HAND_TYPES, dou_points, hand_type_values
+from ..tiles import NUM_KINDS, WU_GU_JI, YAO_JI, suit_of, tile_index, tile_name
+from .options import HAND_TYPES, GuiyangOptions, dou_points, hand_type_values
 from .state import DOU_KINDS, Meld, State
 
 Payment = dict[str, object]  # {"from", "to", "points", "reason", "detail"}
@@ -86,27 +88,84 @@ def is_ready(state: State, seat: int) -> bool:
     return bool(waits(state, seat))
 
 
-def chicken_kinds(state: State) -> tuple[list[int], int | None, bool]:
-    """The chicken tile kinds of a won hand (§9.3), the turned tile, and whether 金鸡 applies.
+FIVE_DOTS = tile_index("5p")  # 吹风鸡's tile (§9.6)
 
-    Returns ``(kinds, turned, jin_ji)``: ``kinds`` always holds 1s; ``turned`` is the wall's
-    front tile after the win, or None when the wall is empty (then only 幺鸡 counts).
+
+@dataclass(frozen=True)
+class Chickens:
+    """The chickens of a won hand (§9.3, §9.6).
+
+    ``values``: tile kind -> points one such tile is worth (a kind that is a chicken for
+    several reasons counts once, at its highest value; 金 already applied). ``reasons``: kind
+    -> the chicken kinds that make it one (``yao_ji``, ``wu_gu_ji``, ``fan_pai_ji``, ``ben_ji``,
+    ``xing_qi_ji``), highest value first. ``golden``: kinds worth double (金鸡 for 1s, 金乌骨
+    for 8p). ``turned``: the tile turned over, or None when the wall was empty. ``blown``:
+    吹风鸡 voided every chicken (``values`` is then empty).
     """
-    kinds = {YAO_JI}
-    turned: int | None = None
-    jin = False
-    if state.wall_count > 0:
-        turned = state.wall[state.front]
+
+    values: dict[int, int]
+    reasons: dict[int, tuple[str, ...]]
+    golden: frozenset[int]
+    turned: int | None
+    blown: bool
+
+    def value(self, kind: int) -> int:
+        """Points of one tile of ``kind`` (0 if it is no chicken)."""
+        return self.values.get(kind, 0)
+
+
+def own_chickens(options: GuiyangOptions) -> tuple[int, ...]:
+    """The tiles that are chickens by their own kind: 1s, and 8p with 乌骨鸡 (§9.3, §9.6).
+    Their first discard is a 冲锋鸡 or 责任鸡, a seat not ready pays for their open copies
+    (包鸡), and they turn golden when also a turned chicken."""
+    return (YAO_JI, WU_GU_JI) if options.wu_gu_ji else (YAO_JI,)
+
+
+# Base value of one tile per chicken reason (§9.3, §9.6), before 金.
+_CHICKEN_BASE = {"wu_gu_ji": 2, "yao_ji": 1, "fan_pai_ji": 1, "ben_ji": 1, "xing_qi_ji": 1}
+
+
+def chickens_of(state: State) -> Chickens:
+    """Which tiles are chickens in a won hand and what each is worth (§9.3, §9.6).
+
+    1s always; the tile after the turned one (both neighbours under 摇摆鸡) when the wall
+    still has a tile; with 乌骨鸡 8p (2); with 本鸡 the turned tile itself; with 星期鸡 the
+    three tiles of the weekday's rank. 1s is golden (2) when it is also a turned chicken, 8p
+    (4) likewise. With 吹风鸡 a turned 5p voids them all.
+    """
+    opts = state.options
+    turned: int | None = state.wall[state.front] if state.wall_count > 0 else None
+    if opts.chui_feng_ji and turned == FIVE_DOTS:
+        return Chickens({}, {}, frozenset(), turned, blown=True)
+    reasons: dict[int, list[str]] = defaultdict(list)
+    for kind in own_chickens(opts):
+        reasons[kind].append("wu_gu_ji" if kind == WU_GU_JI else "yao_ji")
+    turned_chickens: set[int] = set()
+    if turned is not None:
         base = suit_of(turned) * 9
         rank = turned - base
-        turned_chickens = (
-            {base + (rank - 1) % 9, base + (rank + 1) % 9}
-            if state.options.yao_bai_ji
-            else {base + (rank + 1) % 9}
-        )
-        jin = YAO_JI in turned_chickens
-        kinds |= turned_chickens
-    return sorted(kinds), turned, jin
+        steps = (-1, 1) if opts.yao_bai_ji else (1,)
+        for step in steps:
+            kind = base + (rank + step) % 9
+            turned_chickens.add(kind)
+            reasons[kind].append("fan_pai_ji")
+        if opts.ben_ji:
+            turned_chickens.add(turned)
+            reasons[turned].append("ben_ji")
+    if opts.xing_qi_ji and state.weekday is not None:
+        for suit in range(3):
+            reasons[suit * 9 + state.weekday - 1].append("xing_qi_ji")
+    golden = frozenset(k for k in own_chickens(opts) if k in turned_chickens)
+    values: dict[int, int] = {}
+    ordered: dict[int, tuple[str, ...]] = {}
+    for kind, why in reasons.items():
+        ranked = sorted(why, key=lambda r: -_CHICKEN_BASE[r])
+        ordered[kind] = tuple(ranked)
+        value = _CHICKEN_BASE[ranked[0]]
+        if kind in golden:
+            value = 2 * _CHICKEN_BASE["wu_gu_ji" if kind == WU_GU_JI else "yao_ji"]
+        values[kind] = value
+    return Chickens(values, ordered, golden, turned, blown=False)
 
 
 def next_dealer(state: State) -> int:
@@ -229,62 +288,73 @@ def _dou_payments(state: State, ready: set[int], ledger: _Ledger) -> None:
                     ledger.pay(p, seat, points[meld.kind], "dou", kind=meld.kind, tile=tile)
 
 
-def _chicken_payments(
-    state: State, ready: set[int], ledger: _Ledger
-) -> tuple[list[int], int | None]:
-    """§9.3: 普通鸡, 冲锋鸡, 责任鸡 and the 包鸡 of seats not ready."""
-    kinds, turned, jin = chicken_kinds(state)
-    chicken = set(kinds)
+def _chicken_payments(state: State, ready: set[int], ledger: _Ledger) -> Chickens:
+    """§9.3, §9.6: 普通鸡, 冲锋鸡, 责任鸡 and the 包鸡 of seats not ready.
+
+    The first 1s (and, with 乌骨鸡, the first 8p) discarded and not claimed is its
+    discarder's 冲锋鸡, worth twice the tile; claimed by a pong or kong it is a 责任鸡 of the
+    same worth between the two seats. A seat not ready pays each ready seat for its open
+    1s / 8p and its 冲锋鸡 (包鸡). Each line's detail names the tile, the chicken kind and 金.
+    """
+    chickens = chickens_of(state)
+    if chickens.blown:
+        return chickens
     n = state.players
+    first_kinds = own_chickens(state.options)
+    cfj: list[tuple[int, int, int]] = []  # 冲锋鸡: (seat, river index, kind)
+    for kind in first_kinds:
+        first = state.first_discards.get(kind)
+        if first is not None and not state.discards[first[0]][first[1]].claimed:
+            cfj.append((first[0], first[1], kind))
+    cfj_at = {(seat, i) for seat, i, _ in cfj}
 
-    def value(k: int) -> int:
-        return 2 if jin and k == YAO_JI else 1
-
-    cfj_seat, cfj_index = None, None
-    if state.first_yao_ji is not None:
-        s, i = state.first_yao_ji
-        if not state.discards[s][i].claimed:
-            cfj_seat, cfj_index = s, i
-    cfj_value = 4 if jin else 2
-    man_tang = state.options.man_tang_ji
+    def facts(kind: int) -> dict[str, object]:
+        return {
+            "tile": tile_name(kind),
+            "kind": chickens.reasons[kind][0],
+            "jin": kind in chickens.golden,
+        }
 
     for seat in range(n):
         river = [
             d.tile
             for i, d in enumerate(state.discards[seat])
-            if not d.claimed and not (seat == cfj_seat and i == cfj_index)
+            if not d.claimed and (seat, i) not in cfj_at
         ]
         meld_tiles = [m.tile for m in state.melds[seat] for _ in range(m.size)]
+        own_cfj = [kind for s, _, kind in cfj if s == seat]
         if seat in ready:
             held = [k for k in range(27) for _ in range(state.hands[seat][k])] + meld_tiles
-            if man_tang:
+            if state.options.man_tang_ji:
                 held += river
             for k in held:
-                if k in chicken:
+                if chickens.value(k):
                     for p in range(n):
-                        ledger.pay(
-                            p, seat, value(k), "ji", tile=tile_name(k), jin=jin and k == YAO_JI
-                        )
-            if seat == cfj_seat:
+                        ledger.pay(p, seat, chickens.value(k), "ji", **facts(k))
+            for k in own_cfj:
                 for p in range(n):
-                    ledger.pay(p, seat, cfj_value, "chong_feng_ji", jin=jin)
+                    ledger.pay(p, seat, 2 * chickens.value(k), "chong_feng_ji", **facts(k))
         else:
-            # 包鸡: a seat that is not ready pays for its open 幺鸡 (source 003).
+            # 包鸡: a seat that is not ready pays for its open 1s / 8p (source 003).
             for k in river + meld_tiles:
-                if k == YAO_JI:
+                if k in first_kinds:
                     for r in sorted(ready):
-                        ledger.pay(seat, r, value(k), "ji", tile="1s", bao_ji=True, jin=jin)
-            if seat == cfj_seat:
+                        ledger.pay(seat, r, chickens.value(k), "ji", bao_ji=True, **facts(k))
+            for k in own_cfj:
                 for r in sorted(ready):
-                    ledger.pay(seat, r, cfj_value, "chong_feng_ji", bao_ji=True, jin=jin)
-    if state.ze_ren is not None:
-        a, b = state.ze_ren
-        points = 4 if jin else 2
+                    ledger.pay(
+                        seat, r, 2 * chickens.value(k), "chong_feng_ji", bao_ji=True, **facts(k)
+                    )
+    for kind in first_kinds:
+        if kind not in state.ze_ren:
+            continue
+        a, b = state.ze_ren[kind]
+        points = 2 * chickens.value(kind)
         if a in ready:
-            ledger.pay(b, a, points, "ze_ren_ji", jin=jin)
+            ledger.pay(b, a, points, "ze_ren_ji", **facts(kind))
         elif b in ready:
-            ledger.pay(a, b, points, "ze_ren_ji", jin=jin)
-    return kinds, turned
+            ledger.pay(a, b, points, "ze_ren_ji", **facts(kind))
+    return chickens
 
 
 def _void_payments(state: State, ready: set[int], ledger: _Ledger, yuan_que: bool) -> None:
@@ -303,12 +373,14 @@ def _void_payments(state: State, ready: set[int], ledger: _Ledger, yuan_que: boo
                 ledger.pay(p, seat, 3, "yuan_que", suit="mps"[void])
 
 
-def settle(state: State) -> dict[str, object] | None:
+def settle(state: State) -> dict[str, Any] | None:
     """Itemised settlement of an ended hand, or None while it is being played.
 
     Returns a JSON-able dict: ``result`` ("win" | "huang_zhuang"), ``winners`` (seats),
     ``hand_types`` ({seat as str: type id}), ``deltas`` (points per seat, sum 0), ``ready``
-    (the seats in R, §9 / §12), ``chickens`` (tiles), ``turned`` (tile or None),
+    (the seats in R, §9 / §12), ``chickens`` (tiles), ``chicken_values`` (``{"tile",
+    "value", "kinds", "jin"}`` per chicken tile, §9.6), ``turned`` (tile or None),
+    ``chui_feng`` (吹风鸡 voided the chickens), ``weekday`` (1..7 or None, 星期鸡),
     ``next_dealer``, ``burned`` (seats), ``payments`` (``{"from", "to", "points",
     "reason", "detail"}`` lines whose sum per seat is ``deltas``), ``seed`` and ``hands``
     (every seat's concealed tiles, revealed now). Implements §9-§12.
@@ -318,13 +390,12 @@ def settle(state: State) -> dict[str, object] | None:
     n = state.players
     ledger = _Ledger(state.options.base_points)
     hand_types: dict[int, str] = {}
-    chickens: list[int] = []
-    turned: int | None = None
+    chickens: Chickens | None = None
     if state.result == "win":
         ready = set(state.winners) | {s for s in range(n) if is_ready(state, s)}
         hand_types = _win_payments(state, ledger)
         _dou_payments(state, ready, ledger)
-        chickens, turned = _chicken_payments(state, ready, ledger)
+        chickens = _chicken_payments(state, ready, ledger)
         _void_payments(state, ready, ledger, yuan_que=True)
         # §9.5: payments of 豆 and chickens to a burned seat are void.
         ledger.lines = [
@@ -367,8 +438,21 @@ def settle(state: State) -> dict[str, object] | None:
         "hand_types": {str(w): t for w, t in hand_types.items()},
         "deltas": deltas,
         "ready": sorted(ready),
-        "chickens": [tile_name(k) for k in chickens],
-        "turned": tile_name(turned) if turned is not None else None,
+        "chickens": [tile_name(k) for k in sorted(chickens.values)] if chickens else [],
+        "chicken_values": [
+            {
+                "tile": tile_name(k),
+                "value": chickens.values[k],
+                "kinds": list(chickens.reasons[k]),
+                "jin": k in chickens.golden,
+            }
+            for k in sorted(chickens.values)
+        ]
+        if chickens
+        else [],
+        "turned": tile_name(chickens.turned) if chickens and chickens.turned is not None else None,
+        "chui_feng": bool(chickens and chickens.blown),
+        "weekday": state.weekday,
         "next_dealer": next_dealer(state),
         "burned": sorted(state.burned),
         "payments": ledger.lines,

@@ -11,76 +11,25 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from ..tiles import parse_tiles, tile_name
+from ..types import ACTION_KINDS, Action, IllegalAction
 from .options import GuiyangOptions
 
 Phase = Literal["ding_que", "turn", "claim", "rob", "ended"]
 MeldKind = Literal["pong", "ming_dou", "men_dou", "zhuan_wan_dou"]
 DOU_KINDS = ("ming_dou", "men_dou", "zhuan_wan_dou")
 WinKind = Literal["zi_mo", "gang_kai", "dian_pao", "re_pao", "qiang_gang"]
-ACTION_KINDS = ("discard", "kong", "pong", "win", "pass", "self_draw", "ding_que")
 
-
-class IllegalAction(Exception):
-    """An action the engine refuses; the state is unchanged.
-
-    ``code`` is ``"bad_action"`` (malformed), ``"not_your_turn"`` (the seat owes no answer
-    now), ``"hand_over"`` or ``"illegal_action"`` (the seat may act, but not like this).
-    """
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-
-
-@dataclass(frozen=True)
-class Action:
-    """One decision of a seat.
-
-    ``kind`` is one of `ACTION_KINDS`. ``tile`` is set for ``discard`` and for a ``kong`` on
-    one's own turn (absent when claiming a discard); ``suit`` (``m``/``p``/``s``) for
-    ``ding_que``; ``bao_ting`` for a discard that declares 软报 (§5).
-    """
-
-    kind: str
-    tile: str | None = None
-    suit: str | None = None
-    bao_ting: bool = False
-
-    def to_dict(self) -> dict[str, object]:
-        """JSON shape: ``{"kind": ..., "tile"?: ..., "suit"?: ..., "bao_ting"?: true}``."""
-        d: dict[str, object] = {"kind": self.kind}
-        if self.tile is not None:
-            d["tile"] = self.tile
-        if self.suit is not None:
-            d["suit"] = self.suit
-        if self.bao_ting:
-            d["bao_ting"] = True
-        return d
-
-    @classmethod
-    def from_dict(cls, data: object) -> Action:
-        """Build an action from its JSON shape.
-
-        Raises:
-            IllegalAction: code ``bad_action`` for anything that is not that shape.
-        """
-        if not isinstance(data, dict):
-            raise IllegalAction("bad_action", "an action is an object with a 'kind'")
-        unknown = set(data) - {"kind", "tile", "suit", "bao_ting"}
-        kind, tile, suit = data.get("kind"), data.get("tile"), data.get("suit")
-        bao_ting = data.get("bao_ting", False)
-        if unknown:
-            raise IllegalAction("bad_action", f"unknown action fields: {sorted(unknown)}")
-        if kind not in ACTION_KINDS:
-            raise IllegalAction("bad_action", f"unknown action kind: {kind!r}")
-        if tile is not None and not (isinstance(tile, str) and len(parse_safe(tile)) == 1):
-            raise IllegalAction("bad_action", f"not a tile: {tile!r}")
-        if suit is not None and suit not in ("m", "p", "s"):
-            raise IllegalAction("bad_action", f"not a suit: {suit!r}")
-        if not isinstance(bao_ting, bool):
-            raise IllegalAction("bad_action", "bao_ting must be true or false")
-        return cls(kind=kind, tile=tile, suit=suit, bao_ting=bao_ting)
+# `Action` and `IllegalAction` are the shared typed values of `server.rules.types`.
+__all__ = [
+    "ACTION_KINDS",
+    "DOU_KINDS",
+    "Action",
+    "Discard",
+    "IllegalAction",
+    "Meld",
+    "State",
+    "parse_safe",
+]
 
 
 def parse_safe(text: str) -> list[str]:
@@ -154,8 +103,12 @@ class State:
     claim_options: dict[int, tuple[str, ...]] = field(default_factory=dict)
     claim_answers: dict[int, str] = field(default_factory=dict)
     rob_tile: int | None = None
-    first_yao_ji: tuple[int, int] | None = None  # (seat, index in its river) of the first 1s
-    ze_ren: tuple[int, int] | None = None  # (claimer, discarder) of the first 1s (责任鸡)
+    #: Tile kind (1s, 8p) -> (seat, index in its river) of the first such discard (冲锋鸡,
+    #: §9.3, §9.6). Replaced, never mutated, so `clone` may share it.
+    first_discards: dict[int, tuple[int, int]] = field(default_factory=dict)
+    #: Tile kind (1s, 8p) -> (claimer, discarder) when that first discard was ponged or
+    #: konged (责任鸡). Replaced, never mutated.
+    ze_ren: dict[int, tuple[int, int]] = field(default_factory=dict)
     result: str | None = None  # "win" | "huang_zhuang"
     winners: list[int] = field(default_factory=list)
     win_kind: WinKind | None = None
@@ -163,6 +116,8 @@ class State:
     loser: int | None = None  # the discarder, or the robbed seat of 抢杠
     ying_bao: bool = False
     burned: frozenset[int] = frozenset()
+    #: The hand's weekday (1 = Monday .. 7 = Sunday) taken at the deal, for 星期鸡 (§9.6).
+    weekday: int | None = None
 
     @property
     def ended(self) -> bool:

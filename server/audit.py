@@ -2,8 +2,9 @@
 
 For each settled hand: the seat deltas exist and sum to zero, the ledger rows (the
 payments) net exactly to those deltas, and replaying the hand from its stored seed and
-actions through the engine gives the same deltas and the same payments (summed per
-payer, payee and reason). Run as ``python -m server audit``; exit status 1 on any problem.
+actions through its game (`server.rules.replay.replay`) gives the same deltas and the same
+payments (summed per payer, payee and reason). Run as ``python -m server audit``; exit
+status 1 on any problem. It sits above the store (it reads the store and runs the rules).
 """
 
 from __future__ import annotations
@@ -14,6 +15,9 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
+from server.rules.registry import UnknownGame, find_game
+from server.rules.replay import log_steps, replay
+from server.rules.types import IllegalAction
 from server.store.store import HandRecord, Store
 
 
@@ -59,29 +63,36 @@ def _summed(payments: list[dict[str, Any]]) -> dict[tuple[int, int, str], int]:
 
 async def _replay_problems(store: Store, hand: HandRecord, where: str) -> list[str]:
     """Replay the hand from its seed and action log; compare with what the ledger holds."""
-    from server.room.actor import replay_hand
-    from server.rules.guiyang import GuiyangOptions, IllegalAction, settle
-
     room = await store.get_room(hand.code)
     if room is None:
         return [f"{where}: room is missing"]
+    try:
+        game = find_game(room.game)
+    except UnknownGame as exc:
+        return [f"{where}: {exc}"]
     actions = await store.hand_actions(hand.code, hand.hand_no)
     try:
-        state, _ = replay_hand(
-            GuiyangOptions(**room.options), hand.seed, hand.dealer, hand.dealer_streak, actions
+        done = replay(
+            game,
+            room.options,
+            log_steps(actions),
+            seed=hand.seed,
+            dealer=hand.dealer,
+            dealer_streak=hand.dealer_streak,
+            weekday=hand.weekday,
         )
     except (IllegalAction, KeyError, TypeError, ValueError) as exc:
         return [f"{where}: the action log does not replay: {exc}"]
-    settlement = settle(state)
+    settlement = done.settlement
     if settlement is None:
         return [f"{where}: settled in the ledger, but its actions do not end the hand"]
     problems = []
-    if settlement["deltas"] != hand.deltas:
+    if list(settlement.deltas) != hand.deltas:
         problems.append(
-            f"{where}: replay gives deltas {settlement['deltas']}, the ledger has {hand.deltas}"
+            f"{where}: replay gives deltas {list(settlement.deltas)}, the ledger has {hand.deltas}"
         )
     stored = _summed(await store.ledger_by_hand(hand.code, hand.hand_no))
-    if _summed(settlement["payments"]) != stored:
+    if _summed(settlement.payment_dicts()) != stored:
         problems.append(f"{where}: replayed payments differ from the ledger rows")
     return problems
 

@@ -1,5 +1,8 @@
 """Fencing of room leases: ``rooms.lease_gen`` and a trigger that refuses stale actions.
 
+Additive (server/store/schema.py): a column with a server default and a trigger that lets
+every action without ``lease`` through, so an older release runs on this schema unchanged.
+
 Each tenure of a room's lease (server/room/cluster.py) starts with ``Store.fence``, which
 bumps ``rooms.lease_gen`` and returns the new generation; the owner logs it in every
 action's payload (``payload["lease"]``). The trigger refuses (SQLSTATE 23000, an integrity
@@ -9,8 +12,8 @@ trigger reads the room row ``FOR SHARE``: ``fence``'s UPDATE waits for an old ow
 insert in flight (which the new owner then sees when it replays) or the insert waits for
 the fence (and is refused). Actions without ``lease`` (one process, no Redis) pass.
 
-Revision ID: 0003_fence
-Revises: 0002
+Revision ID: 0004
+Revises: 0003
 Create Date: 2026-12-01
 """
 
@@ -21,8 +24,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0003_fence"
-down_revision: str | None = "0002"
+revision: str = "0004"
+down_revision: str | None = "0003"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -1,0 +1,147 @@
+"""Prometheus metrics (``prometheus-client``), served at ``GET /metrics``.
+
+Series (all per process; Prometheus sums them over the replicas):
+
+* ``zhuoji_rooms{state}``: rooms live in this process by status (open, playing, between,
+  finished, dissolved), read at scrape time from the room managers passed to
+  :func:`track_manager`.
+* ``zhuoji_sockets{role}``: open WebSockets (``seat`` / ``spectator``).
+* ``zhuoji_actions_total{type,outcome}`` and ``zhuoji_action_seconds{type}``: client
+  messages (``action``, ``ready``, ``auto``, ``dissolve``, ``sync``...) handled by the socket
+  layer; outcome ``ok`` or the refusal's error code; seconds until the room answered.
+* ``zhuoji_claim_windows_total``: claim windows opened (each discard and added kong, spec
+  §3), and ``zhuoji_settlements_total``: hands settled, both counted by the owner process
+  from what the room publishes (:class:`InstrumentedBus`).
+* ``zhuoji_errors_total{code}``: error messages sent to clients, and ``http_500`` for
+  unhandled server errors.
+* ``zhuoji_bus_publish_seconds``: bus publish latency; ``zhuoji_store_query_seconds{op}``:
+  database statement latency by SQL verb (SQLAlchemy engine events).
+* ``zhuoji_http_requests_total{method,route,status}``: HTTP requests.
+
+Everything here is a small hook the other layers call; nothing imports the room code.
+"""
+
+from __future__ import annotations
+
+import time
+import weakref
+from collections import Counter as _Tally
+from collections.abc import Iterable
+from typing import Any
+
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    REGISTRY,
+    Counter,
+    Gauge,
+    Histogram,
+    generate_latest,
+)
+from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.registry import Collector
+
+_FAST = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
+
+SOCKETS = Gauge("zhuoji_sockets", "Open WebSocket connections in this process", ["role"])
+ACTIONS = Counter(
+    "zhuoji_actions", "Client messages handled by the socket layer", ["type", "outcome"]
+)
+ACTION_SECONDS = Histogram(
+    "zhuoji_action_seconds",
+    "Seconds until the room answered a client message",
+    ["type"],
+    buckets=_FAST,
+)
+CLAIM_WINDOWS = Counter("zhuoji_claim_windows", "Claim windows opened (discards, added kongs)")
+SETTLEMENTS = Counter("zhuoji_settlements", "Hands settled by rooms owned by this process")
+ERRORS = Counter("zhuoji_errors", "Errors sent to clients, and unhandled server errors", ["code"])
+BUS_SECONDS = Histogram("zhuoji_bus_publish_seconds", "Bus publish latency", buckets=_FAST)
+STORE_SECONDS = Histogram(
+    "zhuoji_store_query_seconds", "Database statement latency", ["op"], buckets=_FAST
+)
+HTTP_REQUESTS = Counter("zhuoji_http_requests", "HTTP requests", ["method", "route", "status"])
+
+#: Engine events that open a claim window (spec §3: every discard and every added kong).
+CLAIM_OPENERS = frozenset({"discard", "kong_declared"})
+
+_managers: weakref.WeakSet[Any] = weakref.WeakSet()
+
+
+class _RoomsCollector(Collector):
+    def collect(self) -> Iterable[GaugeMetricFamily]:
+        family = GaugeMetricFamily("zhuoji_rooms", "Rooms live in this process", labels=["state"])
+        tally: _Tally[str] = _Tally({s: 0 for s in ("open", "playing", "between")})
+        for manager in list(_managers):
+            for actor in list(getattr(manager, "rooms", {}).values()):
+                tally[str(getattr(actor, "status", "unknown"))] += 1
+        for state, n in sorted(tally.items()):
+            family.add_metric([state], n)
+        yield family
+
+
+REGISTRY.register(_RoomsCollector())
+
+
+def track_manager(manager: Any) -> None:
+    """Count ``manager.rooms`` (``{code: actor with .status}``) in ``zhuoji_rooms``."""
+    _managers.add(manager)
+
+
+def render() -> tuple[bytes, str]:
+    """The exposition text of every series and its content type."""
+    return generate_latest(REGISTRY), CONTENT_TYPE_LATEST
+
+
+def observe_published(channel: str, message: dict[str, Any]) -> None:
+    """Count what a room publishes: claim windows and settlements, once per room (only the
+    spectator channel, which every room publishes each event to once)."""
+    if not channel.endswith(":spectator"):
+        return
+    kind = message.get("type")
+    if kind == "hand_end":
+        SETTLEMENTS.inc()
+    elif kind == "event":
+        event = message.get("event")
+        if isinstance(event, dict) and event.get("type") in CLAIM_OPENERS:
+            CLAIM_WINDOWS.inc()
+
+
+class InstrumentedBus:
+    """A bus (``publish`` / ``subscribe`` / ``close`` ...) whose ``publish`` is timed and
+    observed (:func:`observe_published`); everything else is the wrapped bus's."""
+
+    def __init__(self, bus: Any) -> None:
+        self._bus = bus
+
+    async def publish(self, channel: str, message: dict[str, Any]) -> Any:
+        observe_published(channel, message)
+        start = time.perf_counter()
+        try:
+            return await self._bus.publish(channel, message)
+        finally:
+            BUS_SECONDS.observe(time.perf_counter() - start)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._bus, name)
+
+
+def instrument_engine(engine: Any) -> None:
+    """Time every statement of a SQLAlchemy (async) engine into ``zhuoji_store_query_seconds``
+    labelled by its first SQL word (select, insert, update...)."""
+    from sqlalchemy import event
+
+    sync_engine = getattr(engine, "sync_engine", engine)
+    if getattr(sync_engine, "_zhuoji_metrics", False):
+        return
+    sync_engine._zhuoji_metrics = True
+
+    @event.listens_for(sync_engine, "before_cursor_execute")
+    def _before(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
+        conn.info.setdefault("zhuoji_t0", []).append(time.perf_counter())
+
+    @event.listens_for(sync_engine, "after_cursor_execute")
+    def _after(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
+        starts = conn.info.get("zhuoji_t0")
+        if starts:
+            op = statement.lstrip().split(None, 1)[0].lower() if statement.strip() else "?"
+            STORE_SECONDS.labels(op=op[:16]).observe(time.perf_counter() - starts.pop())

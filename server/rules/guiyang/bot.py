@@ -1,0 +1,135 @@
+"""The Guiyang bot policy: ``choose_action(state, seat)`` picks one of the legal actions.
+
+Policy, in order (every choice is among ``legal_actions(state, seat)``; same state -> same action):
+1. win (``self_draw`` or ``win``) whenever legal;
+2. ``ding_que``: the suit with the fewest tiles in hand (ties: m, p, s);
+3. kong (own turn or claiming a discard) when it does not raise shanten;
+4. pong when it lowers shanten (after the best discard that follows it);
+5. on a claim, otherwise ``pass``;
+6. on a turn, discard the tile whose removal leaves the lowest shanten; ties prefer isolated
+   tiles, then terminals (1/9), then the fixed order 1m..9m, 1p..9p, 1s..9s. A bot never
+   declares 报听.
+
+The bot reads only its own seat's ``view`` (its hand, drawn tile and melds), like a player.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..hand import shanten
+from ..tiles import tile_index
+from ..types import Action
+from .engine import default_action, legal_actions, view
+
+_SUITS = ("m", "p", "s")
+
+
+def _counts(tiles: list[str]) -> list[int]:
+    counts = [0] * 27
+    for t in tiles:
+        counts[tile_index(t)] += 1
+    return counts
+
+
+def _own_tiles(v: dict[str, Any]) -> list[str]:
+    tiles = list(v.get("hand") or [])
+    if v.get("drawn"):
+        tiles.append(v["drawn"])
+    return tiles
+
+
+def _melds(v: dict[str, Any], seat: int) -> int:
+    for s in v.get("seats", []):
+        if s.get("seat") == seat:
+            return len(s.get("melds") or [])
+    return 0
+
+
+def _best_discard_shanten(counts: list[int], melds: int) -> int:
+    best = 99
+    for i, c in enumerate(counts):
+        if c:
+            counts[i] -= 1
+            best = min(best, shanten(counts, melds))
+            counts[i] += 1
+    return best
+
+
+def _isolated(counts: list[int], i: int) -> bool:
+    if counts[i] != 1:
+        return False
+    pos = i % 9
+    for d in (-2, -1, 1, 2):
+        j = pos + d
+        if 0 <= j < 9 and counts[i + d]:
+            return False
+    return True
+
+
+def choose_action(state: Any, seat: int) -> Action:
+    """Return the bot's action for ``seat`` now; ``default_action`` if it has no legal action."""
+    legal = legal_actions(state, seat)
+    if not legal:
+        return default_action(state, seat)
+    for a in legal:
+        if a.kind in ("self_draw", "win"):
+            return a
+    v: dict[str, Any] = view(state, seat)
+    tiles = _own_tiles(v)
+    counts = _counts(tiles)
+    melds = _melds(v, seat)
+
+    que = [a for a in legal if a.kind == "ding_que"]
+    if que:
+        by_suit = {s: sum(1 for t in tiles if t[1] == s) for s in _SUITS}
+        return min(que, key=lambda a: (by_suit.get(a.suit or "", 99), _SUITS.index(a.suit or "m")))
+
+    discards = [a for a in legal if a.kind == "discard" and not a.bao_ting]
+    kongs = [a for a in legal if a.kind == "kong"]
+    if discards:  # own turn: len(tiles) % 3 == 2
+        now = _best_discard_shanten(list(counts), melds)
+        for k in kongs:
+            if k.tile is None:
+                continue
+            i = tile_index(k.tile)
+            after = list(counts)
+            if after[i] >= 4:  # concealed kong: four leave the hand, one more meld
+                after[i] -= 4
+                kept = shanten(after, melds + 1)
+            else:  # added kong onto an own pong
+                after[i] -= 1
+                kept = shanten(after, melds)
+            if kept <= now:
+                return k
+
+        def key(a: Action) -> tuple[int, int, int, int]:
+            i = tile_index(a.tile or "")
+            counts[i] -= 1
+            s = shanten(counts, melds)
+            counts[i] += 1
+            terminal = i % 9 in (0, 8)
+            return (s, 0 if _isolated(counts, i) else 1, 0 if terminal else 1, i)
+
+        return min(discards, key=key)
+
+    # A claim on a discard: the claimed tile is the last discard.
+    last = v.get("last_discard") or {}
+    tile = last.get("tile")
+    if tile is not None:
+        i = tile_index(tile)
+        now = shanten(counts, melds)
+        for k in kongs:
+            after = list(counts)
+            after[i] -= 3
+            if after[i] >= 0 and shanten(after, melds + 1) <= now:
+                return k
+        for p in (a for a in legal if a.kind == "pong"):
+            after = list(counts)
+            after[i] -= 2
+            if after[i] >= 0 and _best_discard_shanten(after, melds + 1) < now:
+                return p
+    for a in legal:
+        if a.kind == "pass":
+            return a
+    return default_action(state, seat)

@@ -1,0 +1,212 @@
+"""Schema versions, migration locking and the start-up checks of a process.
+
+Schema policy (additive migrations): a revision may add tables, nullable columns, columns
+with a server default, and indexes; it never drops, renames or narrows what a release still
+in service uses (that waits until no such release runs). So the previous release runs
+against the new schema, and a rollback needs no downgrade. :func:`check_schema` enforces
+what can be checked: a database at a revision this code does not know (a newer release
+migrated it) is accepted when every table and column of :mod:`server.store.models` is
+there, and refused with a :class:`SchemaError` naming what is missing otherwise.
+
+Concurrency: migrations are serialised by :data:`PG_MIGRATION_LOCK` (a PostgreSQL
+transaction-scoped advisory lock) or :func:`sqlite_migration_lock` (a file lock), whichever
+entry point runs them (``python -m server migrate``, the app at start, ``alembic``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import inspect, text
+from sqlalchemy.engine import Connection, make_url
+from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+
+log = logging.getLogger(__name__)
+
+#: Key of the PostgreSQL advisory lock every migration takes (``pg_advisory_xact_lock``).
+PG_MIGRATION_LOCK = 7461303931
+
+
+class SchemaError(RuntimeError):
+    """The database's schema cannot serve this release; ``str(err)`` says what to do."""
+
+
+class DatabaseUnavailable(RuntimeError):
+    """The database did not answer within the wait allowed at start."""
+
+
+@contextlib.contextmanager
+def sqlite_migration_lock(url: str) -> Iterator[None]:
+    """Hold an exclusive lock on ``<database file>-migrate.lock`` while migrating a SQLite
+    database (blocks until a concurrent migration of the same file is done). A no-op for
+    other databases, in-memory SQLite and platforms without ``fcntl``."""
+    parsed = make_url(url)
+    if not parsed.drivername.startswith("sqlite") or parsed.database in (None, "", ":memory:"):
+        yield
+        return
+    try:
+        import fcntl
+    except ImportError:  # Windows: a single local process is the only use there
+        yield
+        return
+    path = Path(f"{parsed.database}-migrate.lock")
+    with path.open("a") as handle:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+
+def migrations_dir() -> Path:
+    """This release's ``migrations/``: next to the package (a checkout), else in the working
+    directory (as ``Store.migrate`` looks it up). ``FileNotFoundError`` if neither has it."""
+    candidates = [Path(__file__).resolve().parents[2] / "migrations", Path.cwd() / "migrations"]
+    for candidate in candidates:
+        if (candidate / "env.py").is_file():
+            return candidate
+    raise FileNotFoundError("migrations/ not found in " + ", ".join(map(str, candidates)))
+
+
+def script_directory() -> Any:
+    """Alembic's ``ScriptDirectory`` of this release's ``migrations/``."""
+    from alembic.config import Config
+    from alembic.script import ScriptDirectory
+
+    cfg = Config()
+    cfg.set_main_option("script_location", str(migrations_dir()))
+    return ScriptDirectory.from_config(cfg)
+
+
+@dataclass(frozen=True)
+class SchemaState:
+    """What the database holds: ``revisions`` (empty = never migrated), this release's
+    ``heads``, ``unknown`` (revisions this release has no script for) and ``missing``
+    (``table`` or ``table.column`` of the models that the database lacks)."""
+
+    revisions: tuple[str, ...]
+    heads: tuple[str, ...]
+    unknown: tuple[str, ...]
+    missing: tuple[str, ...]
+
+    @property
+    def current(self) -> bool:
+        """The database is exactly at this release's head(s)."""
+        return bool(self.revisions) and set(self.revisions) == set(self.heads)
+
+
+def _inspect(connection: Connection) -> SchemaState:
+    from alembic.runtime.migration import MigrationContext
+
+    from server.store.models import Base
+
+    revisions = tuple(sorted(MigrationContext.configure(connection).get_current_heads()))
+    script = script_directory()
+    heads = tuple(sorted(script.get_heads()))
+    known = {rev.revision for rev in script.walk_revisions()}
+    unknown = tuple(r for r in revisions if r not in known)
+    insp = inspect(connection)
+    tables = set(insp.get_table_names())
+    missing: list[str] = []
+    for table in Base.metadata.sorted_tables:
+        if table.name not in tables:
+            missing.append(table.name)
+            continue
+        have = {c["name"] for c in insp.get_columns(table.name)}
+        missing.extend(f"{table.name}.{c.name}" for c in table.columns if c.name not in have)
+    return SchemaState(revisions, heads, unknown, tuple(missing))
+
+
+async def schema_state(engine: AsyncEngine) -> SchemaState:
+    """Read the database's revision(s) and compare its tables with the models."""
+    async with engine.connect() as conn:
+        return await conn.run_sync(_inspect)
+
+
+def judge(state: SchemaState) -> str:
+    """``state`` judged for serving: a one-line note if this release can run on it, else
+    :class:`SchemaError` with the reason and the fix."""
+    heads = ", ".join(state.heads)
+    if state.current:
+        return f"database schema at {heads} (this release's head)"
+    if not state.revisions:
+        raise SchemaError(
+            "the database has no schema yet: run `python -m server migrate` "
+            "(in compose: the `migrate` service)"
+        )
+    revs = ", ".join(state.revisions)
+    if not state.unknown:
+        raise SchemaError(
+            f"the database schema is at {revs}, older than this release's {heads}: run "
+            "`python -m server migrate` (in compose: the `migrate` service) first"
+        )
+    if state.missing:
+        raise SchemaError(
+            f"the database schema is at {revs}, which this release does not know (its head "
+            f"is {heads}), and it lacks what this release needs: {', '.join(state.missing)}. "
+            "Run the release that migrated it (or newer), or restore a backup taken before "
+            "that migration."
+        )
+    return (
+        f"database schema at {revs} is newer than this release's {heads}; every table and "
+        "column this release uses is there (additive schema policy), so it runs"
+    )
+
+
+async def check_schema(engine: AsyncEngine) -> str:
+    """:func:`judge` of the database behind ``engine``."""
+    return judge(await schema_state(engine))
+
+
+async def wait_for_database(
+    engine: AsyncEngine, timeout: float, *, interval: float = 1.0, probe_timeout: float = 5.0
+) -> None:
+    """Retry ``SELECT 1`` until the database answers (each try bounded by ``probe_timeout``
+    seconds), logging each failure; :class:`DatabaseUnavailable` after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            async with asyncio.timeout(probe_timeout):
+                async with engine.connect() as conn:
+                    await conn.execute(text("SELECT 1"))
+            return
+        except Exception as err:  # any driver / network error: the database is not there yet
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise DatabaseUnavailable(
+                    f"the database did not answer for {timeout:g} s: {type(err).__name__}: {err}"
+                ) from None
+            log.warning("database not available yet (%s: %s); retrying", type(err).__name__, err)
+            await asyncio.sleep(min(interval, left))
+
+
+async def migrate(url: str, *, wait_seconds: float = 0.0) -> str:
+    """Bring the database at ``url`` to this release's head, under the migration lock, and
+    return a note. A database already at a newer, compatible revision (see :func:`judge`)
+    is left alone; an incompatible one raises :class:`SchemaError`. With ``wait_seconds``,
+    first wait that long at most for the database (:func:`wait_for_database`)."""
+    from server.store.store import Store
+
+    engine = create_async_engine(url)
+    try:
+        if wait_seconds > 0:
+            await wait_for_database(engine, wait_seconds)
+        state = await schema_state(engine)
+    finally:
+        await engine.dispose()
+    if state.unknown:  # a newer release migrated it: upgrading is not ours to do
+        return judge(state)
+    with sqlite_migration_lock(url):
+        store = Store(url)
+        try:
+            await store.migrate()
+        finally:
+            await store.close()
+    return f"database schema at {', '.join(state.heads)} (this release's head)"

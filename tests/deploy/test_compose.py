@@ -1,0 +1,128 @@
+"""The deployment files, checked without a container engine: the compose file against the
+compose-spec JSON schema (vendored in ``check-jsonschema``), its secrets and topology, the
+Caddyfile through Debian's ``caddy adapt``, and the Dockerfile through hadolint."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+REPO = Path(__file__).resolve().parents[2]
+COMPOSE = REPO / "docker-compose.yml"
+IN_CI = os.environ.get("CI", "").strip().lower() == "true"
+REQUIRED_SECRETS = ("POSTGRES_PASSWORD", "ADMIN_TOKEN")
+
+
+def _tool(name: str) -> str:
+    """The path of ``name`` (next to this Python first); skip, or fail under CI=true."""
+    here = Path(sys.executable).parent / name
+    found = str(here) if here.exists() else shutil.which(name)
+    if found is None:
+        if IN_CI:
+            pytest.fail(f"{name} is required under CI=true", pytrace=False)
+        pytest.skip(f"{name} is not installed")
+    return found
+
+
+def _compose() -> dict[str, Any]:
+    return yaml.safe_load(COMPOSE.read_text())
+
+
+def test_compose_file_matches_the_compose_spec() -> None:
+    tool = _tool("check-jsonschema")
+    run = subprocess.run(
+        [tool, "--builtin-schema", "vendor.compose-spec", str(COMPOSE)],
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+
+
+def test_schema_check_catches_a_broken_compose_file(tmp_path: Path) -> None:
+    tool = _tool("check-jsonschema")
+    broken = tmp_path / "docker-compose.yml"
+    broken.write_text(COMPOSE.read_text().replace("    depends_on:\n", "    depends_onn:\n", 1))
+    run = subprocess.run(
+        [tool, "--builtin-schema", "vendor.compose-spec", str(broken)], capture_output=True
+    )
+    assert run.returncode != 0
+
+
+def test_secrets_are_required_and_never_written_in_the_file() -> None:
+    text = COMPOSE.read_text()
+    for name in REQUIRED_SECRETS:
+        uses = re.findall(r"\$\{" + name + r"([^}]*)\}", text)
+        assert uses, f"{name} is not used"
+        assert all(u.startswith(":?") for u in uses), f"{name} must be ${{{name}:?...}}: {uses}"
+    compose = _compose()
+    for service in compose["services"].values():
+        env = service.get("environment") or {}
+        for key, value in env.items():
+            if re.search("PASSWORD|TOKEN", key):
+                assert "${" in str(value), f"{key} has a literal value"
+    assert "zhuoji:zhuoji@" not in text
+
+
+def test_topology_only_the_proxy_publishes_and_apps_wait_for_the_migration() -> None:
+    services = _compose()["services"]
+    published = sorted(name for name, s in services.items() if s.get("ports"))
+    assert published == ["caddy"]
+    assert services["caddy"]["image"].startswith("caddy:")
+    apps = [name for name, s in services.items() if "--no-migrate" in (s.get("command") or [])]
+    assert apps == ["app1", "app2"]
+    upstreams = services["caddy"]["environment"]["UPSTREAMS"].split()
+    assert upstreams == [f"{a}:8000" for a in apps]
+    proxy_ip = "${PROXY_IP:-172.30.77.10}"
+    assert services["caddy"]["networks"]["front"]["ipv4_address"] == proxy_ip
+    for name in apps:
+        app = services[name]
+        assert app["depends_on"]["migrate"]["condition"] == "service_completed_successfully"
+        assert app["environment"]["FORWARDED_ALLOW_IPS"] == proxy_ip
+        assert "/readyz" in " ".join(app["healthcheck"]["test"])
+    assert services["migrate"]["command"] == ["python", "-m", "server", "migrate"]
+    assert services["migrate"]["restart"] == "no"
+
+
+def test_caddyfile_adapts_for_a_domain_and_for_a_lan() -> None:
+    caddy = _tool("caddy")
+
+    def adapt(env: dict[str, str]) -> dict[str, Any]:
+        run = subprocess.run(
+            [caddy, "adapt", "--config", str(REPO / "Caddyfile")],
+            capture_output=True,
+            text=True,
+            env={"PATH": os.environ.get("PATH", ""), "HOME": "/tmp", **env},
+        )
+        assert run.returncode == 0, run.stderr
+        return json.loads(run.stdout)
+
+    lan = adapt({})["apps"]["http"]["servers"]["srv0"]
+    assert lan["listen"] == [":80"]
+    site = adapt({"DOMAIN": "mahjong.example.org", "UPSTREAMS": "a:1 b:2"})
+    server = site["apps"]["http"]["servers"]["srv0"]
+    assert server["listen"] == [":443"]
+    assert server["routes"][0]["match"] == [{"host": ["mahjong.example.org"]}]
+    proxy = json.dumps(server)
+    assert '"upstreams": [{"dial": "a:1"}, {"dial": "b:2"}]' in proxy
+    assert '"uri": "/readyz"' in proxy
+    assert '{"path": ["/metrics"]}' in proxy and '"status_code": 404' in proxy
+
+
+def test_dockerfile_lints_clean_and_installs_locked_deps_before_the_code() -> None:
+    hadolint = _tool("hadolint")
+    run = subprocess.run([hadolint, str(REPO / "Dockerfile")], capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout + run.stderr
+    lines = (REPO / "Dockerfile").read_text().splitlines()
+    install = next(i for i, line in enumerate(lines) if "pip install" in line)
+    assert "--require-hashes -r requirements.txt" in lines[install]
+    copies = [i for i, line in enumerate(lines) if line.startswith("COPY server")]
+    assert copies and copies[0] > install

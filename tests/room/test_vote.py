@@ -1,0 +1,48 @@
+"""The dissolve vote on its own (the actor's collaborator): open, refuse, agree, expire."""
+
+from __future__ import annotations
+
+import pytest
+
+from server.room.clock import ManualClock
+from server.room.errors import RoomError
+from server.room.vote import DissolveVote
+
+
+def make(clock: ManualClock, expired: list[int]) -> DissolveVote:
+    return DissolveVote(4, clock, 60.0, expired.append)
+
+
+def test_a_vote_opens_with_the_bots_agreeing_and_dissolves_when_all_agree() -> None:
+    clock, expired = ManualClock(), []
+    vote = make(clock, expired)
+    assert not vote.is_open and vote.close("refused") is None
+    assert vote.cast(0, True, bots=[3]) == "open"
+    msg = vote.message()
+    assert msg["votes"] == [True, None, None, True] and msg["result"] == "open"
+    assert msg["deadline"] == int((clock.now() + 60.0) * 1000)
+    assert vote.cast(1, True, bots=[3]) == "open"
+    assert vote.cast(2, True, bots=[3]) == "dissolved"
+    end = vote.close("dissolved")
+    assert end is not None and end["result"] == "dissolved" and end["deadline"] is None
+    assert not vote.is_open
+    clock.advance(61)
+    assert expired == [], "a closed vote's timer is cancelled"
+
+
+def test_refusals_repeats_and_expiry() -> None:
+    clock, expired = ManualClock(), []
+    vote = make(clock, expired)
+    with pytest.raises(RoomError) as err:
+        vote.cast(0, False, bots=[])
+    assert err.value.code == "no_vote" and not vote.is_open
+    vote.cast(0, True, bots=[])
+    with pytest.raises(RoomError) as err:
+        vote.cast(0, True, bots=[])
+    assert err.value.code == "already_voted"
+    assert vote.cast(1, False, bots=[]) == "refused"
+    vote.close("refused")
+    vote.cast(2, True, bots=[])
+    assert vote.number == 2
+    clock.advance(60.5)
+    assert expired == [2], "the timer names the vote it belongs to"
