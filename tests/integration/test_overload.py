@@ -52,6 +52,9 @@ ENV = {
     "READY_SECONDS": "300",
     "ADMIN_TOKEN": "",
     "LEASE_SECONDS": str(LEASE),
+    # the address limits are shared through Redis: repeated runs must not meet them
+    "ROOMS_PER_MINUTE": "1000",
+    "SOCKETS_PER_MINUTE": "1000",
 }
 
 
