@@ -359,14 +359,19 @@ class RoomManager:
             return await task
         try:
             seen: str | None = None
+            step = self.cluster.lease_seconds / 3
             while True:
-                done, _ = await asyncio.wait({task}, timeout=self.cluster.lease_seconds / 3)
+                done, _ = await asyncio.wait({task}, timeout=step)
                 if done:
                     return task.result()
                 owner = (await self.cluster.owners([code]))[code]
-                if owner is None or owner == self.cluster.process_id:
-                    raise TimeoutError
-                if seen is not None and owner != seen:
+                moved = owner is None or owner == self.cluster.process_id
+                if moved or (seen is not None and owner != seen):
+                    # The new owner may have subscribed just before the call went out and be
+                    # serving it now: give its answer a moment before sending it again.
+                    done, _ = await asyncio.wait({task}, timeout=step)
+                    if done:
+                        return task.result()
                     raise TimeoutError
                 seen = owner
         finally:
