@@ -77,6 +77,7 @@ class Human:
     def __init__(self, ws_url: str, code: str, token: str) -> None:
         self.url = f"{ws_url}/ws/rooms/{code}?token={token}"
         self.errors: list[dict[str, Any]] = []
+        self.last: tuple[Any, ...] = ()  # the last message seen (for a failure's message)
         self.answers = 0
         self.hold = False
         self.waiting = asyncio.Event()
@@ -97,12 +98,18 @@ class Human:
                 except TimeoutError:
                     continue
                 kind = msg.get("type")
+                self.last = (kind, msg.get("hand_no"), msg.get("version"), msg.get("prompt"))
                 if kind == "error":
                     self.errors.append(msg)
                     await ws.send(json.dumps({"type": "sync"}))
                     answered = None
                     continue
                 if kind == "hand_end" and msg.get("next_hand"):
+                    await ws.send(json.dumps({"type": "ready"}))
+                    continue
+                if kind == "snapshot" and (msg.get("room") or {}).get("status") == "between":
+                    # a fresh snapshot (the room moved) between hands: ready, else the
+                    # room waits READY_SECONDS for this seat
                     await ws.send(json.dumps({"type": "ready"}))
                     continue
                 if kind == "session_end":
@@ -227,7 +234,8 @@ async def test_frozen_owner_is_fenced_and_answers_in_flight_survive(
         while any(
             h.answers < t and not tk.done() for h, t, tk in zip(humans, target, tasks, strict=True)
         ):
-            assert time.monotonic() < deadline, "the rooms did not play on after the takeover"
+            stuck = [(h.answers, h.last) for h in humans]
+            assert time.monotonic() < deadline, ("the rooms did not play on", stuck)
             await asyncio.sleep(0.1)
         async with httpx.AsyncClient(timeout=10) as client:
             for _ in range(100):
