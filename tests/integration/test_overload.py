@@ -101,6 +101,7 @@ class Human:
                 self.last = (kind, msg.get("hand_no"), msg.get("version"), msg.get("prompt"))
                 if kind == "error":
                     self.errors.append(msg)
+                    await asyncio.sleep(0.2)  # e.g. ``unavailable`` while the room moves
                     await ws.send(json.dumps({"type": "sync"}))
                     answered = None
                     continue
@@ -200,21 +201,32 @@ async def test_frozen_owner_is_fenced_and_answers_in_flight_survive(
         os.kill(a.proc.pid, signal.SIGSTOP)  # A's loop is blocked from now on
         frozen = True
         first.release.set()  # its answer goes to B, which forwards it to the frozen owner
+        # B takes the rooms over once their leases lapse (a room whose row the frozen A
+        # holds locked in an open transaction waits for A: B must see whether it commits)
+        async with httpx.AsyncClient(timeout=10) as client:
+            deadline = time.monotonic() + 4 * LEASE
+            while (await client.get(f"{b.http}/api/health")).json()["rooms"] < 3:
+                if time.monotonic() > deadline:
+                    break
+                await asyncio.sleep(0.1)
+        # what B rebuilt the rooms it fenced from: the committed log (A's appends waiting)
+        taken: dict[str, tuple[int, int, int]] = {}
+        for code in codes:
+            hand = (await store.hands(code))[-1]
+            logged_now = await store.hand_actions(code, hand.hand_no)
+            gen = await lock.fetchval("SELECT lease_gen FROM rooms WHERE code = $1", code)
+            if logged_now and gen > max(p["lease"] for _, p in logged_now):
+                taken[code] = (hand.hand_no, len(logged_now), gen)
+        assert taken, "B fenced no room while A was frozen"
+        await locked.commit()  # A's appends in flight run now: refused, they are stale
+        await lock.close()
+        os.kill(a.proc.pid, signal.SIGCONT)
+        frozen = False
         async with httpx.AsyncClient(timeout=10) as client:
             deadline = time.monotonic() + 30
             while (await client.get(f"{b.http}/api/health")).json()["rooms"] < 3:
                 assert time.monotonic() < deadline, "B never took the rooms over"
                 await asyncio.sleep(0.1)
-        # what B rebuilt the rooms from: the committed log, A's appends still waiting
-        taken: dict[str, tuple[int, int, int]] = {}
-        for code in codes:
-            hand = (await store.hands(code))[-1]
-            gen = await lock.fetchval("SELECT lease_gen FROM rooms WHERE code = $1", code)
-            taken[code] = (hand.hand_no, len(await store.hand_actions(code, hand.hand_no)), gen)
-        await locked.commit()  # A's appends in flight run now: refused, they are stale
-        await lock.close()
-        os.kill(a.proc.pid, signal.SIGCONT)
-        frozen = False
 
         # the answer in flight is logged by the new owner, as the very next action
         deadline = time.monotonic() + 60
@@ -250,7 +262,8 @@ async def test_frozen_owner_is_fenced_and_answers_in_flight_survive(
         assert "lease lost" in a.log.read_text(errors="replace")
 
         # A's appends that were in flight were refused: everything logged after the point
-        # B rebuilt from is B's (without fencing, A's would sit right there)
+        # B rebuilt from is B's (without fencing, A's would sit right there; a room B could
+        # fence only after A thawed is covered by the generations check below)
         for code, (hand_no, count, gen) in taken.items():
             later = (await store.hand_actions(code, hand_no))[count:]
             assert [p["lease"] for _, p in later] == [gen] * len(later), code
