@@ -142,6 +142,7 @@ def _run(args: argparse.Namespace) -> int:
 
     import uvicorn
 
+    from server.api.http import uvicorn_options
     from server.logs import log_config
 
     if args.database_url:
@@ -174,6 +175,8 @@ def _run(args: argparse.Namespace) -> int:
         # ones are cut off by the WebSocket layer before they are read into memory.
         ws_max_size=WS_MAX_FRAME_BYTES,
         log_config=logging_config,
+        # HTTP/1.1 with a deadline per request (REQUEST_SECONDS) and KEEP_ALIVE_SECONDS
+        **uvicorn_options(settings),
     )
     return 0
 

@@ -4,7 +4,10 @@ Every field can be set by the upper-case environment variable of the same name, 
 ``DATABASE_URL``, ``REDIS_URL``, ``ADMIN_TOKEN``, ``CLAIM_SECONDS``, ``TURN_SECONDS``,
 ``CLAIM_MIN_MS``, ``AUTO_SECONDS``, ``READY_SECONDS``, ``VOTE_SECONDS``,
 ``LEASE_SECONDS``, ``LEASE_MARGIN_SECONDS``, ``START_WAIT_SECONDS``, ``SWEEP_SECONDS``,
-``ROOMS_PER_MINUTE``, ``SOCKETS_PER_MINUTE``, ``MIGRATE``, ``DB_WAIT_SECONDS``,
+``ROOMS_PER_MINUTE``, ``SOCKETS_PER_MINUTE``, ``LOOKUPS_PER_MINUTE``, ``JOINS_PER_MINUTE``,
+``ADMIN_FAILURES_PER_MINUTE``, ``SOCKETS_PER_ADDRESS``, ``SOCKETS_PER_ROOM``,
+``SPECTATORS_PER_ROOM``, ``MESSAGES_PER_SECOND``, ``MESSAGE_BURST``, ``REQUEST_SECONDS``,
+``KEEP_ALIVE_SECONDS``, ``MIGRATE``, ``DB_WAIT_SECONDS``,
 ``READY_TIMEOUT_SECONDS``, ``API_DOCS``, ``LOG_FORMAT``, ``HOST``, ``PORT``.
 """
 
@@ -47,6 +50,28 @@ class Settings(BaseSettings):
         sockets_per_minute: WebSocket connections a client address may open per minute;
             beyond that the socket gets ``rate_limited`` and is closed (4429). Both address
             limits are shared by every process through Redis when ``redis_url`` is set.
+        lookups_per_minute: ``GET /api/rooms/{code}`` per client address per minute (429
+            ``rate_limited`` beyond; shared like the above).
+        joins_per_minute: ``POST /api/rooms/{code}/join`` and ``.../bots`` per client
+            address per minute (same).
+        admin_failures_per_minute: failed admin authentications per client address per
+            minute; beyond that every admin call from the address is 429 (even with the
+            right token) until the window moves on. Each failure is logged (warning).
+        sockets_per_address: WebSockets open at once from one client address (this process);
+            beyond that the socket gets ``too_many_sockets`` and is closed (4430).
+        sockets_per_room: WebSockets open at once on one room (this process); beyond that a
+            spectator gets ``room_crowded`` (4430). A seat's own socket is never refused by
+            a room cap (it replaces the seat's previous one).
+        spectators_per_room: spectator sockets open at once on one room (this process);
+            beyond that ``room_crowded`` (4430).
+        messages_per_second, message_burst: the client-message budget (a token bucket) of
+            one client address in one room, shared by all its sockets there, so reconnecting
+            does not refill it.
+        request_seconds: an HTTP request (headers and body) must arrive within this many
+            seconds of the connection (or of the previous response); else the connection is
+            closed (slow clients).
+        keep_alive_seconds: an idle keep-alive HTTP connection is closed after this (uvicorn
+            ``timeout_keep_alive``).
         migrate: the app migrates the database at start (``create_app``); ``False``
             (``python -m server serve --no-migrate``, ``MIGRATE=false``): it only checks
             that the schema serves this release (:mod:`server.store.schema`).
@@ -76,6 +101,16 @@ class Settings(BaseSettings):
     sweep_seconds: float | None = Field(default=None, ge=0)
     rooms_per_minute: int = Field(default=10, ge=1)
     sockets_per_minute: int = Field(default=120, ge=1)
+    lookups_per_minute: int = Field(default=120, ge=1)
+    joins_per_minute: int = Field(default=30, ge=1)
+    admin_failures_per_minute: int = Field(default=10, ge=1)
+    sockets_per_address: int = Field(default=50, ge=1)
+    sockets_per_room: int = Field(default=1010, ge=1)
+    spectators_per_room: int = Field(default=1000, ge=0)
+    messages_per_second: float = Field(default=20, gt=0)
+    message_burst: int = Field(default=40, ge=1)
+    request_seconds: float = Field(default=10, gt=0)
+    keep_alive_seconds: float = Field(default=5, gt=0)
     migrate: bool = True
     db_wait_seconds: float = Field(default=60, ge=0)
     ready_timeout_seconds: float = Field(default=2, gt=0)

@@ -17,17 +17,42 @@ import logging
 import re
 from contextvars import ContextVar
 from typing import Any
+from urllib.parse import unquote_plus
 
 ROOM: ContextVar[str | None] = ContextVar("zhuoji_room", default=None)
 HAND: ContextVar[int | None] = ContextVar("zhuoji_hand", default=None)
 SEAT: ContextVar[int | None] = ContextVar("zhuoji_seat", default=None)
 
 _TOKEN = re.compile(r"(token=)[^\s&#\"']+")
+#: One parameter of a query string (after ``?``, ``&`` or ``;``).
+_PARAM = re.compile(r"(?<=[?&;])[^\s&#\"';]+")
+
+
+def _decoded(text: str) -> str:
+    """``text`` percent-decoded until it no longer changes (at most 4 times)."""
+    for _ in range(4):
+        plain = unquote_plus(text)
+        if plain == text:
+            break
+        text = plain
+    return text
+
+
+def _redact_param(match: re.Match[str]) -> str:
+    part = match.group(0)
+    name, eq, _ = part.partition("=")
+    if eq and _decoded(name).strip().lower() == "token":
+        return f"{name}=***"
+    if _decoded(part).strip().lower().startswith("token="):  # ``token%3D<value>``
+        return "token=***"
+    return part
 
 
 def redact(text: str) -> str:
-    """``text`` with every ``token=<value>`` replaced by ``token=***``."""
-    return _TOKEN.sub(r"\1***", text)
+    """``text`` with every ``token=<value>`` replaced by ``token=***``, and every query
+    parameter that decodes to a token, however spelled (``?%74oken=``, ``?TOKEN=``,
+    ``?token%3D...``), likewise."""
+    return _PARAM.sub(_redact_param, _TOKEN.sub(r"\1***", text))
 
 
 class TokenRedactingFilter(logging.Filter):
@@ -46,8 +71,24 @@ class TokenRedactingFilter(logging.Filter):
             message = record.getMessage()
         except Exception:
             return True
-        if _TOKEN.search(message.replace("token=***", "")):
+        if redact(message) != message:
             record.msg, record.args = redact(message), ()
+        return True
+
+
+#: uvicorn's messages about a client breaking the protocol (logged by it as errors with a
+#: traceback): the client's fault, so a warning without traceback.
+CLIENT_PROTOCOL_ERRORS = frozenset({"Invalid UTF-8 sequence received from client."})
+
+
+class ClientProtocolFilter(logging.Filter):
+    """Turns uvicorn's records of :data:`CLIENT_PROTOCOL_ERRORS` (an invalid UTF-8 text
+    frame) into one WARNING line without traceback."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.msg in CLIENT_PROTOCOL_ERRORS and record.levelno > logging.WARNING:
+            record.levelno, record.levelname = logging.WARNING, "WARNING"
+            record.exc_info, record.exc_text = None, None
         return True
 
 
@@ -106,6 +147,7 @@ def log_config(fmt: str = "json", level: str = "info") -> dict[str, Any]:
         "disable_existing_loggers": False,
         "filters": {
             "redact": {"()": "server.logs.TokenRedactingFilter"},
+            "client_protocol": {"()": "server.logs.ClientProtocolFilter"},
             "context": {"()": "server.logs.ContextFilter"},
         },
         "formatters": {"main": formatter},
@@ -114,7 +156,7 @@ def log_config(fmt: str = "json", level: str = "info") -> dict[str, Any]:
                 "class": "logging.StreamHandler",
                 "stream": "ext://sys.stderr",
                 "formatter": "main",
-                "filters": ["redact", "context"],
+                "filters": ["client_protocol", "redact", "context"],
             }
         },
         "loggers": {

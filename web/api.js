@@ -31,8 +31,9 @@ export function errorText(status, body) {
   return `HTTP ${status}`;
 }
 
-async function request(method, path, body) {
+async function request(method, path, body, token) {
   const init = { method, headers: {} };
+  if (token) init.headers.Authorization = `Bearer ${token}`;
   if (body !== undefined) {
     init.headers['Content-Type'] = 'application/json';
     init.body = JSON.stringify(body);
@@ -56,7 +57,8 @@ export const api = {
   createRoom: (options, game = 'guiyang') => request('POST', '/api/rooms', { game, options }),
   games: () => request('GET', '/api/games'),
   join: (code, name) => request('POST', `/api/rooms/${encodeURIComponent(code)}/join`, { name }),
-  addBots: (code, count) => request('POST', `/api/rooms/${encodeURIComponent(code)}/bots`, { count }),
+  // Needs the token of a seat in the room (the server answers 401 / 403 without one).
+  addBots: (code, count, token) => request('POST', `/api/rooms/${encodeURIComponent(code)}/bots`, { count }, token),
   room: (code) => request('GET', `/api/rooms/${encodeURIComponent(code)}`),
 };
 

@@ -1,6 +1,6 @@
 // 贵阳捉鸡麻将 browser client. Plain ES modules, no build step.
 // The server sends each seat its own `view` and `legal` actions; we render `view` and offer `legal`.
-import { t, getLang, setLang, translateDom, reasonText, handTypeText, WIN_KINDS } from './i18n.js';
+import { t, getLang, setLang, translateDom, reasonText, handTypeText, WIN_KINDS, errorMessage, validationMessage } from './i18n.js';
 import { tileEl, tileName, sortTiles, suitOf, suitChar } from './tiles.js';
 import { api, store, ApiError } from './api.js';
 import { RoomSocket } from './net.js';
@@ -40,6 +40,7 @@ const S = {
   socket: null,
   pending: false,
   baoTing: false,
+  selected: null, // {tile, index}: a hand tile raised by a first tap (touch screens)
   settlement: null, // {settlement, totals, handNo}
   settlementOpen: false,
   endedSeen: false,
@@ -76,9 +77,41 @@ function toast(msg, kind = 'error') {
   toast._t = setTimeout(() => { el.hidden = true; }, 5000);
 }
 
-function showError(el, msg) {
+function showError(el, msg, err = null) {
   el.textContent = msg;
   el.hidden = !msg;
+  // what was refused, for tests and bug reports: the HTTP status, the code, the bad fields
+  el.dataset.status = err && err.status !== undefined ? String(err.status) : '';
+  el.dataset.code = (err && err.code) || '';
+  el.dataset.fields = (err && err.fields) || '';
+}
+
+/** An option's or field's label as the form shows it (the catalog's for a game's own option). */
+function fieldLabel(key) {
+  if (key === 'name') return t('your_name');
+  const spec = GAMES && GAMES.find((g) => g.name === chosenGame());
+  const o = spec && spec.options.find((x) => x.name === key);
+  if (o) return getLang() === 'en' ? o.label_en : o.label_zh;
+  const label = t(key);
+  return label === key ? key : label;
+}
+
+/** A refused REST call as the player reads it: the code's localised message, a 422 naming
+ *  each bad option by its label. Also fills ``e.code`` / ``e.fields`` for showError. */
+function apiErrorText(e) {
+  if (!(e instanceof ApiError)) return String(e && e.message ? e.message : e);
+  const d = e.body && e.body.detail;
+  if (e.status === 422 && Array.isArray(d)) {
+    e.code = 'validation';
+    e.fields = d.map((x) => (Array.isArray(x.loc) ? x.loc.filter((k) => k !== 'body' && k !== 'options').join('.') : ''))
+      .filter(Boolean).join(' ');
+    return validationMessage(d, fieldLabel);
+  }
+  if (e.status === 0) { e.code = 'network'; return errorMessage('network'); }
+  const code = d && typeof d === 'object' ? d.code : null;
+  e.code = code || '';
+  if (code) return errorMessage(code, { code: e.roomCode || '' });
+  return errorMessage(null, { code: `HTTP ${e.status}` });
 }
 
 function seatName(i) {
@@ -100,6 +133,19 @@ function relLabel(i) {
   if (n === 2) return t('opposite');
   if (n === 3) return off === 1 ? t('next_seat') : t('prev_seat');
   return [null, t('next_seat'), t('opposite'), t('prev_seat')][off] || '';
+}
+
+/** Where seat ``i`` sits at the table, as in the apps: you at the bottom, 下家 ((me+1)%n) on
+ *  the right, 对家 at the top, 上家 ((me-1)%n) on the left; 3 players: right and left; 2: top.
+ *  A spectator sees the table from seat 0. */
+function seatPos(i) {
+  const n = nPlayers();
+  const me = S.seat === null || S.seat === undefined ? 0 : S.seat;
+  const off = (i - me + n) % n;
+  if (off === 0) return 'bottom';
+  if (n === 2) return 'top';
+  if (n === 3) return off === 1 ? 'right' : 'left';
+  return ['bottom', 'right', 'top', 'left'][off];
 }
 
 function totals() {
@@ -168,7 +214,7 @@ async function renderGameOptions() {
   box.hidden = game === 'guiyang';
   if (game === 'guiyang') return;
   if (!GAMES) {
-    try { GAMES = (await api.games()).games; } catch (e) { showError($('#lobby-error'), e.message); return; }
+    try { GAMES = (await api.games()).games; } catch (e) { showError($('#lobby-error'), apiErrorText(e), e); return; }
   }
   const spec = GAMES.find((g) => g.name === game);
   if (!spec) return;
@@ -278,8 +324,7 @@ async function onCreate(ev) {
     setUrlRoom(code);
     enterRoom(code, joined);
   } catch (e) {
-    const msg = e instanceof ApiError ? `${t('error')} (${e.status}): ${e.message}` : String(e);
-    showError(err, msg);
+    showError(err, apiErrorText(e), e);
   } finally {
     btn.disabled = false;
   }
@@ -305,8 +350,8 @@ async function onJoin(ev) {
     setUrlRoom(code);
     enterRoom(code, joined);
   } catch (e) {
-    const msg = e instanceof ApiError ? `${t('error')} (${e.status}): ${e.message}` : String(e);
-    showError(err, msg);
+    if (e instanceof ApiError) e.roomCode = code;
+    showError(err, apiErrorText(e), e);
   } finally {
     btn.disabled = false;
   }
@@ -324,6 +369,14 @@ function showLobby(code) {
     $('#join-code').value = code;
     $('#join-card').classList.add('focus');
     $('#join-card').parentNode.insertBefore($('#join-card'), $('#create-card'));
+    // a shared link to a room that does not exist says so at once, not after 加入
+    showError($('#join-error'), '');
+    api.room(code).catch((e) => {
+      if (!(e instanceof ApiError) || e.status !== 404) return;
+      if ($('#join-code').value.trim().toUpperCase() !== code) return;
+      e.roomCode = code;
+      showError($('#join-error'), apiErrorText(e), e);
+    });
   }
 }
 
@@ -389,7 +442,7 @@ async function refreshRoom() {
     renderAll();
   } catch (e) {
     if (e instanceof ApiError && e.status === 404) {
-      toast(`unknown_room ${code}`);
+      toast(errorMessage('unknown_room', { code }));
     }
   }
 }
@@ -579,7 +632,8 @@ function onMessage(msg) {
         renderAll();
         break;
       }
-      toast(`${msg.code || 'error'}${msg.message ? ': ' + msg.message : ''}`);
+      toast(errorMessage(msg.code, { code: S.code || '' }));
+      $('#toast').dataset.code = msg.code || '';
       if (msg.code === 'bad_token') store.clearSeat(S.code);
       renderAll();
       break;
@@ -675,10 +729,26 @@ function send(action) {
 
 function legalOf(kind) { return S.legal.filter((a) => a && a.kind === kind); }
 
-function onHandTileClick(tile) {
+/** A hand tile clicked. A mouse click (or a key) discards at once; a tap on a touch screen
+ *  first selects (raises) the tile, and a second tap on it (or 打出) discards: no misclicks. */
+function onHandTileClick(tile, index, touch) {
   if (S.pending) return;
   const options = legalOf('discard').filter((a) => a.tile === tile);
   if (!options.length) return;
+  const sel = S.selected;
+  if (touch && !(sel && sel.tile === tile && sel.index === index)) {
+    S.selected = { tile, index };
+    renderActions();
+    renderHand();
+    return;
+  }
+  discardTile(tile);
+}
+
+function discardTile(tile) {
+  const options = legalOf('discard').filter((a) => a.tile === tile);
+  if (S.pending || !options.length) return;
+  S.selected = null;
   let act;
   if (S.baoTing) act = options.find((a) => a.bao_ting === true);
   if (!act) act = options.find((a) => !a.bao_ting) || options[0];
@@ -731,7 +801,7 @@ function renderRoomInfo() {
   }
   const btn = $('#add-bots');
   btn.dataset.empty = String(r ? empty : n - 1);
-  btn.disabled = !!r && empty === 0;
+  btn.disabled = !S.token || (!!r && empty === 0); // bots need a seated player's token
 }
 
 function renderStatus() {
@@ -872,10 +942,12 @@ function renderOpponents() {
     order.push(i);
   }
   box.dataset.count = String(order.length);
+  $('#board').dataset.players = String(n);
   const acting = actingSeats();
   for (const i of order) {
     const sv = seatView(i);
-    const panel = h('section', { class: 'seat-panel opponent', dataset: { seat: String(i) } });
+    const pos = seatPos(i);
+    const panel = h('section', { class: `seat-panel opponent pos-${pos}`, dataset: { seat: String(i), pos } });
     if (acting.includes(i)) panel.classList.add('acting');
     panel.append(seatHead(i, sv));
     const cc = sv.concealed_count ?? 0;
@@ -977,6 +1049,17 @@ function handTiles() {
   return { main: sortTiles(hand, sv.ding_que), drawn };
 }
 
+/** Drop a tapped selection once the turn is over or the hand changed under it. */
+function checkSelection() {
+  const sel = S.selected;
+  if (!sel) return;
+  const { main, drawn } = S.view ? handTiles() : { main: [], drawn: null };
+  const all = [...main, ...(drawn ? [drawn] : [])];
+  if (S.pending || !legalOf('discard').some((a) => a.tile === sel.tile) || all[sel.index] !== sel.tile) {
+    S.selected = null;
+  }
+}
+
 function renderHand() {
   const v = S.view;
   const box = $('#hand');
@@ -985,6 +1068,7 @@ function renderHand() {
   const { main, drawn } = handTiles();
   const discardable = new Set(legalOf('discard').map((a) => a.tile));
   const sv = seatView(S.seat);
+  checkSelection();
   const mk = (tile, isDrawn, idx) => {
     const el = tileEl(tile, { tag: 'button', size: 'lg', classes: ['hand-tile'] });
     el.dataset.index = String(idx);
@@ -996,7 +1080,14 @@ function renderHand() {
     } else {
       el.setAttribute('aria-disabled', 'true');
     }
-    el.addEventListener('click', () => onHandTileClick(tile));
+    if (S.selected && S.selected.index === idx && S.selected.tile === tile) {
+      el.classList.add('selected');
+      el.dataset.selected = 'true';
+    }
+    // the pointer that made the click: a touch tap selects first, a mouse click discards
+    let touch = false;
+    el.addEventListener('pointerdown', (e) => { touch = e.pointerType === 'touch'; });
+    el.addEventListener('click', () => { const tap = touch; touch = false; onHandTileClick(tile, idx, tap); });
     return el;
   };
   const mainRow = h('div', { class: 'hand-main' });
@@ -1035,6 +1126,15 @@ function renderActions() {
         disabled: S.pending, onclick: () => send(a),
       }, suitChar(a.suit)));
     }
+  }
+  // a tile selected by a tap: 打出 discards it (as a second tap on it does)
+  checkSelection();
+  if (S.selected) {
+    const tile = S.selected.tile;
+    box.append(h('button', {
+      type: 'button', id: 'discard-btn', class: 'act act-discard', dataset: { action: 'discard_selected', actionTile: tile },
+      onclick: () => discardTile(tile),
+    }, t('act_discard'), tileEl(tile, { size: 'xs' })));
   }
   const claims = legal.filter((a) => a && a.kind !== 'discard' && a.kind !== 'ding_que');
   claims.sort((a, b) => {
@@ -1196,10 +1296,17 @@ function renderSettlement() {
   const overlay = $('#settlement-overlay');
   const st = S.settlement;
   const standingsOnly = !st && S.sessionOver && S.dissolved;
+  const wasHidden = overlay.hidden;
   overlay.hidden = !((st || standingsOnly) && S.settlementOpen);
   $('#settle-dissolve-btn').hidden = !canProposeDissolve();
   if (!(st || standingsOnly) || !S.settlementOpen) return;
   const body = $('#settlement-body');
+  // A settlement opens at its top (title, totals); a re-render while it is open (others
+  // getting ready) leaves the reader where they are.
+  const key = st ? `hand-${st.handNo}` : 'standings';
+  const opened = wasHidden || S.settlementShown !== key;
+  S.settlementShown = key;
+  if (opened) requestAnimationFrame(() => { body.scrollTop = 0; overlay.scrollTop = 0; });
   body.replaceChildren();
   const n = nPlayers();
   if (standingsOnly) {
@@ -1214,8 +1321,30 @@ function renderSettlement() {
   body.append(h('h2', {}, t('settlement'), ' ',
     h('span', { id: 'settle-result', class: `result ${result}`, dataset: { result }, text: result === 'win' ? t('result_win') : t('result_huang') })));
 
-  // winners
   const winners = winnersOf(s);
+  const pays = paymentsOf(s);
+  // per-seat deltas and totals first, as the apps show them
+  const deltas = Array.isArray(s.deltas) ? s.deltas : (() => {
+    const d = new Array(n).fill(0);
+    for (const p of pays) { d[p.from] -= p.points; d[p.to] += p.points; }
+    return d;
+  })();
+  const tots = Array.isArray(st.totals) ? st.totals : totals();
+  const dt = h('table', { id: 'settle-totals', class: 'grid' },
+    h('thead', {}, h('tr', {}, h('th', { text: t('seat') }), h('th', { text: t('delta') }), h('th', { text: t('total') }))));
+  const tb2 = h('tbody');
+  for (let i = 0; i < n; i++) {
+    const d = deltas[i] ?? 0;
+    const tot = tots[i];
+    tb2.append(h('tr', { class: `settle-row ${winners.includes(i) ? 'winner-row' : ''}`, id: `settle-row-${i}`, dataset: { seat: String(i), delta: String(d), total: String(tot ?? '') } },
+      h('td', { text: seatName(i) }),
+      h('td', { class: `num delta ${d > 0 ? 'pos' : d < 0 ? 'neg' : ''}`, text: fmtPts(d) }),
+      h('td', { class: 'num total', text: tot === undefined ? '' : String(tot) })));
+  }
+  dt.append(tb2);
+  body.append(h('div', { class: 'scroll-x', id: 'settle-totals-box' }, dt));
+
+  // winners
   if (winners.length) {
     const wl = h('div', { id: 'settle-winners', class: 'settle-line' }, h('span', { class: 'label', text: t('winners') }));
     for (const w of winners) {
@@ -1258,27 +1387,6 @@ function renderSettlement() {
     body.append(cl);
   }
 
-  const pays = paymentsOf(s);
-  // per-seat deltas and totals
-  const deltas = Array.isArray(s.deltas) ? s.deltas : (() => {
-    const d = new Array(n).fill(0);
-    for (const p of pays) { d[p.from] -= p.points; d[p.to] += p.points; }
-    return d;
-  })();
-  const tots = Array.isArray(st.totals) ? st.totals : totals();
-  const dt = h('table', { id: 'settle-totals', class: 'grid' },
-    h('thead', {}, h('tr', {}, h('th', { text: t('seat') }), h('th', { text: t('delta') }), h('th', { text: t('total') }))));
-  const tb2 = h('tbody');
-  for (let i = 0; i < n; i++) {
-    const d = deltas[i] ?? 0;
-    const tot = tots[i];
-    tb2.append(h('tr', { class: `settle-row ${winners.includes(i) ? 'winner-row' : ''}`, id: `settle-row-${i}`, dataset: { seat: String(i), delta: String(d), total: String(tot ?? '') } },
-      h('td', { text: seatName(i) }),
-      h('td', { class: `num delta ${d > 0 ? 'pos' : d < 0 ? 'neg' : ''}`, text: fmtPts(d) }),
-      h('td', { class: 'num total', text: tot === undefined ? '' : String(tot) })));
-  }
-  dt.append(tb2);
-  body.append(h('div', { class: 'scroll-x' }, dt));
 
   // payments, one row each (the ledger's rows)
   const pt = h('table', { id: 'settle-payments', class: 'grid' },
@@ -1481,9 +1589,9 @@ function bind() {
     const n = parseInt(btn.dataset.empty || '0', 10) || Math.max(1, nPlayers() - 1);
     btn.disabled = true;
     try {
-      await api.addBots(S.code, n);
+      await api.addBots(S.code, n, S.token);
     } catch (e) {
-      toast(e instanceof ApiError ? `${t('error')} (${e.status}): ${e.message}` : String(e));
+      toast(apiErrorText(e));
     }
     await refreshRoom();
   });

@@ -290,6 +290,140 @@ const STRINGS = {
   },
 };
 
+/** Every error code the server sends (docs/protocol.md: REST ``detail.code`` and the
+ *  WebSocket ``error`` message), as a player reads it. */
+export const ERRORS = {
+  zh: {
+    room_full: '房间已满，没有空座位了',
+    unknown_room: '房间 {code} 不存在，请检查房间号',
+    stale_prompt: '这一步已过时，牌局已经往下走了',
+    illegal_action: '这步不合规则，不能这样出',
+    not_your_turn: '还没轮到你',
+    bad_token: '座位凭证无效，请重新加入房间',
+    bad_message: '消息格式不对',
+    bad_action: '操作无效',
+    no_hand: '现在没有进行中的牌局',
+    no_session: '牌局不在进行中，不能解散',
+    not_between_hands: '现在不能准备',
+    no_vote: '没有进行中的解散投票',
+    already_voted: '你已经投过票了',
+    spectator: '观战中，不能操作',
+    too_large: '消息太长',
+    rate_limited: '操作太频繁，请稍后再试',
+    replaced: '你的座位已在另一个页面打开',
+    internal: '服务器出错了，本次操作没有生效',
+    unavailable: '服务器暂时不可用，请稍后再试',
+    bad_request: '请求无效',
+    forbidden: '没有权限',
+    hand_over: '本局已经结束',
+    network: '网络连接失败，请检查网络',
+    unknown: '出错了 ({code})',
+    option_invalid: '选项「{label}」无效',
+    field_invalid: '「{label}」无效',
+    options_exclusive: '选项「{labels}」不能同时选',
+    options_invalid: '房间选项无效',
+    v_too_small: '太小',
+    v_too_large: '太大',
+    v_choice: '不在可选范围内',
+    v_integer: '应为整数',
+    v_bool: '应为是或否',
+    v_extra: '不认识这个选项',
+    v_missing: '不能为空',
+    v_too_short: '太短',
+    v_too_long: '太长',
+  },
+  en: {
+    room_full: 'The room is full: every seat is taken',
+    unknown_room: 'Room {code} does not exist: check the code',
+    stale_prompt: 'Too late: the hand has moved on',
+    illegal_action: 'The rules do not allow that move',
+    not_your_turn: 'It is not your turn',
+    bad_token: 'Your seat pass is not valid: join the room again',
+    bad_message: 'Malformed message',
+    bad_action: 'Invalid action',
+    no_hand: 'No hand is being played',
+    no_session: 'The session is not running: nothing to dissolve',
+    not_between_hands: 'You cannot get ready now',
+    no_vote: 'No dissolve vote is open',
+    already_voted: 'You have already voted',
+    spectator: 'Spectators cannot play',
+    too_large: 'Message too long',
+    rate_limited: 'Too many requests: try again shortly',
+    replaced: 'Your seat was opened in another tab',
+    internal: 'Server error: nothing was changed',
+    unavailable: 'The server is unavailable: try again shortly',
+    bad_request: 'Invalid request',
+    forbidden: 'Not allowed',
+    hand_over: 'The hand is over',
+    network: 'Network error: check your connection',
+    unknown: 'Error ({code})',
+    option_invalid: 'Option "{label}" is invalid',
+    field_invalid: '"{label}" is invalid',
+    options_exclusive: 'Options "{labels}" cannot be chosen together',
+    options_invalid: 'Invalid room options',
+    v_too_small: 'too small',
+    v_too_large: 'too large',
+    v_choice: 'not one of the choices',
+    v_integer: 'must be a whole number',
+    v_bool: 'must be yes or no',
+    v_extra: 'unknown option',
+    v_missing: 'required',
+    v_too_short: 'too short',
+    v_too_long: 'too long',
+  },
+};
+
+/** pydantic error ``type`` -> ERRORS key of a short reason. */
+const VALIDATION_KINDS = {
+  greater_than_equal: 'v_too_small', greater_than: 'v_too_small',
+  less_than_equal: 'v_too_large', less_than: 'v_too_large',
+  literal_error: 'v_choice', enum: 'v_choice',
+  int_parsing: 'v_integer', int_type: 'v_integer', int_from_float: 'v_integer',
+  bool_parsing: 'v_bool', bool_type: 'v_bool',
+  extra_forbidden: 'v_extra', missing: 'v_missing',
+  string_too_short: 'v_too_short', string_too_long: 'v_too_long',
+};
+
+function errT(key, params) {
+  let s = (ERRORS[lang] && ERRORS[lang][key]) || ERRORS.zh[key] || '';
+  if (params) {
+    for (const [k, v] of Object.entries(params)) s = s.replace(`{${k}}`, String(v));
+  }
+  return s;
+}
+
+/** The player's message for a server error ``code`` (``params``: e.g. ``{code}`` of a room). */
+export function errorMessage(code, params = {}) {
+  if (code && ERRORS.zh[code]) return errT(code, { code: '', ...params }).replace('  ', ' ');
+  return errT('unknown', { code: code || '?' });
+}
+
+/** FastAPI 422 ``detail`` list -> one line naming each bad option by its label
+ *  (``label(key)`` gives it), e.g. "选项「底分」无效：太小". */
+export function validationMessage(detail, label) {
+  const lines = [];
+  for (const e of detail) {
+    const loc = Array.isArray(e.loc) ? e.loc.filter((x) => x !== 'body') : [];
+    const why = VALIDATION_KINDS[e.type] ? errT(VALIDATION_KINDS[e.type]) : '';
+    const sep = lang === 'zh' ? '：' : ': ';
+    if (loc[0] === 'options' && loc.length > 1) {
+      lines.push(errT('option_invalid', { label: label(String(loc[1])) }) + (why ? sep + why : ''));
+    } else if (loc[0] === 'options') {
+      // a rule across options (e.g. 连庄 with 一扣三): name the options its message names
+      const keys = [...String(e.msg || '').matchAll(/\b([a-z]+(?:_[a-z]+)+)\b/g)].map((m) => m[1]);
+      const labels = [...new Set(keys)].map(label);
+      lines.push(labels.length
+        ? errT('options_exclusive', { labels: labels.join(lang === 'zh' ? '」「' : '", "') })
+        : errT('options_invalid'));
+    } else if (loc.length) {
+      lines.push(errT('field_invalid', { label: label(String(loc[loc.length - 1])) }) + (why ? sep + why : ''));
+    } else {
+      lines.push(errT('bad_request'));
+    }
+  }
+  return lines.join(lang === 'zh' ? '；' : '; ');
+}
+
 export const REASONS = {
   zh: {
     hu: '胡', dou: '豆', ji: '鸡', chong_feng_ji: '冲锋鸡', ze_ren_ji: '责任鸡',

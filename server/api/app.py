@@ -11,17 +11,20 @@ import contextlib
 import logging
 import secrets
 from collections.abc import AsyncIterator
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import Depends, FastAPI, Header, HTTPException, Request
+from fastapi.encoders import jsonable_encoder
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
-from pydantic import ValidationError
+from pydantic import AfterValidator, ValidationError
 from sqlalchemy.exc import DBAPIError
 
 from server import metrics
+from server.api.headers import SecurityHeaders
 from server.api.limits import AddressLimits
 from server.api.messages import (
     BotsRequest,
@@ -32,10 +35,14 @@ from server.api.messages import (
     JoinResponse,
     RoomInfo,
 )
-from server.api.ws import RATE_LIMIT, room_socket, valid_code
+from server.api.ws import Occupancy, SocketCaps, room_socket, valid_code
 from server.bus import make_bus
 from server.config import Settings, get_settings
-from server.logs import TokenRedactingFilter, redact  # noqa: F401  (re-exported)
+from server.logs import (  # noqa: F401  (redact re-exported)
+    ClientProtocolFilter,
+    TokenRedactingFilter,
+    redact,
+)
 from server.room import sweeper as room_sweeper
 from server.room.actor import RoomError, Timing
 from server.room.clock import Clock
@@ -47,7 +54,13 @@ from server.store import Store, schema
 
 log = logging.getLogger(__name__)
 
-_STATUS = {"unknown_room": 404, "room_full": 409, "forbidden": 403, "unavailable": 503}
+_STATUS = {
+    "unknown_room": 404,
+    "room_full": 409,
+    "forbidden": 403,
+    "bad_token": 403,
+    "unavailable": 503,
+}
 
 
 #: Loggers whose records may carry a request path (uvicorn logs ``WebSocket /ws/...?token=``).
@@ -55,11 +68,67 @@ REDACTED_LOGGERS = ("uvicorn.error", "uvicorn.access")
 
 
 def install_log_redaction() -> None:
-    """Add :class:`TokenRedactingFilter` to :data:`REDACTED_LOGGERS` (once each)."""
+    """Add :class:`TokenRedactingFilter` and :class:`ClientProtocolFilter` to
+    :data:`REDACTED_LOGGERS` (once each)."""
     for name in REDACTED_LOGGERS:
         logger = logging.getLogger(name)
-        if not any(isinstance(f, TokenRedactingFilter) for f in logger.filters):
-            logger.addFilter(TokenRedactingFilter())
+        for kind in (ClientProtocolFilter, TokenRedactingFilter):
+            if not any(isinstance(f, kind) for f in logger.filters):
+                logger.addFilter(kind())
+
+
+def printable(value: Any) -> Any:
+    """``value`` (JSON-like) with every string made encodable as UTF-8: a lone surrogate
+    (``"\\ud800"`` in a request's JSON) becomes its ``\\ud800`` escape. Error answers echo
+    the client's input; unencodable, they would turn a 422 into a 500."""
+    if isinstance(value, str):
+        return value.encode("utf-8", "backslashreplace").decode("utf-8")
+    if isinstance(value, dict):
+        return {printable(k): printable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [printable(v) for v in value]
+    return value
+
+
+def _utc_range(value: datetime) -> datetime:
+    """A datetime whose UTC instant exists (years 1..9999); else ``ValueError`` (a 422)."""
+    if value.tzinfo is not None:
+        try:
+            value.astimezone(UTC)
+        except OverflowError:
+            raise ValueError("out of range once converted to UTC") from None
+    return value
+
+
+#: A query datetime (ISO 8601) whose UTC instant is representable.
+UtcDatetime = Annotated[datetime, AfterValidator(_utc_range)]
+
+
+def client_address(request: Request) -> str:
+    """The client's address (uvicorn sets it from ``X-Forwarded-For`` for trusted proxies)."""
+    return request.client.host if request.client else "unknown"
+
+
+def _rate_limited(what: str) -> JSONResponse:
+    return JSONResponse(
+        {"detail": {"code": "rate_limited", "message": f"too many {what}"}},
+        status_code=429,
+        headers={"Retry-After": "60"},
+    )
+
+
+async def _limited(request: Request, kind: str, what: str) -> JSONResponse | None:
+    """A 429 answer if the client's address is over the ``kind`` limit (one hit counted)."""
+    if await request.app.state.limits.allow(kind, client_address(request)):
+        return None
+    return _rate_limited(what)
+
+
+def bearer(authorization: str | None) -> str | None:
+    """The token of an ``Authorization: Bearer <token>`` header (exactly that scheme and
+    one space), else None."""
+    scheme, _, given = (authorization or "").partition(" ")
+    return given if scheme == "Bearer" and given else None
 
 
 def _unknown_room(code: str) -> HTTPException:
@@ -166,9 +235,22 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
                 room_sweeper.run(app.state.manager, store, cluster, interval), name="sweeper"
             )
         app.state.settings = settings
-        app.state.rate_limit = RATE_LIMIT
+        app.state.rate_limit = (settings.message_burst, settings.messages_per_second)
+        app.state.occupancy = Occupancy(
+            SocketCaps(
+                per_address=settings.sockets_per_address,
+                per_room=settings.sockets_per_room,
+                spectators=settings.spectators_per_room,
+            )
+        )
         app.state.limits = AddressLimits(
-            {"rooms": settings.rooms_per_minute, "sockets": settings.sockets_per_minute},
+            {
+                "rooms": settings.rooms_per_minute,
+                "sockets": settings.sockets_per_minute,
+                "lookups": settings.lookups_per_minute,
+                "joins": settings.joins_per_minute,
+                "admin": settings.admin_failures_per_minute,
+            },
             settings.redis_url,
         )
         try:
@@ -193,6 +275,13 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         redoc_url="/redoc" if docs else None,
         openapi_url="/openapi.json" if docs else None,
     )
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid_request(request: Request, err: RequestValidationError) -> JSONResponse:
+        """FastAPI's 422 (``{"detail": [{"loc", "msg", "type", "input"?}]}``), with the
+        client's input made printable (a lone surrogate in any JSON string is a 422 naming
+        the field, not a 500)."""
+        return JSONResponse({"detail": printable(jsonable_encoder(err.errors()))}, status_code=422)
 
     @app.exception_handler(DBAPIError)
     @app.exception_handler(OSError)
@@ -257,13 +346,8 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
     ) -> Any:
         """Create a room; 422 with FastAPI's error shape naming ``body.options.<field>``;
         429 ``rate_limited`` beyond ``ROOMS_PER_MINUTE`` rooms per client address."""
-        address = request.client.host if request.client else "unknown"
-        if not await request.app.state.limits.allow("rooms", address):
-            return JSONResponse(
-                {"detail": {"code": "rate_limited", "message": "too many rooms created"}},
-                status_code=429,
-                headers={"Retry-After": "60"},
-            )
+        if (refused := await _limited(request, "rooms", "rooms created")) is not None:
+            return refused
         try:
             actor = await rooms.create_room(body.options, body.game)
         except ValidationError as err:
@@ -271,13 +355,17 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
                 {"loc": ["body", "options", *e["loc"]], "msg": e["msg"], "type": e["type"]}
                 for e in err.errors()
             ]
-            return JSONResponse({"detail": detail}, status_code=422)
+            return JSONResponse({"detail": printable(detail)}, status_code=422)
         return {"code": actor.code, "game": actor.game.name, "options": actor.options}
 
     @app.post("/api/rooms/{code}/join", response_model=JoinResponse)
-    async def join(code: str, body: JoinRequest, rooms: RoomManager = Depends(manager)) -> Any:
+    async def join(
+        code: str, body: JoinRequest, request: Request, rooms: RoomManager = Depends(manager)
+    ) -> Any:
         """Take the next free seat: ``{"seat", "token"}``; 404 ``unknown_room``,
-        409 ``room_full``."""
+        409 ``room_full``; 429 ``rate_limited`` beyond ``JOINS_PER_MINUTE``."""
+        if (refused := await _limited(request, "joins", "joins")) is not None:
+            return refused
         if not valid_code(code):
             raise _unknown_room(code)
         try:
@@ -286,12 +374,36 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
             raise _http_error(err)
         return {"seat": seat, "token": token}
 
-    @app.post("/api/rooms/{code}/bots", response_model=BotsResponse)
-    async def bots(code: str, body: BotsRequest, rooms: RoomManager = Depends(manager)) -> Any:
-        """Fill up to ``count`` free seats with bots: ``{"seats": [...]}``."""
+    @app.post(
+        "/api/rooms/{code}/bots",
+        response_model=BotsResponse,
+        responses={401: {"description": "no seat token"}, 403: {"description": "bad token"}},
+    )
+    async def bots(
+        code: str,
+        body: BotsRequest,
+        request: Request,
+        rooms: RoomManager = Depends(manager),
+        authorization: str | None = Header(default=None),
+    ) -> Any:
+        """Fill up to ``count`` free seats with bots: ``{"seats": [...]}``. Needs the token of
+        a human seated in the room (``Authorization: Bearer <seat token>``): 401
+        ``token_required`` without one, 403 ``bad_token`` for one that holds no seat here;
+        404 ``unknown_room``, 409 ``room_full``; 429 beyond ``JOINS_PER_MINUTE``."""
+        if (refused := await _limited(request, "joins", "joins")) is not None:
+            return refused
         if not valid_code(code):
             raise _unknown_room(code)
+        token = bearer(authorization)
         try:
+            if token is None:
+                await rooms.info(code)  # an unknown room is still a 404
+                raise HTTPException(
+                    401,
+                    {"code": "token_required", "message": "a seated player's token is needed"},
+                    headers={"WWW-Authenticate": "Bearer"},
+                )
+            await rooms.authenticate(code, token)
             seats = await rooms.add_bots(code, body.count)
         except RoomError as err:
             raise _http_error(err)
@@ -310,8 +422,11 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         }
 
     @app.get("/api/rooms/{code}", response_model=RoomInfo)
-    async def room(code: str, rooms: RoomManager = Depends(manager)) -> Any:
-        """The room's public information (no tiles)."""
+    async def room(code: str, request: Request, rooms: RoomManager = Depends(manager)) -> Any:
+        """The room's public information (no tiles); 404 ``unknown_room``; 429
+        ``rate_limited`` beyond ``LOOKUPS_PER_MINUTE``."""
+        if (refused := await _limited(request, "lookups", "room lookups")) is not None:
+            return refused
         if not valid_code(code):
             raise _unknown_room(code)
         try:
@@ -320,14 +435,28 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
             raise _http_error(err)
         return info
 
-    def admin(request: Request, authorization: str | None = Header(default=None)) -> None:
+    async def admin(request: Request, authorization: str | None = Header(default=None)) -> None:
+        """403 ``forbidden`` unless ``Authorization: Bearer ADMIN_TOKEN``; each failure is
+        logged (address, never the token) and counted: beyond ``ADMIN_FAILURES_PER_MINUTE``
+        failures an address gets 429 ``rate_limited`` whatever it sends."""
         token = request.app.state.settings.admin_token
-        scheme, _, given = (authorization or "").partition(" ")
-        if (
-            not token
-            or scheme != "Bearer"
-            or not secrets.compare_digest(given.encode(), token.encode())
-        ):
+        limits = request.app.state.limits
+        address = client_address(request)
+        if not await limits.under("admin", address):
+            log.warning("admin authentication refused: %s is over its failure limit", address)
+            raise HTTPException(
+                429,
+                {"code": "rate_limited", "message": "too many failed admin attempts"},
+                headers={"Retry-After": "60"},
+            )
+        given = bearer(authorization)
+        if not token or given is None or not secrets.compare_digest(given.encode(), token.encode()):
+            await limits.allow("admin", address)
+            log.warning(
+                "admin authentication failed from %s (%s)",
+                address,
+                "no bearer token" if given is None else "wrong token",
+            )
             raise HTTPException(403, {"code": "forbidden", "message": "admin token required"})
 
     @app.get("/api/admin/ledger", dependencies=[Depends(admin)], include_in_schema=False)
@@ -335,7 +464,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         request: Request,
         room: str | None = None,
         player: str | None = None,
-        since: datetime | None = None,
+        since: UtcDatetime | None = None,
         limit: int = 100,
     ) -> dict[str, Any]:
         """Ledger rows, newest first: ``{"rows": [{"id", "room", "hand_no", "from", "to",
@@ -363,6 +492,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         }
 
     app.add_api_websocket_route("/ws/rooms/{code}", room_socket)
+    app.add_middleware(SecurityHeaders)  # outermost of ours: every answer gets them
 
     web = _web_dir()
     if web is not None:

@@ -2,8 +2,10 @@
 
 With ``REDIS_URL`` the counters live in Redis (keys ``zhuoji-limits/...``), so N processes
 allow what one would; without it they live in this process's memory. One object serves the
-HTTP limit (``rooms``: ``POST /api/rooms``) and the socket limit (``sockets``: WebSocket
-connections opened); both are moving windows of ``n`` per minute.
+HTTP limits (``rooms``: ``POST /api/rooms``; ``lookups``: ``GET /api/rooms/{code}``;
+``joins``: ``POST .../join`` and ``.../bots``; ``admin``: failed admin authentications) and
+the socket limit (``sockets``: WebSocket connections opened, whatever their token); each is a
+moving window of ``n`` per minute.
 
 If Redis does not answer, the check lets the request through (a limiter must not take the
 site down) and logs a warning.
@@ -24,7 +26,7 @@ log = logging.getLogger(__name__)
 class AddressLimits:
     """``await allow(kind, address)``: True (and one hit counted) if ``address`` is under the
     ``kind`` limit, False (nothing counted) if not. ``per_minute`` maps each kind to its
-    limit; an unknown kind raises ``KeyError``."""
+    limit; a kind it does not name is not limited."""
 
     def __init__(self, per_minute: dict[str, int], redis_url: str | None = None) -> None:
         self.items = {kind: RateLimitItemPerMinute(n) for kind, n in per_minute.items()}
@@ -42,16 +44,30 @@ class AddressLimits:
 
     async def allow(self, kind: str, address: str) -> bool:
         """Count one hit of ``kind`` for ``address`` if under the limit (see the class)."""
-        item = self.items[kind]
+        item = self.items.get(kind)
+        if item is None:
+            return True
         try:
             return await self.limiter.hit(item, kind, address)
         except Exception as err:  # storage down: fail open, loudly
             log.warning("rate limit storage unavailable (%s); allowing %s", err, kind)
             return True
 
+    async def under(self, kind: str, address: str) -> bool:
+        """True if ``address`` is under the ``kind`` limit; counts nothing (fails open)."""
+        item = self.items.get(kind)
+        if item is None:
+            return True
+        try:
+            return await self.limiter.test(item, kind, address)
+        except Exception as err:
+            log.warning("rate limit storage unavailable (%s); allowing %s", err, kind)
+            return True
+
     async def clear(self, kind: str, address: str) -> None:
         """Forget ``address``'s hits of ``kind`` (tests, admin)."""
-        await self.limiter.clear(self.items[kind], kind, address)
+        if kind in self.items:
+            await self.limiter.clear(self.items[kind], kind, address)
 
     async def close(self) -> None:
         """Close the storage's connections (Redis); errors at shutdown are ignored."""

@@ -12,11 +12,22 @@ import json
 import unicodedata
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    TypeAdapter,
+    model_validator,
+)
 
-Tile = Annotated[str, Field(pattern=r"^[1-9][mps]$", examples=["5m"])]
+#: A tile a hand can hold: number tiles, and honours (Jintan); flowers are never played.
+Tile = Annotated[str, Field(pattern=r"^([1-9][mps]|[1-7]z)$", examples=["5m", "7z"])]
 Suit = Literal["m", "p", "s"]
-ActionKind = Literal["discard", "kong", "pong", "win", "pass", "self_draw", "ding_que"]
+ActionKind = Literal["discard", "kong", "pong", "chow", "win", "pass", "self_draw", "ding_que"]
+#: The games a room may be created for (``GET /api/games`` lists them with their options).
+GameName = Literal["guiyang", "jintan"]
 
 
 class _Strict(BaseModel):
@@ -55,9 +66,11 @@ PlayerName = Annotated[
 
 
 class CreateRoomRequest(_Strict):
-    """``POST /api/rooms``: ``options`` holds spec §14 keys; missing keys take defaults."""
+    """``POST /api/rooms``: ``options`` holds the game's option keys (guiyang.md §14, or
+    Jintan's ``base``, ``flower_value``, ``chow`` and the room timers); missing keys take
+    defaults, and a key of another game is a 422 naming it."""
 
-    game: Literal["guiyang"] = "guiyang"
+    game: GameName = "guiyang"
     options: dict[str, Any] = Field(default_factory=dict)
 
 
@@ -134,12 +147,23 @@ class ErrorDetail(BaseModel):
 
 class ActionBody(_StrictClient):
     """One engine action. ``tile`` for ``discard`` and own-turn ``kong``; ``suit`` for
-    ``ding_que``; ``bao_ting`` only with the first ``discard``."""
+    ``ding_que``; ``bao_ting`` only with the first ``discard``; ``tiles`` (the two tiles
+    from hand) for a Jintan ``chow``."""
 
     kind: ActionKind
     tile: Tile | None = None
     suit: Suit | None = None
     bao_ting: bool = False
+    tiles: Annotated[list[Tile], Field(min_length=2, max_length=2)] | None = None
+
+    @model_validator(mode="after")
+    def _tiles_only_for_chow(self) -> ActionBody:
+        """A chow names its two tiles from hand (and no single tile); nothing else does."""
+        if (self.kind == "chow") != (self.tiles is not None) or (
+            self.kind == "chow" and self.tile is not None
+        ):
+            raise ValueError("a chow, and only a chow, names its two tiles from hand in 'tiles'")
+        return self
 
 
 class ActionMessage(_StrictClient):
@@ -208,6 +232,7 @@ class LegalAction(BaseModel):
     tile: str | None = None
     suit: str | None = None
     bao_ting: bool | None = None
+    tiles: list[str] | None = None
 
 
 class SnapshotMessage(BaseModel):

@@ -5,8 +5,12 @@ The handler authenticates the seat, subscribes to the seat's bus channel, sends 
 actor) while reading client messages, validating them (pydantic) and handing them to the
 actor. It never touches game state. Close codes: 4401 bad token, 4404 unknown room,
 4409 replaced by a newer connection of the same seat, 4429 too many connections from the
-client's address (``SOCKETS_PER_MINUTE``, shared by every process), 1008 flooding (the client
-kept sending after :data:`FLOOD_LIMIT` ``rate_limited`` errors in a row).
+client's address (``SOCKETS_PER_MINUTE``, shared by every process), 4430 a cap of this
+process reached (:class:`SocketCaps`: ``too_many_sockets`` open from the address, or
+``too_many_spectators`` on the room; a seat is never refused by a room cap), 1008 flooding
+(the client kept sending after :data:`FLOOD_LIMIT` ``rate_limited`` errors in a row).
+Client messages are budgeted per client address and room (:class:`Budget`, shared by the
+address's sockets there), so reconnecting does not raise the rate.
 
 A client that goes away (closes, or drops the connection) at any moment ends the handler
 quietly: that is a normal disconnect, logged at DEBUG, not an error.
@@ -20,7 +24,10 @@ import json
 import logging
 import secrets
 import time
+from collections import Counter
+from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import unquote_plus
 
 from fastapi import WebSocket, WebSocketDisconnect
 from pydantic import ValidationError
@@ -42,10 +49,94 @@ RATE_LIMIT = (40, 20.0)
 #: Refused (``rate_limited``) messages in a row after which the socket is closed (1008).
 FLOOD_LIMIT = 20
 CLOSE_CODES = {"bad_token": 4401, "unknown_room": 4404}
+#: Close code of a socket refused by a cap (``too_many_sockets``, ``too_many_spectators``).
+CAPACITY_CLOSE = 4430
 #: What the server meets when the client has gone: a normal end of a connection.
 GONE = (WebSocketDisconnect, ClientDisconnected, ConnectionClosed)
 
 log = logging.getLogger(__name__)
+
+
+@dataclass
+class SocketCaps:
+    """Sockets open at once in this process: ``per_address`` from one client address,
+    ``per_room`` on one room, ``spectators`` spectators on one room (settings
+    ``SOCKETS_PER_ADDRESS``, ``SOCKETS_PER_ROOM``, ``SPECTATORS_PER_ROOM``)."""
+
+    per_address: int = 50
+    per_room: int = 1010
+    spectators: int = 1000
+
+
+class Budget:
+    """A token bucket of client messages (``capacity`` messages, refilled at
+    ``per_second``), shared by every socket of one client address in one room."""
+
+    def __init__(self, limit: tuple[int, float], now: float) -> None:
+        self.limit = limit
+        self.tokens, self.last = float(limit[0]), now
+        self.sockets = 0
+
+    def take(self, now: float) -> bool:
+        """Spend one message if there is one (True), else False."""
+        capacity, per_second = self.limit
+        self.tokens = min(float(capacity), self.tokens + (now - self.last) * per_second)
+        self.last = now
+        if self.tokens < 1:
+            return False
+        self.tokens -= 1
+        return True
+
+    def refilled(self, now: float) -> bool:
+        """True once the bucket is full again (forgetting it then changes nothing)."""
+        capacity, per_second = self.limit
+        return self.tokens + (now - self.last) * per_second >= capacity
+
+
+@dataclass
+class Occupancy:
+    """The sockets of this process, counted for :class:`SocketCaps`, and the message
+    budgets by ``(address, room)`` (so reconnecting does not refill a budget)."""
+
+    caps: SocketCaps = field(default_factory=SocketCaps)
+    by_address: Counter[str] = field(default_factory=Counter)
+    by_room: Counter[str] = field(default_factory=Counter)
+    spectators: Counter[str] = field(default_factory=Counter)
+    budgets: dict[tuple[str, str], Budget] = field(default_factory=dict)
+
+    @staticmethod
+    def drop(counter: Counter[str], key: str) -> None:
+        """One less for ``key`` (forgotten at zero, so idle keys take no memory)."""
+        counter[key] -= 1
+        if counter[key] <= 0:
+            del counter[key]
+
+    def budget(self, address: str, code: str, limit: tuple[int, float]) -> Budget:
+        """The shared budget of ``address`` in room ``code`` (one more socket holds it);
+        a new one if there is none or the limit changed. Forgets refilled budgets nobody
+        holds."""
+        now = time.monotonic()
+        key = (address, code)
+        found = self.budgets.get(key)
+        if found is None or found.limit != limit:
+            for other in [k for k, b in self.budgets.items() if not b.sockets]:
+                if self.budgets[other].refilled(now):
+                    del self.budgets[other]
+            found = self.budgets[key] = Budget(limit, now)
+        found.sockets += 1
+        return found
+
+    def release(self, budget: Budget) -> None:
+        """A socket that held ``budget`` closed (the budget stays until refilled)."""
+        budget.sockets -= 1
+
+
+def occupancy(app: Any) -> Occupancy:
+    """The app's :class:`Occupancy` (``app.state.occupancy``; made on first use)."""
+    found = getattr(app.state, "occupancy", None)
+    if found is None:
+        found = app.state.occupancy = Occupancy()
+    return found
 
 
 def valid_code(code: str) -> bool:
@@ -89,10 +180,30 @@ def _missed(msg: dict[str, Any], last: tuple[int, int] | None) -> bool:
     return hand_no == last[0] and isinstance(prev, int) and prev > last[1]
 
 
-async def room_socket(websocket: WebSocket, code: str, token: str | None = None) -> None:
+class MisspelledToken(Exception):
+    """A query parameter that decodes to ``token`` without being spelled ``token``."""
+
+
+def query_token(query_string: bytes) -> str | None:
+    """The seat token of a raw query string: the value of the parameter whose name is
+    exactly ``token`` as sent (not percent-encoded), percent-decoded; None if there is none.
+    Raises :class:`MisspelledToken` for a parameter whose name only decodes to ``token``
+    (``?%74oken=...``): Starlette's ``query_params`` would decode it, so it is refused
+    rather than taken. The last ``token`` wins, as in ``query_params``."""
+    found = None
+    for part in query_string.decode("latin-1").split("&"):
+        name, eq, value = part.partition("=")
+        if name == "token" and eq:
+            found = unquote_plus(value)
+        elif unquote_plus(name).strip().lower() == "token":
+            raise MisspelledToken(name)
+    return found
+
+
+async def room_socket(websocket: WebSocket, code: str) -> None:
     """Serve one connection (see module docstring and ``docs/protocol.md``)."""
     try:
-        await _room_socket(websocket, code, token)
+        await _room_socket(websocket, code)
     except GONE as err:
         log.debug("client went away: %s", type(err).__name__)
     except RuntimeError as err:  # Starlette: send/receive after the socket closed
@@ -101,7 +212,7 @@ async def room_socket(websocket: WebSocket, code: str, token: str | None = None)
         log.debug("client went away: %s", err)
 
 
-async def _room_socket(websocket: WebSocket, code: str, token: str | None) -> None:
+async def _room_socket(websocket: WebSocket, code: str) -> None:
     await websocket.accept()
     address = websocket.client.host if websocket.client else "unknown"
     limits = getattr(websocket.app.state, "limits", None)
@@ -109,9 +220,29 @@ async def _room_socket(websocket: WebSocket, code: str, token: str | None) -> No
         await websocket.send_json(_error("rate_limited", "too many connections"))
         await websocket.close(4429)
         return
+    sockets = occupancy(websocket.app)
+    if sockets.by_address[address] >= sockets.caps.per_address:
+        await websocket.send_json(
+            _error("too_many_sockets", "too many sockets open from this address")
+        )
+        await websocket.close(CAPACITY_CLOSE)
+        return
+    sockets.by_address[address] += 1
+    try:
+        await _open_socket(websocket, code, address, sockets)
+    finally:
+        sockets.drop(sockets.by_address, address)
+
+
+async def _open_socket(websocket: WebSocket, code: str, address: str, sockets: Occupancy) -> None:
+    try:
+        token = query_token(websocket.scope.get("query_string", b""))
+    except MisspelledToken:
+        await websocket.send_json(_error("bad_token", "the token goes in ?token="))
+        await websocket.close(CLOSE_CODES["bad_token"])
+        return
     ROOM.set(code)
     manager = websocket.app.state.manager
-    bus = websocket.app.state.bus
     try:
         if not valid_code(code):  # refused before the manager (or the store) sees it
             raise RoomError("unknown_room", f"no room {code}")
@@ -121,6 +252,31 @@ async def _room_socket(websocket: WebSocket, code: str, token: str | None) -> No
         await websocket.close(CLOSE_CODES.get(err.code, 4400))
         return
 
+    caps = sockets.caps
+    if seat is None and (
+        sockets.spectators[code] >= caps.spectators or sockets.by_room[code] >= caps.per_room
+    ):  # a seat always gets in: it replaces its own previous socket
+        await websocket.send_json(_error("too_many_spectators", "this room has no more room"))
+        await websocket.close(CAPACITY_CLOSE)
+        return
+    sockets.by_room[code] += 1
+    if seat is None:
+        sockets.spectators[code] += 1
+    limit = getattr(websocket.app.state, "rate_limit", RATE_LIMIT)
+    budget = sockets.budget(address, code, limit)
+    try:
+        await _serve_socket(websocket, code, actor, seat, budget)
+    finally:
+        sockets.release(budget)
+        sockets.drop(sockets.by_room, code)
+        if seat is None:
+            sockets.drop(sockets.spectators, code)
+
+
+async def _serve_socket(
+    websocket: WebSocket, code: str, actor: Any, seat: int | None, budget: Budget
+) -> None:
+    bus = websocket.app.state.bus
     SEAT.set(seat)
     conn_id = secrets.token_hex(8)
     channel = seat_channel(code, seat)
@@ -181,8 +337,7 @@ async def _room_socket(websocket: WebSocket, code: str, token: str | None) -> No
         await send(snap)
         writer_task = asyncio.create_task(writer())
         try:
-            limit = getattr(websocket.app.state, "rate_limit", RATE_LIMIT)
-            await _reader(websocket, actor, seat, send, limit)
+            await _reader(websocket, actor, seat, send, budget)
         finally:
             closing.set()
             writer_task.cancel()
@@ -200,42 +355,48 @@ async def _room_socket(websocket: WebSocket, code: str, token: str | None) -> No
 
 
 async def _reader(
-    websocket: WebSocket, actor: Any, seat: int | None, send: Any, limit: tuple[int, float]
+    websocket: WebSocket, actor: Any, seat: int | None, send: Any, budget: Budget
 ) -> None:
-    capacity, per_second = limit
-    tokens, last = float(capacity), time.monotonic()
+    per_second = budget.limit[1]
     refused = 0
     too_large = f"messages are limited to {MAX_MESSAGE_BYTES} bytes"
+    bad_frames = 0
+
+    async def bad(code: str, message: str, seq: int | None = None) -> None:
+        """Refuse a frame the client got wrong: one WARNING per connection (the first;
+        the rest at DEBUG, a fuzzing client must not flood the log), no traceback."""
+        nonlocal bad_frames
+        bad_frames += 1
+        level = logging.WARNING if bad_frames == 1 else logging.DEBUG
+        log.log(level, "client protocol error %s: %s (frame %d)", code, message, bad_frames)
+        await send(_error(code, message, seq))
+
     while True:
         raw = await websocket.receive()
         if raw["type"] == "websocket.disconnect":
             return
-        now = time.monotonic()  # every frame counts, whatever it holds
-        tokens = min(float(capacity), tokens + (now - last) * per_second)
-        last = now
-        if tokens < 1:
+        if not budget.take(time.monotonic()):  # every frame counts, whatever it holds
             refused += 1
             if refused > FLOOD_LIMIT:
                 await websocket.close(1008, "flooding")
                 return
             await send(_error("rate_limited", f"at most {per_second:g} messages per second"))
             continue
-        tokens -= 1
         refused = 0
         text = raw.get("text")
         if text is None and raw.get("bytes") is not None:
             data: bytes = raw["bytes"]
             if len(data) > MAX_MESSAGE_BYTES:
-                await send(_error("too_large", too_large))
+                await bad("too_large", too_large)
                 continue
             try:
                 text = data.decode()
             except UnicodeDecodeError:
-                await send(_error("bad_message", "not UTF-8 text"))
+                await bad("bad_message", "not UTF-8 text")
                 continue
         text = text or ""
-        if len(text.encode()) > MAX_MESSAGE_BYTES:
-            await send(_error("too_large", too_large))
+        if len(text.encode("utf-8", "surrogatepass")) > MAX_MESSAGE_BYTES:
+            await bad("too_large", too_large)
             continue
         seq = None
         try:
@@ -243,12 +404,14 @@ async def _reader(
             seq = _echo_seq(data_obj)
             msg = ClientMessageAdapter.validate_python(data_obj)
         except (json.JSONDecodeError, RecursionError):
-            await send(_error("bad_message", "not JSON (or nested too deeply)", seq))
+            await bad("bad_message", "not JSON (or nested too deeply)", seq)
             continue
         except ValidationError as err:
             first = err.errors()[0]
             where = ".".join(str(p) for p in first["loc"])
-            await send(_error("bad_message", f"{where}: {first['msg']}", seq))
+            reason = f"{where}: {first['msg']}"  # a lone surrogate in a key: keep it sendable
+            reason = reason.encode("utf-8", "backslashreplace").decode("utf-8")
+            await bad("bad_message", reason, seq)
             continue
         await _dispatch(actor, seat, msg, send)
 

@@ -736,6 +736,8 @@ class RoomActor:
                 for s in self._listening()
             ]
         )
+        if self.game.ended(self.state):  # ended at the deal (Jintan's eight flowers, §J2)
+            await self._end_hand()
 
     async def _apply(
         self, seat: int, action: Action, source: str, future: asyncio.Future[Any] | None

@@ -22,7 +22,7 @@ from types import MappingProxyType
 from typing import Any
 
 from .errors import IllegalAction
-from .tiles import parse_tiles, tile_index
+from .tiles import is_flower, parse_tiles, tile_index
 
 #: Every action kind any game knows (the wire vocabulary, docs/protocol.md).
 ACTION_KINDS = ("discard", "kong", "chow", "pong", "win", "pass", "self_draw", "ding_que")
@@ -42,10 +42,13 @@ __all__ = [
 
 
 def _parse_safe(text: str) -> list[str]:
+    """The tiles a hand can hold (numbers, honours) in ``text``; ``[]`` for anything else
+    (bad notation, or a flower: flowers are laid open, never played)."""
     try:
-        return parse_tiles(text)
+        tiles = parse_tiles(text)
     except ValueError:
         return []
+    return [] if any(is_flower(tile_index(t)) for t in tiles) else tiles
 
 
 @dataclass(frozen=True)

@@ -102,7 +102,15 @@ class LiveServer:
     def __init__(self, database_url: str, port: int | None = None, **settings: Any) -> None:
         self.database_url = database_url
         #: more ``Settings`` fields (e.g. ``claim_min_ms=1500`` to see claim windows stay open)
-        self.settings = {"claim_min_ms": 0, "sockets_per_minute": 10_000, **settings}
+        self.settings = {
+            "claim_min_ms": 0,
+            "sockets_per_minute": 10_000,
+            # every page polls from 127.0.0.1: the per-address limits of strangers are
+            # tested in tests/integration
+            "lookups_per_minute": 100_000,
+            "joins_per_minute": 100_000,
+            **settings,
+        }
         self.port = port or free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.app: Any = None

@@ -13,17 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from server.room.bots import choose_action
-from server.rules.guiyang import (
-    GuiyangOptions,
-    acting_seats,
-    apply,
-    claims_decided,
-    deal,
-    legal_actions,
-    resolve_claims,
-    view,
-)
+from server.rules.registry import find_game
 
 
 @dataclass
@@ -50,30 +40,37 @@ class Hand:
         return [s for s in self.steps if s.seat == seat]
 
 
-def play_out(options: dict[str, Any], seed: str, dealer: int = 0, streak: int = 1) -> Hand:
-    """Play a hand with every seat on the bot policy (what the server's bots do, and what the
-    tests click for the human seats)."""
-    state = deal(GuiyangOptions(**options), seed, dealer, streak)
+def play_out(
+    options: dict[str, Any], seed: str, dealer: int = 0, streak: int = 1, game: str = "guiyang"
+) -> Hand:
+    """Play a hand with every seat on the game's bot policy (what the server's bots do, and
+    what the tests click for the human seats)."""
+    rules = find_game(game)
+    state = rules.deal(rules.options(options), seed, dealer, streak)
     hand = Hand(seed)
-    while not state.ended:
-        if claims_decided(state):  # the room closes a decided claim window
-            state, _ = resolve_claims(state)
+    while not rules.ended(state):
+        if rules.claims_decided(state):  # the room closes a decided claim window
+            state, _ = rules.resolve_claims(state)
             continue
-        seat = acting_seats(state)[0]
-        action = choose_action(state, seat)
-        legal = [a.to_dict() for a in legal_actions(state, seat)]
-        hand.steps.append(Step(seat, action.to_dict(), legal, view(state, seat)))
-        state, _ = apply(state, seat, action)
-    hand.settlement = view(state, None)["settlement"]  # type: ignore[assignment]
+        seat = rules.acting_seats(state)[0]
+        action = rules.bot_action(state, seat)
+        legal = [a.to_dict() for a in rules.legal_actions(state, seat)]
+        hand.steps.append(Step(seat, action.to_dict(), legal, rules.view(state, seat).to_dict()))
+        state, _ = rules.apply(state, seat, action)
+    hand.settlement = rules.view(state, None)["settlement"]
     return hand
 
 
 def find_seed(
-    options: dict[str, Any], want: Callable[[Hand], bool], prefix: str, tries: int = 3000
+    options: dict[str, Any],
+    want: Callable[[Hand], bool],
+    prefix: str,
+    tries: int = 3000,
+    game: str = "guiyang",
 ) -> Hand:
-    """The first hand ``f"{prefix}-{n}"`` that satisfies ``want``."""
+    """The first hand ``f"{prefix}-{n}"`` of ``game`` that satisfies ``want``."""
     for n in range(tries):
-        hand = play_out(options, f"{prefix}-{n}")
+        hand = play_out(options, f"{prefix}-{n}", game=game)
         if want(hand):
             return hand
     raise AssertionError(f"no seed {prefix}-* in {tries} tries satisfies {want.__name__}")

@@ -117,6 +117,9 @@ def click_action(page: Any, action: dict[str, Any]) -> None:
         page.click(f'#actions [data-action="ding_que"][data-suit="{action["suit"]}"]')
     elif kind == "kong" and action.get("tile"):
         page.click(f'#actions [data-action="kong"][data-action-tile="{action["tile"]}"]')
+    elif kind == "chow":
+        tiles = "".join(action["tiles"])
+        page.click(f'#actions [data-action="chow"][data-action-tiles="{tiles}"]')
     else:
         page.click(f'#actions [data-action="{kind}"]')
 
@@ -439,15 +442,20 @@ def test_lobby_refuses_invalid_options(browser: Any, live_server: str, shots_dir
         page.click("#create-room")
         err = page.locator("#lobby-error")
         err.wait_for(state="visible", timeout=5000)
+        # issue 13: the refusal in Chinese, naming the option by its label (the key and the
+        # status stay on the element)
         text = err.inner_text()
-        assert "422" in text and "base_points" in text, text
+        assert err.get_attribute("data-status") == "422", text
+        assert err.get_attribute("data-fields") == "base_points", text
+        assert "选项「底分」无效" in text, text
         assert page.locator("#room").is_hidden()
         page.fill("#opt-base-points", "1")
         page.fill("#opt-turn-seconds", "0")
         page.click("#create-room")
         page.wait_for_function(
-            "document.querySelector('#lobby-error').textContent.includes('turn_seconds')"
+            "document.querySelector('#lobby-error').dataset.fields === 'turn_seconds'"
         )
+        assert "选项「出牌秒数」无效" in page.locator("#lobby-error").inner_text()
         assert page.locator("#room").is_hidden()
         # 连庄 with 一扣三 (a form whose checkboxes were set by a script, not by clicks, so the
         # page's own exclusivity did not run): the server refuses the combination
@@ -458,10 +466,11 @@ def test_lobby_refuses_invalid_options(browser: Any, live_server: str, shots_dir
         )
         page.click("#create-room")
         page.wait_for_function(
-            "document.querySelector('#lobby-error').textContent.includes('exclude each other')"
+            "document.querySelector('#lobby-error').textContent.includes('不能同时选')"
         )
         text = page.locator("#lobby-error").inner_text()
-        assert "422" in text and "lian_zhuang" in text and "yi_kou_san" in text, text
+        assert page.locator("#lobby-error").get_attribute("data-status") == "422"
+        assert "连庄" in text and "一扣三" in text, text
         page.screenshot(path=str(shots_dir / "live-lobby-error.png"), full_page=True)
         assert page.locator("#room").is_hidden()
     finally:

@@ -82,7 +82,13 @@ async def test_metrics_move_when_a_hand_is_played_and_logs_stay_clean(tmp_path: 
             joined = (await client.post(f"/api/rooms/{code}/join", json={"name": "ann"})).json()
             player = Player(code, joined["seat"], joined["token"], app.ws)
             await player.connect()
-            assert (await client.post(f"/api/rooms/{code}/bots", json={"count": 3})).is_success
+            assert (
+                await client.post(
+                    f"/api/rooms/{code}/bots",
+                    json={"count": 3},
+                    headers={"Authorization": f"Bearer {joined['token']}"},
+                )
+            ).is_success
             during = _samples((await client.get("/metrics")).text)
             end = await asyncio.wait_for(player.play(), 120)
             assert end["type"] == "hand_end"

@@ -5,9 +5,10 @@ database (``database_url``: SQLite, and Postgres when TEST_DATABASE_URL is set).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -15,8 +16,18 @@ import uvicorn
 from live_helpers import ADMIN_TOKEN, Live, free_port
 
 from server.api.app import create_app
+from server.api.http import uvicorn_options
 from server.config import Settings
 from server.room.clock import ManualClock
+
+#: Address limits far above what a test does (tests of a limit set their own).
+GENEROUS: dict[str, Any] = {
+    "rooms_per_minute": 10_000,
+    "sockets_per_minute": 100_000,
+    "lookups_per_minute": 100_000,
+    "joins_per_minute": 100_000,
+    "admin_failures_per_minute": 1_000,
+}
 
 
 def _serve(settings: Settings, database_url: str, clock: Any = None) -> Iterator[Live]:
@@ -29,7 +40,9 @@ def _serve(settings: Settings, database_url: str, clock: Any = None) -> Iterator
         log_level="warning",
         ws="websockets-sansio",
         lifespan="on",
+        **uvicorn_options(settings),  # as `serve` runs it
     )
+    config.request_seconds = settings.request_seconds  # type: ignore[attr-defined]
     server = uvicorn.Server(config)
     loop = asyncio.new_event_loop()
 
@@ -68,10 +81,29 @@ def live(database_url: str) -> Iterator[Live]:
         redis_url=None,
         admin_token=ADMIN_TOKEN,
         claim_min_ms=0,
-        rooms_per_minute=10_000,
-        sockets_per_minute=100_000,
+        **GENEROUS,
     )
     yield from _serve(settings, database_url)
+
+
+@pytest.fixture
+def live_with(database_url: str) -> Iterator[Callable[..., Live]]:
+    """``live_with(**fields)`` starts a server like ``live`` with more ``Settings`` fields
+    (e.g. ``request_seconds=1``); each is stopped at the end of the test."""
+    with contextlib.ExitStack() as stack:
+
+        def start(**fields: Any) -> Live:
+            settings = Settings(
+                database_url=database_url,
+                redis_url=None,
+                admin_token=ADMIN_TOKEN,
+                claim_min_ms=0,
+                **{**GENEROUS, **fields},
+            )
+            serve = contextlib.contextmanager(_serve)
+            return stack.enter_context(serve(settings, database_url))
+
+        yield start
 
 
 @pytest.fixture
@@ -82,8 +114,7 @@ def live_redis(database_url: str, redis_url: str) -> Iterator[Live]:
         redis_url=redis_url,
         admin_token=ADMIN_TOKEN,
         claim_min_ms=0,
-        rooms_per_minute=10_000,
-        sockets_per_minute=100_000,
+        **GENEROUS,
     )
     yield from _serve(settings, database_url)
 
@@ -97,7 +128,6 @@ def live_clock(database_url: str) -> Iterator[Live]:
         redis_url=None,
         admin_token=ADMIN_TOKEN,
         claim_min_ms=0,
-        rooms_per_minute=10_000,
-        sockets_per_minute=100_000,
+        **GENEROUS,
     )
     yield from _serve(settings, database_url, ManualClock())

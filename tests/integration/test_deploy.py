@@ -93,14 +93,20 @@ class Caddy:
             assert time.monotonic() < deadline, f"caddy not ready: {self.output()}"
             time.sleep(0.2)
 
-    async def request(self, method: str, path: str, body: Any = None) -> httpx.Response:
-        """One HTTPS request to the site (SNI and Host ``zhuoji.test``, certificate checked)."""
+    async def request(
+        self, method: str, path: str, body: Any = None, token: str | None = None
+    ) -> httpx.Response:
+        """One HTTPS request to the site (SNI and Host ``zhuoji.test``, certificate checked);
+        ``token``: a seat token sent as ``Authorization: Bearer`` (bots)."""
+        headers = {"Host": f"{DOMAIN}:{self.port}"}
+        if token:
+            headers["Authorization"] = f"Bearer {token}"
         async with httpx.AsyncClient(verify=self.ssl, timeout=30) as client:
             return await client.request(
                 method,
                 f"https://127.0.0.1:{self.port}{path}",
                 json=body,
-                headers={"Host": f"{DOMAIN}:{self.port}"},
+                headers=headers,
                 extensions={"sni_hostname": DOMAIN},
             )
 
@@ -158,6 +164,8 @@ async def test_site_through_caddy_survives_a_replica_killed_mid_hand(
 ) -> None:
     env = {**ENV, "DATABASE_URL": postgres_url, "REDIS_URL": redis_url, "LEASE_SECONDS": "1.5"}
     env |= {"ROOMS_PER_MINUTE": "1000", "SOCKETS_PER_MINUTE": "10000"}
+    # the bots' room's absent host plays on auto at once and is not waited for between hands
+    env |= {"AUTO_SECONDS": "0", "READY_SECONDS": "1"}
     env["FORWARDED_ALLOW_IPS"] = "127.0.0.1"  # the proxy's address, as PROXY_IP in compose
     migrate = subprocess.run(
         [sys.executable, "-m", "server", "migrate"],
@@ -190,7 +198,9 @@ async def test_site_through_caddy_survives_a_replica_killed_mid_hand(
             p1 = SitePlayer(code, j1["seat"], j1["token"], "")
             await p0.connect()
             await p1.connect()
-            bots = await _ok(await site.request("POST", f"/api/rooms/{code}/bots", {"count": 2}))
+            bots = await _ok(
+                await site.request("POST", f"/api/rooms/{code}/bots", {"count": 2}, j1["token"])
+            )
             assert bots["seats"] == [2, 3]
             plays = [asyncio.create_task(p0.play()), asyncio.create_task(p1.play())]
             paused = asyncio.create_task(p0.paused.wait())
@@ -215,17 +225,23 @@ async def test_site_through_caddy_survives_a_replica_killed_mid_hand(
         owner_pid = int(lease.decode().split(":")[-2])
         (owner,) = [app for app in apps if app.proc.pid == owner_pid]
         (survivor,) = [app for app in apps if app is not owner]
-        # A bot-only room nobody watches, on the same process (created there directly, so
-        # it owns it); it must go on after the kill without anybody asking for it.
+        # A bots' room nobody watches, on the same process (created there directly, so it
+        # owns it); it must go on after the kill without anybody asking for it. Bots need a
+        # seated player's token: its host joins, adds them and goes away; the host's seat
+        # times out at once (1 s, no time bank) and plays on auto (AUTO_SECONDS=0).
+        fast = {"hands": 8, "turn_seconds": 1, "claim_seconds": 1, "bank_seconds": 0}
         async with httpx.AsyncClient(base_url=owner.http, timeout=30) as client:
-            r = await client.post("/api/rooms", json={"game": "guiyang", "options": {"hands": 8}})
+            r = await client.post("/api/rooms", json={"game": "guiyang", "options": fast})
             bot_room = r.json()["code"]
-            seats = []
-            for count in (3, 1):  # at most 3 a request
-                r = await client.post(f"/api/rooms/{bot_room}/bots", json={"count": count})
-                assert r.status_code == 200, r.text
-                seats += r.json()["seats"]
-            assert seats == [0, 1, 2, 3]
+            r = await client.post(f"/api/rooms/{bot_room}/join", json={"name": "host"})
+            host = r.json()["token"]
+            r = await client.post(
+                f"/api/rooms/{bot_room}/bots",
+                json={"count": 3},
+                headers={"Authorization": f"Bearer {host}"},
+            )
+            assert r.status_code == 200, r.text
+            assert r.json()["seats"] == [1, 2, 3]
         owner.kill()
 
         store = Store(postgres_url)

@@ -115,7 +115,11 @@ async def setup(live: Live) -> tuple[str, list[str]]:
         for i in range(2):
             r = await client.post(f"/api/rooms/{code}/join", json={"name": f"p{i}"})
             tokens.append(r.json()["token"])
-        await client.post(f"/api/rooms/{code}/bots", json={"count": 2})
+        await client.post(
+            f"/api/rooms/{code}/bots",
+            json={"count": 2},
+            headers={"Authorization": f"Bearer {tokens[0]}"},
+        )
     return code, tokens
 
 

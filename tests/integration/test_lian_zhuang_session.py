@@ -21,7 +21,11 @@ async def test_eight_hands_of_lian_zhuang_keep_streak_and_totals(live: Live) -> 
         code = await create_room(client, {"scoring": "lian_zhuang", "hands": 8})
         token = (await client.post(f"/api/rooms/{code}/join", json={"name": "ann"})).json()
         ws = await live.connect(code, token["token"])
-        r = await client.post(f"/api/rooms/{code}/bots", json={"count": 3})
+        r = await client.post(
+            f"/api/rooms/{code}/bots",
+            json={"count": 3},
+            headers={"Authorization": f"Bearer {token['token']}"},
+        )
         assert r.status_code == 200, r.text
         acted, seq, hand_ends = None, 0, 0
         while True:

@@ -55,6 +55,9 @@ ENV = {
     # the address limits are shared through Redis: repeated runs must not meet them
     "ROOMS_PER_MINUTE": "1000",
     "SOCKETS_PER_MINUTE": "1000",
+    "JOINS_PER_MINUTE": "1000",
+    "MESSAGES_PER_SECOND": "10000",
+    "MESSAGE_BURST": "10000",
 }
 
 
@@ -62,9 +65,13 @@ def _asyncpg_dsn(url: str) -> str:
     return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
 
 
-async def _post(http: str, path: str, body: dict[str, Any]) -> dict[str, Any]:
+async def _post(
+    http: str, path: str, body: dict[str, Any], token: str | None = None
+) -> dict[str, Any]:
+    """POST ``body``; ``token``: a seat token sent as ``Authorization: Bearer`` (bots)."""
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
     async with httpx.AsyncClient(base_url=http, timeout=60) as client:
-        r = await client.post(path, json=body)
+        r = await client.post(path, json=body, headers=headers)
         assert r.status_code in (200, 201), r.text
         return r.json()  # type: ignore[no-any-return]
 
@@ -170,7 +177,7 @@ async def test_frozen_owner_is_fenced_and_answers_in_flight_survive(
             human = Human(b.ws, code, joined["token"])
             humans.append(human)
             tasks.append(asyncio.create_task(human.run()))
-            await _post(b.http, f"/api/rooms/{code}/bots", {"count": 3})
+            await _post(b.http, f"/api/rooms/{code}/bots", {"count": 3}, joined["token"])
             codes.append(code)
         async with httpx.AsyncClient(timeout=10) as client:
             assert (await client.get(f"{a.http}/api/health")).json()["rooms"] == 3

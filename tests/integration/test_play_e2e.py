@@ -71,7 +71,11 @@ async def play_room(
         first = await recv(ws)
         assert first["type"] == "snapshot" and first["view"] is None and first["seat"] == me
         players = options.get("players", 4)
-        r = await client.post(f"/api/rooms/{code}/bots", json={"count": players - 1})
+        r = await client.post(
+            f"/api/rooms/{code}/bots",
+            json={"count": players - 1},
+            headers={"Authorization": f"Bearer {token}"},
+        )
         assert r.json() == {"seats": list(range(1, players))}
 
         acted: tuple[int, int] | None = None

@@ -35,9 +35,13 @@ async def _join(http: str, code: str, name: str) -> tuple[int, str]:
         return r.json()["seat"], r.json()["token"]
 
 
-async def _post(http: str, path: str, body: dict[str, Any]) -> dict[str, Any]:
+async def _post(
+    http: str, path: str, body: dict[str, Any], token: str | None = None
+) -> dict[str, Any]:
+    """POST ``body``; ``token``: a seat token sent as ``Authorization: Bearer`` (bots)."""
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
     async with httpx.AsyncClient(base_url=http, timeout=30) as client:
-        r = await client.post(path, json=body)
+        r = await client.post(path, json=body, headers=headers)
         assert r.status_code in (200, 201), r.text
         return r.json()
 
@@ -119,7 +123,7 @@ async def test_owner_killed_mid_hand_other_process_finishes_it(
             p1 = Player(code, seat1, token1, b.ws)
             await p0.connect()
             await p1.connect()
-            bots = await _post(b.http, f"/api/rooms/{code}/bots", {"count": 2})
+            bots = await _post(b.http, f"/api/rooms/{code}/bots", {"count": 2}, token1)
             assert bots["seats"] == [2, 3]
             async with httpx.AsyncClient(timeout=10) as client:
                 assert (await client.get(f"{a.http}/api/health")).json()["rooms"] == attempt
@@ -195,7 +199,7 @@ async def test_single_process_restart_mid_hand_resumes(tmp_path: Path) -> None:
             seat, token = await _join(first.http, code, "ann")
             player = Player(code, seat, token, first.ws, pause_at=2)
             await player.connect()
-            await _post(first.http, f"/api/rooms/{code}/bots", {"count": 3})
+            await _post(first.http, f"/api/rooms/{code}/bots", {"count": 3}, token)
             play = asyncio.create_task(player.play())
             paused = asyncio.create_task(player.paused.wait())
             await asyncio.wait([paused, play], timeout=60, return_when="FIRST_COMPLETED")

@@ -34,14 +34,15 @@ async def test_join_bots_and_room_info(live: Live) -> None:
         r = await client.post(f"/api/rooms/{code}/join", json={"name": "ann"})
         assert r.status_code == 200
         assert r.json()["seat"] == 0 and len(r.json()["token"]) >= 24
-        r = await client.post(f"/api/rooms/{code}/bots", json={"count": 3})
+        seat_token = {"Authorization": f"Bearer {r.json()['token']}"}
+        r = await client.post(f"/api/rooms/{code}/bots", json={"count": 3}, headers=seat_token)
         assert r.json() == {"seats": [1]}
         info = (await client.get(f"/api/rooms/{code}")).json()
         assert [s["bot"] for s in info["seats"]] == [False, True]
         assert info["status"] == "playing" and info["hand_no"] == 1
         assert info["totals"] == [0, 0]
         assert "token" not in str(info) and "token_hash" not in str(info)
-        r = await client.post(f"/api/rooms/{code}/bots", json={"count": 1})
+        r = await client.post(f"/api/rooms/{code}/bots", json={"count": 1}, headers=seat_token)
         assert r.status_code == 409 and r.json()["detail"]["code"] == "room_full"
 
         assert (await client.get("/api/rooms/NOSUCH")).status_code == 404

@@ -64,7 +64,12 @@ async def humans_room(
             tokens.append(r.json()["token"])
         players = opts.get("players", 4)
         if humans < players:
-            await client.post(f"/api/rooms/{code}/bots", json={"count": players - humans})
+            r = await client.post(
+                f"/api/rooms/{code}/bots",
+                json={"count": players - humans},
+                headers={"Authorization": f"Bearer {tokens[0]}"},
+            )
+            assert r.status_code == 200, r.text
     await live.idle()
     return code, tokens
 

@@ -591,6 +591,13 @@ def view(state: State, seat: int | None) -> dict[str, object]:
         "robbing": tile_name(state.rob_tile)
         if state.phase == "rob" and state.rob_tile is not None
         else None,
+        # the deal's flower replacements, in order (§J2): who laid which flower (the tiles
+        # drawn for them stay their seats' own)
+        "deal_flowers": [
+            {"seat": e["seat"], "tile": e["tile"]}
+            for e in state.opening_events
+            if e["type"] == "flower"
+        ],
     }
     if seat is not None and 0 <= seat < state.players:
         counts = list(state.hands[seat])

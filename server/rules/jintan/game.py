@@ -1,37 +1,23 @@
 """金坛麻将 (Jintan) as a `server.rules.game.Game` (spec/jintan.md): the engine's functions
-behind the game interface, behaviour unchanged. The engine's own `Action` (kind, tile,
-tiles) and the shared `server.rules.types.Action` are converted at this edge; events and
-settlements become the typed values of `server.rules.types`."""
+behind the game interface, behaviour unchanged. Actions are the shared
+`server.rules.types.Action` throughout; events and settlements become the typed values of
+`server.rules.types` at this edge."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..errors import IllegalAction
 from ..tiles import full_set_with_honours_and_flowers, parse_tiles, tile_name
 from ..types import Action, Event, Settlement, View
 from . import engine
 from .bot import choose_action
 from .options import JintanOptions
 from .scoring import settle
-from .state import Action as EngineAction
 from .state import State
 
 #: The kinds of an answer to a claim window (a chow names its tiles, a claimed kong none).
 _ANSWERS = ("win", "pong", "kong", "chow", "pass")
-
-
-def _shared(action: EngineAction) -> Action:
-    return Action(action.kind, tile=action.tile, tiles=action.tiles)
-
-
-def _engine(action: Action) -> EngineAction:
-    """The engine's form of ``action``. Raises `IllegalAction` for fields Jintan has not
-    (a 定缺 suit, 报听): no such action is ever legal here."""
-    if action.suit is not None or action.bao_ting:
-        raise IllegalAction("illegal_action", f"{action.kind} with suit / bao_ting: not Jintan")
-    return EngineAction(action.kind, action.tile, action.tiles)
 
 
 class JintanGame:
@@ -78,10 +64,10 @@ class JintanGame:
         return state.ended
 
     def legal_actions(self, state: State, seat: int) -> list[Action]:
-        return [_shared(a) for a in engine.legal_actions(state, seat)]
+        return engine.legal_actions(state, seat)
 
     def apply(self, state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
-        new, events = engine.apply(state, seat, _engine(action))
+        new, events = engine.apply(state, seat, action)
         return new, [Event.from_dict(e) for e in events]
 
     def acting_seats(self, state: State) -> list[int]:
@@ -114,10 +100,10 @@ class JintanGame:
         return new, [Event.from_dict(e) for e in events]
 
     def default_action(self, state: State, seat: int) -> Action:
-        return _shared(engine.default_action(state, seat))
+        return engine.default_action(state, seat)
 
     def bot_action(self, state: State, seat: int) -> Action:
-        return _shared(choose_action(state, seat))
+        return choose_action(state, seat)
 
     def view(self, state: State, seat: int | None) -> View:
         return View(engine.view(state, seat))

@@ -10,77 +10,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
-from ..errors import IllegalAction
-from ..tiles import HAND_KINDS, parse_tiles, tile_index, tile_name
+from ..tiles import tile_name
+from ..types import Action
 from .options import JintanOptions
 
 Phase = Literal["turn", "claim", "rob", "ended"]
 MeldKind = Literal["chow", "pong", "exposed_kong", "concealed_kong", "added_kong"]
 KONG_KINDS = ("exposed_kong", "concealed_kong", "added_kong")
 WinKind = Literal["zi_mo", "gang_kai", "dian_pao", "qiang_gang", "ba_hua"]
+#: The kinds of Jintan's actions (a subset of `server.rules.types.ACTION_KINDS`); an action
+#: is the shared `Action`: ``tile`` for ``discard`` / own-turn ``kong``, ``tiles`` (the two
+#: from hand) for ``chow``.
 ACTION_KINDS = ("discard", "kong", "chow", "pong", "win", "pass", "self_draw")
-
-
-@dataclass(frozen=True)
-class Action:
-    """One decision of a seat.
-
-    ``kind`` is one of `ACTION_KINDS`. ``tile`` is set for ``discard`` and for a ``kong`` on
-    one's own turn; ``tiles`` (two tiles from hand, sorted) for ``chow`` (§J3).
-    """
-
-    kind: str
-    tile: str | None = None
-    tiles: tuple[str, ...] = ()
-
-    def to_dict(self) -> dict[str, object]:
-        """JSON shape: ``{"kind": ..., "tile"?: ..., "tiles"?: [...]}``."""
-        d: dict[str, object] = {"kind": self.kind}
-        if self.tile is not None:
-            d["tile"] = self.tile
-        if self.tiles:
-            d["tiles"] = list(self.tiles)
-        return d
-
-    @classmethod
-    def from_dict(cls, data: object) -> Action:
-        """Build an action from its JSON shape (``tiles`` may also be compact, ``"4m5m"``).
-
-        Raises:
-            IllegalAction: code ``bad_action`` for anything that is not that shape.
-        """
-        if not isinstance(data, dict):
-            raise IllegalAction("bad_action", "an action is an object with a 'kind'")
-        unknown = set(data) - {"kind", "tile", "tiles"}
-        if unknown:
-            raise IllegalAction("bad_action", f"unknown action fields: {sorted(unknown)}")
-        kind, tile, tiles = data.get("kind"), data.get("tile"), data.get("tiles", ())
-        if kind not in ACTION_KINDS:
-            raise IllegalAction("bad_action", f"unknown action kind: {kind!r}")
-        if tile is not None and not _hand_tiles(tile, 1):
-            raise IllegalAction("bad_action", f"not a tile: {tile!r}")
-        if isinstance(tiles, str):
-            parsed = _hand_tiles(tiles, 2)
-        elif isinstance(tiles, list | tuple) and all(isinstance(t, str) for t in tiles):
-            parsed = _hand_tiles(" ".join(tiles), len(tiles)) if tiles else []
-        else:
-            parsed = None
-        if parsed is None or (kind == "chow") != (len(parsed) == 2):
-            raise IllegalAction("bad_action", "a chow names the two tiles from hand")
-        return cls(kind=kind, tile=tile, tiles=tuple(sorted(parsed, key=tile_index)))
-
-
-def _hand_tiles(text: object, n: int) -> list[str] | None:
-    """``n`` tiles a hand can hold (no flowers) parsed from ``text``, or None."""
-    if not isinstance(text, str):
-        return None
-    try:
-        tiles = parse_tiles(text)
-    except ValueError:
-        return None
-    if len(tiles) != n or any(tile_index(t) >= HAND_KINDS for t in tiles):
-        return None
-    return tiles
+__all__ = ["ACTION_KINDS", "Action", "Discard", "Meld", "State"]
 
 
 @dataclass(frozen=True)

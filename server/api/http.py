@@ -1,0 +1,95 @@
+"""HTTP/1.1 for uvicorn with a deadline for each request (slow clients, "slowloris").
+
+uvicorn closes an idle keep-alive connection after ``timeout_keep_alive`` seconds, but any
+byte received disarms that timer and nothing bounds how long a request may take to arrive:
+a client sending a header line every few seconds holds its connection (and its memory)
+forever. :class:`RequestDeadlineProtocol` (uvicorn's h11 protocol) gives every request
+``REQUEST_SECONDS`` (:attr:`server.config.Settings.request_seconds`) from the moment the
+connection is made, or the previous response completed, until its headers and body are all
+in; a request still incomplete then is cut off (the connection is closed, one warning
+logged). A request fully received may take the app as long as it needs; a WebSocket upgrade
+leaves HTTP (and this deadline) behind.
+
+``python -m server serve`` runs uvicorn with it (:func:`uvicorn_options`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+import h11
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+log = logging.getLogger(__name__)
+
+#: h11 states of the client's side in which its request has not fully arrived.
+_INCOMPLETE = (h11.IDLE, h11.SEND_BODY)
+
+
+class RequestDeadlineProtocol(H11Protocol):
+    """uvicorn's h11 protocol with a per-request deadline (see the module). The deadline
+    is ``config.request_seconds`` if the uvicorn config has that attribute, else the
+    settings' ``request_seconds``."""
+
+    def __init__(self, config: Any, *args: Any, **kwargs: Any) -> None:
+        super().__init__(config, *args, **kwargs)
+        seconds = getattr(config, "request_seconds", None)
+        if seconds is None:
+            from server.config import get_settings
+
+            seconds = get_settings().request_seconds
+        self.request_seconds = float(seconds)
+        self._deadline: asyncio.TimerHandle | None = None
+
+    def _arm(self) -> None:
+        self._disarm()
+        self._deadline = self.loop.call_later(self.request_seconds, self._too_slow)
+
+    def _disarm(self) -> None:
+        if self._deadline is not None:
+            self._deadline.cancel()
+            self._deadline = None
+
+    def _too_slow(self) -> None:
+        self._deadline = None
+        if self.transport.is_closing() or self.conn.their_state not in _INCOMPLETE:
+            return
+        client = f"{self.client[0]}:{self.client[1]}" if self.client else "a client"
+        log.warning(
+            "closing the connection of %s: its request did not arrive within %g s",
+            client,
+            self.request_seconds,
+        )
+        self.transport.close()
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._arm()
+
+    def handle_events(self) -> None:
+        super().handle_events()
+        if self.conn.their_state not in _INCOMPLETE:  # all in (or the connection is over)
+            self._disarm()
+
+    def handle_websocket_upgrade(self, event: h11.Request) -> None:
+        self._disarm()
+        super().handle_websocket_upgrade(event)
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        if not self.transport.is_closing() and self.conn.their_state in _INCOMPLETE:
+            self._arm()  # the next request on this connection gets its own deadline
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        super().connection_lost(exc)
+
+
+def uvicorn_options(settings: Any) -> dict[str, Any]:
+    """Keyword arguments for ``uvicorn.run`` / ``uvicorn.Config`` from a
+    :class:`server.config.Settings`: the HTTP protocol with request deadlines (it reads
+    ``request_seconds`` itself, see the class) and ``timeout_keep_alive``
+    (``KEEP_ALIVE_SECONDS``)."""
+    return {"http": RequestDeadlineProtocol, "timeout_keep_alive": settings.keep_alive_seconds}

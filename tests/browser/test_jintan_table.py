@@ -1,0 +1,101 @@
+"""Jintan (金坛麻将) in the browser against the real server: a room made in the lobby from
+the options the server lists, a hand played with bots to its settlement by clicking, with a
+chow chosen from two possible runs, the flowers and honours drawn by the page, and 花 / 番 of
+the win shown as the ledger has them."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from conftest import LiveServer
+from scripted import Hand, find_seed
+from test_live import add_bots, as_rows, new_page, payment_rows, play_scripted
+
+
+def create_jintan_room(page: Any, base: str, name: str) -> str:
+    page.goto(base + "/")
+    page.fill("#name", name)
+    page.check("#opt-game-jintan")
+    page.wait_for_selector("#game-options [data-option='base']")
+    assert page.locator("#opt-players-4").is_hidden()  # Guiyang's own options step aside
+    page.check("#opt-hands-4")
+    page.screenshot(path=str(Path("screenshots") / "jintan-lobby.png"), full_page=True)
+    page.click("#create-room")
+    page.wait_for_selector("#room-code:not(:empty)")
+    return page.locator("#room-code").inner_text().strip()
+
+
+def _chow_from_two_runs(hand: Hand) -> bool:
+    """A won hand in which seat 0 (the browser) chows, choosing one of two or more runs, and
+    a flower and an honour are on the table."""
+    s = hand.settlement
+    if s["result"] != "win":
+        return False
+    chose = any(
+        st.action["kind"] == "chow" and sum(a["kind"] == "chow" for a in st.legal) >= 2
+        for st in hand.of(0)
+    )
+    flowers = any(s["flowers"])
+    honours = any(t.endswith("z") for h in s["hands"] for t in h)
+    return chose and flowers and honours
+
+
+def test_a_jintan_hand_with_a_chosen_chow_to_its_settlement(
+    live: LiveServer, browser: Any, shots_dir: Path
+) -> None:
+    ctx, page = new_page(browser)
+    try:
+        code = create_jintan_room(page, live.base, "金坛")
+        room = live.room(code)
+        assert room["game"] == "jintan" and room["options"]["chow"] is True
+        assert "金坛" in page.locator("#room-options").inner_text()
+        hand = find_seed(room["options"], _chow_from_two_runs, prefix="jt-chow", game="jintan")
+        live.fix_seeds(code, [hand.seed])
+        add_bots(page)
+        page.wait_for_selector("#hand .hand-tile", timeout=15000)
+
+        seen = {"chow": False}
+
+        def check(p: Any, seat: int, st: Any) -> None:
+            chows = [a for a in st.legal if a["kind"] == "chow"]
+            if len(chows) >= 2 and st.action["kind"] == "chow":
+                buttons = p.locator('#actions [data-action="chow"]')
+                assert buttons.count() == len(chows)
+                shown = sorted(b.get_attribute("data-action-tiles") for b in buttons.all())
+                assert shown == sorted("".join(a["tiles"]) for a in chows)
+                p.screenshot(path=str(shots_dir / "jintan-chow-choice.png"), full_page=True)
+                seen["chow"] = True
+
+        play_scripted({0: page}, hand, check)
+        assert seen["chow"]
+        page.wait_for_selector("#settle-row-0", timeout=30000)
+        s = hand.settlement
+        ledger = [r for r in live.ledger(code) if r["hand_no"] == 1]
+        assert as_rows(ledger) == as_rows(s["payments"])
+        assert Counter(map(tuple, payment_rows(page))) == as_rows(ledger)
+        # each win line shows its 花 and 番 as the payment's facts have them
+        hua = page.locator("#settle-payments .jt-win .hua").evaluate_all(
+            "els => els.map(e => Number(e.dataset.hua))"
+        )
+        fan = page.locator("#settle-payments .jt-win .fan").evaluate_all(
+            "els => els.map(e => Number(e.dataset.fan))"
+        )
+        assert hua == [p["detail"]["hua_total"] for p in s["payments"]]
+        assert fan == [p["detail"]["fan_total"] for p in s["payments"]]
+        page.screenshot(path=str(shots_dir / "jintan-settlement.png"), full_page=True)
+        page.click("#settlement-close")
+        # flowers laid open and honours drawn by the page
+        flowers = page.locator(".flowers .tile.flower").evaluate_all(
+            "els => els.map(e => e.dataset.tile)"
+        )
+        assert sorted(flowers) == sorted(f for fl in s["flowers"] for f in fl)
+        page.screenshot(path=str(shots_dir / "jintan-table.png"), full_page=True)
+        page.set_viewport_size({"width": 375, "height": 812})
+        page.wait_for_timeout(300)
+        page.screenshot(path=str(shots_dir / "jintan-table-375.png"), full_page=True)
+        assert page.evaluate("document.documentElement.scrollWidth") <= 375
+        assert not page.errors, page.errors  # type: ignore[attr-defined]
+    finally:
+        ctx.close()

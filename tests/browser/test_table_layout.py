@@ -1,0 +1,178 @@
+"""The table stands as in the apps (issue 13): you at the bottom, 下家 ((me+1)%n) on the right,
+对家 across at the top, 上家 ((me-1)%n) on the left (3 players: 下家 right, 上家 left; 2: 对家
+top), around a centre showing the wall count and the dealer; at 1280x800 and 375x812, with no
+panel overlapping another and nothing wider than the page. Reads the panels' bounding boxes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_live import add_bots, create_room, new_page, no_overflow
+
+SIZES = {"desktop": (1280, 800), "phone": (375, 812)}
+
+
+def _box(page: Any, sel: str) -> dict[str, float]:
+    box = page.locator(sel).bounding_box()
+    assert box is not None, f"{sel} is not laid out"
+    return box
+
+
+def _cx(b: dict[str, float]) -> float:
+    return b["x"] + b["width"] / 2
+
+
+def _cy(b: dict[str, float]) -> float:
+    return b["y"] + b["height"] / 2
+
+
+def _overlap(a: dict[str, float], b: dict[str, float]) -> bool:
+    return (
+        a["x"] < b["x"] + b["width"] - 1
+        and b["x"] < a["x"] + a["width"] - 1
+        and a["y"] < b["y"] + b["height"] - 1
+        and b["y"] < a["y"] + a["height"] - 1
+    )
+
+
+def _check_geometry(page: Any, players: int, label: str) -> None:
+    me = page.evaluate("window.__gy.seat")
+    assert me == 0
+    boxes = {"me": _box(page, "#me"), "center": _box(page, "#center")}
+    rel = {1: "next", players - 1: "prev"} if players > 2 else {}
+    if players in (2, 4):
+        rel[players // 2] = "across"
+    for seat, name in rel.items():
+        panel = f'#opponents .seat-panel[data-seat="{seat}"]'
+        boxes[name] = _box(page, panel)
+        pos = {"next": "right", "prev": "left", "across": "top"}[name]
+        assert page.locator(panel).get_attribute("data-pos") == pos
+    me_b, center = boxes["me"], boxes["center"]
+    if "next" in boxes:
+        nxt, prv = boxes["next"], boxes["prev"]
+        # 下家 right of me and of the centre (and of 对家's centre), 上家 left of them
+        assert _cx(nxt) > _cx(me_b) and _cx(nxt) > _cx(center), (label, nxt, me_b)
+        assert _cx(prv) < _cx(me_b) and _cx(prv) < _cx(center), (label, prv, me_b)
+        assert nxt["x"] >= center["x"] + center["width"] - 1, label
+        assert prv["x"] + prv["width"] <= center["x"] + 1, label
+        assert _cy(nxt) < me_b["y"] and _cy(prv) < me_b["y"], label
+    if "across" in boxes:
+        top = boxes["across"]
+        assert top["y"] + top["height"] <= center["y"] + 1, (label, top, center)
+        if "next" in boxes:
+            assert _cx(boxes["next"]) > _cx(top) > _cx(boxes["prev"]), label
+    # the centre shows the wall count and the dealer
+    wall = page.locator("#center #wall-count")
+    assert wall.is_visible() and wall.get_attribute("data-count") not in ("", None)
+    assert page.locator("#center #dealer-info").is_visible()
+    names = list(boxes)
+    for i, a in enumerate(names):
+        for b in names[i + 1 :]:
+            assert not _overlap(boxes[a], boxes[b]), (label, a, b, boxes[a], boxes[b])
+    width = page.viewport_size["width"]
+    for name, b in boxes.items():
+        assert b["x"] >= 0 and b["x"] + b["width"] <= width + 0.5, (label, name, b)
+    no_overflow(page)
+
+
+@pytest.mark.parametrize("players", [4, 3, 2])
+def test_seats_stand_as_in_the_apps(
+    browser: Any, live_server: str, shots_dir: Path, players: int
+) -> None:
+    ctx, page = new_page(browser, *SIZES["desktop"])
+    try:
+        create_room(page, live_server, "我", players=players)
+        add_bots(page)
+        page.wait_for_selector("#hand .hand-tile", timeout=15000)
+        page.wait_for_selector("#opponents .seat-panel[data-pos]")
+        for label, (w, hgt) in SIZES.items():
+            page.set_viewport_size({"width": w, "height": hgt})
+            page.wait_for_timeout(150)
+            _check_geometry(page, players, f"{players}p {label}")
+            page.screenshot(path=str(shots_dir / f"table-{players}p-{label}.png"))
+        # Later in the hand, rivers and melds grown (on 托管 the seat plays itself): the same.
+        page.click("#auto-toggle")
+        page.wait_for_function(
+            "n => { const v = window.__gy.view; return v && (v.phase === 'ended' ||"
+            " v.seats.reduce((k, s) => k + s.discards.length, 0) >= 5 * n); }",
+            arg=players,
+            timeout=90000,
+        )
+        if page.evaluate("window.__gy.view.phase") != "ended":
+            page.click("#auto-toggle")  # stop, so the table stays put while it is measured
+            for label, (w, hgt) in SIZES.items():
+                page.set_viewport_size({"width": w, "height": hgt})
+                page.wait_for_timeout(150)
+                _check_geometry(page, players, f"{players}p {label} late")
+                page.screenshot(path=str(shots_dir / f"table-{players}p-{label}-late.png"))
+        assert not page.errors, page.errors  # type: ignore[attr-defined]
+    finally:
+        ctx.close()
+
+
+def _in_view(page: Any, sel: str) -> None:
+    """``sel`` is wholly inside the viewport and on top at its centre (not covered)."""
+    b = _box(page, sel)
+    vw, vh = page.viewport_size["width"], page.viewport_size["height"]
+    assert b["y"] >= 0 and b["y"] + b["height"] <= vh, (sel, b, vh)
+    assert b["x"] >= 0 and b["x"] + b["width"] <= vw, (sel, b, vw)
+    hit = page.evaluate(
+        "([sel, x, y]) => { const e = document.elementFromPoint(x, y);"
+        " return !!e && !!e.closest(sel); }",
+        [sel, _cx(b), _cy(b)],
+    )
+    assert hit, f"{sel} is covered"
+
+
+def _check_settlement_top(page: Any, label: str) -> None:
+    page.wait_for_selector("#settlement", state="visible", timeout=120000)
+    page.wait_for_timeout(200)
+    assert page.evaluate("document.querySelector('#settlement-body').scrollTop") == 0, label
+    _in_view(page, "#settlement-body h2")
+    _in_view(page, "#ready-btn")
+    # per-seat totals first, right under the title, before the payment lines
+    order = page.evaluate(
+        "[...document.querySelectorAll('#settlement-body > *')].map(e => e.id ||"
+        " (e.querySelector('[id]') || {}).id || e.tagName)"
+    )
+    assert order[1] == "settle-totals-box", order
+    _in_view(page, "#settle-totals")
+
+
+def _auto_on(page: Any) -> None:
+    page.wait_for_selector("#auto-toggle", timeout=30000)
+    if page.locator("#auto-toggle").get_attribute("data-action") == "auto_on":
+        page.click("#auto-toggle")
+
+
+def test_settlement_opens_at_its_top_with_ready_in_view(
+    browser: Any, live_server: str, shots_dir: Path
+) -> None:
+    ctx, page = new_page(browser, *SIZES["desktop"])
+    try:
+        create_room(page, live_server, "我", players=2)
+        add_bots(page)
+        page.wait_for_selector("#hand .hand-tile", timeout=15000)
+        _auto_on(page)
+        _check_settlement_top(page, "desktop")
+        page.screenshot(path=str(shots_dir / "settlement-desktop.png"))
+        # scrolled to its end by the reader, 准备 is still in view (the bar stays)
+        page.evaluate(
+            "(e => e.scrollTop = e.scrollHeight)(document.querySelector('#settlement-body'))"
+        )
+        _in_view(page, "#ready-btn")
+        page.set_viewport_size({"width": 375, "height": 812})
+        page.wait_for_timeout(200)
+        _in_view(page, "#ready-btn")
+        page.screenshot(path=str(shots_dir / "settlement-phone-scrolled.png"))
+        page.click("#ready-btn")
+        # the next hand's settlement opens at its top again, though the last was scrolled
+        page.wait_for_selector("#settlement", state="hidden", timeout=60000)
+        _auto_on(page)
+        _check_settlement_top(page, "phone")
+        page.screenshot(path=str(shots_dir / "settlement-phone.png"))
+        assert not page.errors, page.errors  # type: ignore[attr-defined]
+    finally:
+        ctx.close()
