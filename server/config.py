@@ -3,6 +3,7 @@
 Every field can be set by the upper-case environment variable of the same name, e.g.
 ``DATABASE_URL``, ``REDIS_URL``, ``ADMIN_TOKEN``, ``CLAIM_SECONDS``, ``TURN_SECONDS``,
 ``CLAIM_MIN_MS``, ``AUTO_SECONDS``, ``READY_SECONDS``, ``VOTE_SECONDS``,
+``LEASE_SECONDS``, ``LEASE_MARGIN_SECONDS``, ``START_WAIT_SECONDS``, ``SWEEP_SECONDS``,
 ``ROOMS_PER_MINUTE``, ``SOCKETS_PER_MINUTE``, ``LOOKUPS_PER_MINUTE``, ``JOINS_PER_MINUTE``,
 ``ADMIN_FAILURES_PER_MINUTE``, ``SOCKETS_PER_ADDRESS``, ``SOCKETS_PER_ROOM``,
 ``SPECTATORS_PER_ROOM``, ``MESSAGES_PER_SECOND``, ``MESSAGE_BURST``, ``REQUEST_SECONDS``,
@@ -34,7 +35,13 @@ class Settings(BaseSettings):
         ready_seconds: how long the room waits for ``ready`` between hands.
         vote_seconds: how long a dissolve vote stays open.
         lease_seconds: with ``redis_url``: the time to live of a room's lease (renewed every
-            third of it); a dead process's rooms move to another process after at most this.
+            third of it, all of a process's leases in one call); a dead process's rooms move
+            to another process after at most this.
+        lease_margin_seconds: how late a renewal may be (event-loop lag) before the leases
+            are no longer trusted without asking Redis before each write; ``None``: a third
+            of ``lease_seconds``.
+        start_wait_seconds: how long filling a room's last seat (or taking a room over from
+            a dead process) waits for its first hand to be dealt (or resumed).
         sweep_seconds: how often each process resumes unfinished rooms that nobody runs
             (:mod:`server.room.sweeper`); unset: every ``lease_seconds`` with ``redis_url``,
             never without it (one process loads a room when asked); ``0`` disables it.
@@ -89,6 +96,8 @@ class Settings(BaseSettings):
     ready_seconds: float = Field(default=30, gt=0)
     vote_seconds: float = Field(default=60, gt=0)
     lease_seconds: float = Field(default=5, gt=0)
+    lease_margin_seconds: float | None = Field(default=None, ge=0)
+    start_wait_seconds: float = Field(default=10, gt=0)
     sweep_seconds: float | None = Field(default=None, ge=0)
     rooms_per_minute: int = Field(default=10, ge=1)
     sockets_per_minute: int = Field(default=120, ge=1)

@@ -215,8 +215,15 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         app.state.bus = bus
         cluster = None
         if settings.redis_url:  # several processes may share the rooms: leases + forwarding
-            cluster = Cluster(settings.redis_url, bus, lease_seconds=settings.lease_seconds)
-        app.state.manager = RoomManager(store, bus, clock, timing, cluster=cluster)
+            cluster = Cluster(
+                settings.redis_url,
+                bus,
+                lease_seconds=settings.lease_seconds,
+                margin=settings.lease_margin_seconds,
+            )
+        app.state.manager = RoomManager(
+            store, bus, clock, timing, cluster=cluster, start_wait=settings.start_wait_seconds
+        )
         await app.state.manager.start()
         metrics.track_manager(app.state.manager)
         sweeper = None

@@ -291,14 +291,18 @@ async def _serve_socket(
 
     ctx: dict[str, Any] = {}
 
-    async def send(msg: dict[str, Any]) -> None:
-        """Send ``msg`` unless the last snapshot sent already covers it."""
+    async def send(msg: dict[str, Any], text: str | None = None) -> None:
+        """Send ``msg`` unless the last snapshot sent already covers it; ``text``: its JSON
+        text as the bus delivered it, sent as is (no second encoding)."""
         async with send_lock:
             if msg.get("type") == "snapshot":
                 ctx["snap"] = msg
             elif "snap" in ctx and not _newer(msg, ctx["snap"]):
                 return
-            await websocket.send_json(msg)
+            if text is None:
+                await websocket.send_json(msg)
+            else:
+                await websocket.send_text(text)
             if msg.get("type") in ("snapshot", "event", "hand_end"):
                 ctx["last"] = (msg["hand_no"], msg["version"])
                 HAND.set(msg["hand_no"])
@@ -308,7 +312,9 @@ async def _serve_socket(
 
     async def writer() -> None:
         try:
-            async for msg in sub:
+            while True:
+                text: str | None = await sub.get_text()
+                msg = json.loads(text)  # decoded once, only to route it
                 if msg.get("type") == "_takeover":
                     if msg.get("conn") != conn_id:
                         await send(_error("replaced", "this seat connected elsewhere"))
@@ -317,8 +323,9 @@ async def _serve_socket(
                         return
                     continue
                 if _missed(msg, ctx.get("last")):  # a message was lost: resync
-                    msg = await actor.snapshot(seat)
-                await send(msg)
+                    with contextlib.suppress(RoomError):  # the room is moving: the next
+                        msg, text = await actor.snapshot(seat), None  # snapshot catches up
+                await send(msg, text)
         except (SubscriptionClosed, WebSocketDisconnect, RuntimeError):
             pass
         if not closing.is_set():  # fell behind: the client must resync
@@ -423,7 +430,11 @@ async def _handle(actor: Any, seat: int | None, msg: Any, send: Any) -> str:
         await send({"type": "pong", "seq": seq})
         return "ok"
     if msg.type == "sync":
-        await send(await actor.snapshot(seat))
+        try:
+            await send(await actor.snapshot(seat))
+        except RoomError as err:  # e.g. ``unavailable`` while the room moves
+            await send(_error(err.code, err.message, seq))
+            return err.code
         return "ok"
     if seat is None:
         await send(_error("spectator", "spectators cannot play", seq))

@@ -6,6 +6,12 @@ Two implementations share one interface (:class:`Bus` / :class:`Subscription`):
 * :class:`server.bus.memory.MemoryBus`: one process, asyncio queues (the default).
 * :class:`server.bus.redis.RedisBus`: several processes, Redis pub/sub (``REDIS_URL``).
 
+``publish_many`` sends several messages (one change's messages to its audiences) in one
+go: on Redis one pipelined round trip, in list order. A payload may be a dict (encoded to
+JSON once) or a ``str`` that already holds JSON text (passed through as is).
+:meth:`Subscription.get_text` returns a message's JSON text exactly as published, so a relay
+(the WebSocket handler) can forward it without re-encoding.
+
 Delivery is at-most-once: a subscription only sees messages published after
 ``await bus.subscribe(channel)`` returned; a lagging subscriber whose queue overflows is
 closed (its ``get`` raises :class:`SubscriptionClosed`), and clients recover by asking for a
@@ -22,8 +28,21 @@ Usage::
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import json
+from collections.abc import AsyncIterator, Sequence
 from typing import Any, Protocol, runtime_checkable
+
+#: What may be published: a JSON-able dict, or the JSON text of one (sent as is).
+Payload = dict[str, Any] | str
+
+
+def encode(payload: Payload) -> str:
+    """The JSON text of ``payload`` (compact, UTF-8 kept as is; ``NaN`` refused with
+    ``ValueError``, non-JSON values with ``TypeError``). A ``str`` is taken to be JSON text
+    already and returned unchanged."""
+    if isinstance(payload, str):
+        return payload
+    return json.dumps(payload, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 
 class BusError(Exception):
@@ -47,6 +66,10 @@ class Subscription(Protocol):
         wait forever) and :class:`SubscriptionClosed` once closed and drained."""
         ...
 
+    async def get_text(self, timeout: float | None = None) -> str:
+        """Like :meth:`get`, but the message's JSON text exactly as published (no decoding)."""
+        ...
+
     async def close(self) -> None:
         """Stop receiving; idempotent. Pending ``get`` calls raise SubscriptionClosed."""
         ...
@@ -62,11 +85,19 @@ class Subscription(Protocol):
 class Bus(Protocol):
     """Publish/subscribe over named channels."""
 
-    async def publish(self, channel: str, message: dict[str, Any]) -> int:
+    async def publish(self, channel: str, message: Payload) -> int:
         """Send ``message`` (must be JSON-serializable: ``TypeError``/``ValueError``
-        otherwise) to every current subscription of ``channel``. Each subscriber receives
-        its own decoded copy. Returns how many received it (Redis: how many subscribed
-        connections, one per process; memory: how many subscriptions)."""
+        otherwise; a ``str`` is sent as JSON text as is) to every current subscription of
+        ``channel``. Each subscriber receives its own decoded copy. Returns how many
+        received it (Redis: how many subscribed connections, one per process; memory: how
+        many subscriptions)."""
+        ...
+
+    async def publish_many(self, messages: Sequence[tuple[str, Payload]]) -> list[int]:
+        """Publish ``[(channel, message), ...]`` in list order, each message encoded once;
+        on Redis in one pipelined round trip (not a transaction). Returns each message's
+        receiver count as :meth:`publish` does. Every message is encoded before anything
+        is sent, so a non-JSON message (``TypeError``/``ValueError``) sends nothing."""
         ...
 
     async def subscribe(self, channel: str) -> Subscription:
@@ -90,4 +121,12 @@ def make_bus(redis_url: str | None, *, prefix: str = "zhuoji:") -> Bus:
     return MemoryBus()
 
 
-__all__ = ["Bus", "BusError", "Subscription", "SubscriptionClosed", "make_bus"]
+__all__ = [
+    "Bus",
+    "BusError",
+    "Payload",
+    "Subscription",
+    "SubscriptionClosed",
+    "encode",
+    "make_bus",
+]

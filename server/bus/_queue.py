@@ -17,7 +17,8 @@ class QueueSubscription:
     """A channel subscription backed by an ``asyncio.Queue`` of JSON-encoded messages.
 
     The bus calls :meth:`_deliver` with the encoded text; :meth:`get` decodes, so every
-    subscriber gets an independent copy. ``on_close`` detaches it from the bus.
+    subscriber gets an independent copy; :meth:`get_text` hands out the text itself.
+    ``on_close`` detaches it from the bus.
     """
 
     def __init__(
@@ -55,6 +56,10 @@ class QueueSubscription:
 
     async def get(self, timeout: float | None = None) -> dict[str, Any]:
         """The next message (see :class:`server.bus.Subscription`)."""
+        return json.loads(await self.get_text(timeout))  # type: ignore[no-any-return]
+
+    async def get_text(self, timeout: float | None = None) -> str:
+        """The next message's JSON text as published (see :class:`server.bus.Subscription`)."""
         if self._closed and self._queue.empty():
             raise SubscriptionClosed(self.channel)
         if timeout is None:
@@ -65,7 +70,7 @@ class QueueSubscription:
         if item is _CLOSED:
             self._queue.put_nowait(_CLOSED)  # wake any other waiter too
             raise SubscriptionClosed(self.channel)
-        return json.loads(item)
+        return str(item)
 
     async def close(self) -> None:
         """Stop receiving; idempotent."""

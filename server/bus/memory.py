@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import json
-from typing import Any
+from collections.abc import Sequence
 
-from server.bus import BusError
+from server.bus import BusError, Payload, encode
 from server.bus._queue import DEFAULT_MAXSIZE, QueueSubscription
 
 
@@ -21,15 +20,22 @@ class MemoryBus:
         self._maxsize = maxsize
         self._closed = False
 
-    async def publish(self, channel: str, message: dict[str, Any]) -> int:
+    async def publish(self, channel: str, message: Payload) -> int:
         """Deliver ``message`` to every subscription of ``channel``; returns how many."""
+        return (await self.publish_many([(channel, message)]))[0]
+
+    async def publish_many(self, messages: Sequence[tuple[str, Payload]]) -> list[int]:
+        """Deliver each ``(channel, message)`` in order (see :class:`server.bus.Bus`)."""
         if self._closed:
             raise BusError("bus is closed")
-        text = json.dumps(message, separators=(",", ":"), allow_nan=False)
-        subs = list(self._subs.get(channel, ()))
-        for sub in subs:
-            sub._deliver(text)
-        return len(subs)
+        texts = [(channel, encode(message)) for channel, message in messages]
+        counts = []
+        for channel, text in texts:
+            subs = list(self._subs.get(channel, ()))
+            for sub in subs:
+                sub._deliver(text)
+            counts.append(len(subs))
+        return counts
 
     async def subscribe(self, channel: str) -> QueueSubscription:
         """A new subscription of ``channel``."""

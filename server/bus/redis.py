@@ -12,15 +12,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
-from typing import Any
+from collections.abc import Sequence
 
 import redis.asyncio as aioredis
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from server.bus import BusError
+from server.bus import BusError, Payload, encode
 from server.bus._queue import DEFAULT_MAXSIZE, QueueSubscription
 
 log = logging.getLogger(__name__)
@@ -42,13 +41,27 @@ class RedisBus:
         self._reader: asyncio.Task[None] | None = None
         self._closed = False
 
-    async def publish(self, channel: str, message: dict[str, Any]) -> int:
+    async def publish(self, channel: str, message: Payload) -> int:
         """PUBLISH the JSON encoding of ``message`` on ``prefix + channel``; returns the
         number of Redis connections (processes) that received it."""
         if self._closed:
             raise BusError("bus is closed")
-        text = json.dumps(message, separators=(",", ":"), allow_nan=False)
-        return int(await self._redis.publish(self.prefix + channel, text))
+        return int(await self._redis.publish(self.prefix + channel, encode(message)))
+
+    async def publish_many(self, messages: Sequence[tuple[str, Payload]]) -> list[int]:
+        """PUBLISH every ``(channel, message)`` in order, in one pipelined round trip (no
+        MULTI: a pipeline, not a transaction); returns each one's receiver count."""
+        if self._closed:
+            raise BusError("bus is closed")
+        texts = [(self.prefix + channel, encode(message)) for channel, message in messages]
+        if not texts:
+            return []
+        if len(texts) == 1:
+            return [int(await self._redis.publish(*texts[0]))]
+        async with self._redis.pipeline(transaction=False) as pipe:
+            for key, text in texts:
+                pipe.publish(key, text)
+            return [int(n) for n in await pipe.execute()]
 
     async def subscribe(self, channel: str, timeout: float = 10.0) -> QueueSubscription:
         """A new subscription of ``channel``; returns once Redis confirmed the SUBSCRIBE

@@ -30,7 +30,7 @@ import asyncio
 import contextlib
 import logging
 import secrets
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -44,6 +44,38 @@ from server.rules.replay import log_steps, replay
 from server.rules.types import Action, Event, IllegalAction
 
 log = logging.getLogger(__name__)
+
+
+#: Prompt numbers of hand ``h`` are ``h * PROMPT_BASE + 1, + 2, ...`` (then the ready
+#: prompt after it): they follow from the hand's log alone, so a room rebuilt on another
+#: process numbers its prompts exactly as the old owner did (see :func:`prompt_of_log`).
+PROMPT_BASE = 1 << 20
+
+
+def opens_prompt(prev: tuple[str, frozenset[int]], kind: str, acting: frozenset[int]) -> bool:
+    """Whether a change to prompt ``(kind, acting)`` after ``prev`` opens a new prompt
+    window: a claim window or a 定缺 round keeps its number while its seats answer one by
+    one; anything else opens a new one."""
+    prev_kind, prev_acting = prev
+    return not (kind == prev_kind and kind in ("claim", "ding_que") and acting <= prev_acting)
+
+
+def prompt_of_log(game: Game, players: int, hand_no: int, states: list[Any]) -> int:
+    """The prompt number a live room of ``game`` with ``players`` seats reached in hand
+    ``hand_no`` after the states ``states`` (the deal, then the state after each logged
+    action and each closed claim window, as :func:`replay_hand`'s ``on_state`` gives them),
+    counted as :meth:`RoomActor._after_change` counts them (acting: the seats with a legal
+    action)."""
+    window, prompt = hand_no * PROMPT_BASE, ("", frozenset[int]())
+    for state in states:
+        if game.ended(state):
+            continue
+        kind = game.prompt_kind(state)
+        acting = frozenset(s for s in range(players) if game.legal_actions(state, s))
+        if opens_prompt(prompt, kind, acting):
+            window += 1
+        prompt = (kind, acting)
+    return window
 
 
 def seat_channel(code: str, seat: int | None) -> str:
@@ -237,6 +269,11 @@ class RoomActor:
     new_seed: Callable[[], str] = field(default=lambda: secrets.token_hex(16))
     #: The rules this room plays.
     game: Game = field(default_factory=lambda: find_game(DEFAULT_GAME))
+    #: In a cluster: this tenure's lease generation, logged with each action (fencing).
+    lease_gen: int | None = None
+    #: In a cluster: proves the lease is still held before a durable write (False: lost);
+    #: with ``True`` it asks Redis even if the lease looks valid locally.
+    lease_check: Callable[[bool], Awaitable[bool]] | None = None
 
     def __post_init__(self) -> None:
         self.opts = self.game.options(self.options)
@@ -499,7 +536,11 @@ class RoomActor:
         return self.connected.get(seat, 0) + sum(p.get(seat, 0) for p in self.presence.values())
 
     async def _publish(self, seat: int | None, message: dict[str, Any]) -> None:
-        """Publish ``message`` to ``seat``'s audience. An ``event`` / ``hand_end`` gets
+        """Publish ``message`` to ``seat``'s audience (see :meth:`_stamp`)."""
+        await self.bus.publish(seat_channel(self.code, seat), self._stamp(seat, message))
+
+    def _stamp(self, seat: int | None, message: dict[str, Any]) -> dict[str, Any]:
+        """``message`` as sent to ``seat``'s audience. An ``event`` / ``hand_end`` gets
         ``prev_version``: the version of the previous versioned message this audience was
         sent in the hand (None if unknown), so a relay that sees ``prev_version`` above what
         it forwarded knows it missed a message (pub/sub is at-most-once) and resyncs."""
@@ -511,11 +552,13 @@ class RoomActor:
             prev = last[1] if last is not None and last[0] == message["hand_no"] else None
             message = {**message, "prev_version": prev}
             self._sent[seat] = (message["hand_no"], message["version"])
-        await self.bus.publish(seat_channel(self.code, seat), message)
+        return message
 
     async def _publish_all(self, message: dict[str, Any]) -> None:
-        for seat in self._listening():
-            await self._publish(seat, message)
+        # one pipelined round trip for every audience (Bus.publish_many)
+        await self.bus.publish_many(
+            [(seat_channel(self.code, s), self._stamp(s, message)) for s in self._listening()]
+        )
 
     # ------------------------------------------------------------------ the loop
 
@@ -661,7 +704,13 @@ class RoomActor:
 
     # ------------------------------------------------------------------ hands
 
+    async def _fenced(self, verify: bool = False) -> None:
+        """Before a durable write: refuse it if this process no longer holds the room."""
+        if self.lease_check is not None and not await self.lease_check(verify):
+            raise RoomError("unavailable", f"room {self.code} moved to another server")
+
     async def _start_hand(self) -> None:
+        await self._fenced()
         self.hand_no += 1
         seed = self.new_seed()
         weekday = self.game.weekday_at(self.opts, self.clock.now())  # taken at the deal, stored
@@ -679,9 +728,14 @@ class RoomActor:
             self.status = "playing"
             await self.store.set_room_status(self.code, "playing")
         self._prompt = ("", frozenset())
+        self._window = self.hand_no * PROMPT_BASE
         self._after_change()
-        for seat in self._listening():
-            await self._publish(seat, self._snapshot(seat))
+        await self.bus.publish_many(
+            [
+                (seat_channel(self.code, s), self._stamp(s, self._snapshot(s)))
+                for s in self._listening()
+            ]
+        )
         if self.game.ended(self.state):  # ended at the deal (Jintan's eight flowers, §J2)
             await self._end_hand()
 
@@ -697,7 +751,14 @@ class RoomActor:
         if source == "player":
             self._use_bank(seat)
         payload = {"action": action.to_dict(), "source": source}
-        await self.store.append_action(self.code, self.hand_no, self.action_idx, seat, payload)
+        if self.lease_gen is not None:
+            payload["lease"] = self.lease_gen
+        await self._fenced()
+        try:
+            await self.store.append_action(self.code, self.hand_no, self.action_idx, seat, payload)
+        except Exception:
+            await self._fenced(verify=True)  # refused as stale? then say so, and stop now
+            raise
         self.action_idx += 1
         self.state = new_state
         self._answered.add(seat)
@@ -732,6 +793,7 @@ class RoomActor:
         per_audience = {
             aud: (self._view(aud), self._legal(aud), self._deadline_for(aud)) for aud in audiences
         }
+        out: list[tuple[str, dict[str, Any]]] = []  # this change's messages, sent at once
         for event in events:
             self.version += 1
             for aud in audiences:
@@ -739,23 +801,23 @@ class RoomActor:
                 if projected is None:  # a private event of another seat
                     continue
                 view, legal, deadline = per_audience[aud]
-                await self._publish(
-                    aud,
-                    {
-                        "type": "event",
-                        "hand_no": self.hand_no,
-                        "version": self.version,
-                        "prompt": self._window,
-                        "event": projected,
-                        "view": view,
-                        "legal": legal,
-                        "deadline": deadline,
-                    },
-                )
+                message = {
+                    "type": "event",
+                    "hand_no": self.hand_no,
+                    "version": self.version,
+                    "prompt": self._window,
+                    "event": projected,
+                    "view": view,
+                    "legal": legal,
+                    "deadline": deadline,
+                }
+                out.append((seat_channel(self.code, aud), self._stamp(aud, message)))
+        await self.bus.publish_many(out)
         if ended:
             await self._end_hand()
 
     async def _end_hand(self) -> None:
+        await self._fenced()
         self._cancel_timers()
         typed = self.game.settle(self.state)
         assert typed is not None
@@ -829,6 +891,7 @@ class RoomActor:
 
     async def _dissolve(self) -> None:
         """Every seat agreed: stop the session now. An unfinished hand is not settled."""
+        await self._fenced()
         self._cancel_timers()
         if self._ready_timer:
             self._ready_timer.cancel()
@@ -923,8 +986,7 @@ class RoomActor:
         """
         kind = self.game.prompt_kind(self.state)
         acting = frozenset(self._acting())
-        prev_kind, prev_acting = self._prompt
-        same_window = kind == prev_kind and kind in ("claim", "ding_que") and acting <= prev_acting
+        same_window = not opens_prompt(self._prompt, kind, acting)  # as prompt_of_log counts
         self._prompt = (kind, acting)
         if not same_window:
             self._window += 1

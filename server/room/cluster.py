@@ -1,11 +1,22 @@
 """Several server processes on one Redis: room leases and command forwarding.
 
 A room is owned by one process at a time: the owner holds the room's **lease**, a Redis key
-``{prefix}lease:{code}`` whose value is the owner's process id, set with ``SET NX PX`` and
-renewed every third of its time to live by a compare-and-extend script (redis-py's
-:class:`redis.asyncio.lock.Lock` does both). A process that dies stops renewing, the key
+``{prefix}lease:{code}`` whose value is the owner's process id, set with ``SET NX PX``. One
+task per process renews *all* its leases every third of their time to live in one call (a
+compare-and-extend Lua script over all the keys), so a thousand rooms cost one round trip,
+not a thousand. The task measures how late it wakes (event-loop lag): a lease counts as
+surely held only until the last renewal's send time + the time to live - ``margin``; past
+that (the loop lagged more than the margin) the owner proves ownership in Redis before its
+next durable write (:meth:`Lease.ensure`). A process that dies stops renewing, the key
 expires, and the next process that needs the room takes the lease and rebuilds the room from
 the store (:func:`server.room.manager.rebuild`).
+
+**Fencing**: a process that lost a lease while it was stalled may still have a write in
+flight. Each tenure gets a generation number from the store (``Store.fence``, which also
+makes every older generation stale); the owner logs it with each action and the store
+refuses an action of an older generation (a trigger, migration 0004), so a stale owner's
+writes never interleave with the new owner's. (The script is multi-key: one Redis, or keys
+in one hash slot on Redis Cluster.)
 
 Commands for a room owned elsewhere travel over the bus: the owner subscribes to
 ``room:{code}:cmd``; a request is ``{"id", "reply", "call", "kwargs"}`` and the answer comes
@@ -28,8 +39,6 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import redis.asyncio as aioredis
-from redis.asyncio.lock import Lock
-from redis.exceptions import LockError
 
 from server.bus import Bus, Subscription, SubscriptionClosed
 from server.room.actor import RoomError
@@ -54,55 +63,112 @@ def new_process_id() -> str:
     return f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
 
 
+#: Renew every key of ``KEYS`` whose value is ``ARGV[1]`` (this process) for ``ARGV[2]`` ms;
+#: returns 1 (renewed) or 0 (gone or someone else's) per key. One call for all the leases.
+_RENEW = """
+local out = {}
+for i, key in ipairs(KEYS) do
+  if redis.call('get', key) == ARGV[1] then
+    redis.call('pexpire', key, ARGV[2])
+    out[i] = 1
+  else
+    out[i] = 0
+  end
+end
+return out
+"""
+
+#: Delete ``KEYS[1]`` if its value is ``ARGV[1]``.
+_RELEASE = """
+if redis.call('get', KEYS[1]) == ARGV[1] then
+  return redis.call('del', KEYS[1])
+end
+return 0
+"""
+
+
 class Lease:
-    """This process's lease on one room (a redis-py :class:`Lock` with our process id as its
-    token). ``on_lost`` is called (once) if a renewal finds the lease gone or taken."""
+    """This process's lease on one room: the key ``{prefix}lease:{code}`` holding our process
+    id. The cluster renews all of a process's leases together (:meth:`Cluster.renew_all`).
+
+    ``valid_until`` (event-loop time) is how long the lease is surely ours: the time the
+    last successful renewal was *sent* plus the time to live. ``generation`` is the room's
+    fencing token for this tenure (set by the owner, e.g. from
+    :meth:`server.store.Store.fence`), stored with every logged action so the store refuses
+    a stale owner's writes. ``on_lost`` is called (once, in its own task) when the lease is
+    found gone or taken.
+    """
 
     def __init__(self, cluster: Cluster, code: str, on_lost: Callable[[], Awaitable[None]]) -> None:
         self.code = code
         self.cluster = cluster
-        self._lock = Lock(
-            cluster.redis,
-            cluster.lease_key(code),
-            timeout=cluster.lease_seconds,
-            blocking=False,
-            thread_local=False,
-            raise_on_release_error=False,
-        )
+        self.key = cluster.lease_key(code)
+        self.valid_until = 0.0
+        self.generation: int | None = None
+        self.lost = False
         self._on_lost = on_lost
-        self._renewer: asyncio.Task[None] | None = None
 
     async def acquire(self) -> bool:
-        """Take the lease if it is free (``SET NX PX``); on success start renewing it."""
-        if not await self._lock.acquire(blocking=False, token=self.cluster.process_id):
+        """Take the lease if it is free (``SET NX PX``); on success it is renewed with the
+        process's other leases until :meth:`release`."""
+        cluster = self.cluster
+        sent = asyncio.get_running_loop().time()
+        ok = await cluster.redis.set(
+            self.key, cluster.process_id, nx=True, px=int(cluster.lease_seconds * 1000)
+        )
+        if not ok:
             return False
-        self._renewer = asyncio.create_task(self._renew(), name=f"lease-{self.code}")
+        self.valid_until = sent + cluster.lease_seconds
+        self.lost = False
+        cluster._register(self)
         return True
 
-    async def _renew(self) -> None:
-        interval = self.cluster.lease_seconds / 3
-        while True:
-            await asyncio.sleep(interval)
-            try:
-                await self._lock.reacquire()  # compare-and-extend (Lua)
-            except LockError:
-                log.warning("room %s: lease lost", self.code)
-                break
-            except (OSError, ConnectionError, aioredis.RedisError) as exc:
-                log.warning("room %s: lease renewal failed (%s)", self.code, exc)
-                continue
-        self._renewer = None
-        await self._on_lost()
+    @property
+    def held(self) -> bool:
+        """True if the lease is surely ours for at least the cluster's margin more (no
+        round trip): the last renewal was not late by more than the margin."""
+        loop = asyncio.get_running_loop()
+        return not self.lost and loop.time() + self.cluster.margin < self.valid_until
+
+    async def ensure(self, verify: bool = False) -> bool:
+        """Prove the lease is still ours before a durable write: free while :attr:`held`
+        (unless ``verify``), else (renewals were late: the loop lagged) one
+        compare-and-extend round trip. Returns False, and reports the loss, if it is gone
+        or someone else's; False also if Redis cannot be asked (then nothing is proven, and
+        nothing should be written)."""
+        if self.lost:
+            return False
+        if self.held and not verify:
+            return True
+        try:
+            await self.cluster.renew_all([self])
+        except (OSError, aioredis.RedisError) as exc:
+            log.warning("room %s: lease check failed (%s)", self.code, exc)
+            return False
+        return self.held
+
+    def _renewed(self, sent: float) -> None:
+        if not self.lost:
+            self.valid_until = max(self.valid_until, sent + self.cluster.lease_seconds)
+
+    def _lose(self) -> None:
+        if self.lost:
+            return
+        self.lost = True
+        self.valid_until = 0.0
+        self.cluster.lost_leases += 1
+        self.cluster._unregister(self)
+        log.warning("room %s: lease lost", self.code)
+        self.cluster._spawn(self._on_lost())
 
     async def release(self) -> None:
         """Stop renewing and delete the key if it is still ours; idempotent."""
-        task, self._renewer = self._renewer, None
-        if task is not None and task is not asyncio.current_task():
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
-        with contextlib.suppress(LockError, aioredis.RedisError, OSError):
-            await self._lock.release()
+        self.cluster._unregister(self)
+        if self.lost:
+            return
+        self.lost = True
+        with contextlib.suppress(aioredis.RedisError, OSError):
+            await self.cluster.redis.eval(_RELEASE, 1, self.key, self.cluster.process_id)
 
 
 class Cluster:
@@ -110,7 +176,10 @@ class Cluster:
     request/reply over the bus for calls to rooms owned elsewhere.
 
     ``lease_seconds`` is the lease's time to live: how long a dead owner's rooms wait before
-    another process takes them over.
+    another process takes them over. ``margin`` (default a third of it) is how late a
+    renewal may be before leases are no longer trusted without asking Redis; renewals run
+    every ``lease_seconds / 3``. ``lag`` / ``max_lag`` are the renewal task's last and
+    largest wake-up delay (seconds), ``lost_leases`` counts leases found lost.
     """
 
     def __init__(
@@ -119,12 +188,20 @@ class Cluster:
         bus: Bus,
         *,
         lease_seconds: float = 5.0,
+        margin: float | None = None,
         prefix: str = "zhuoji:",
         process_id: str | None = None,
     ) -> None:
         self.redis = aioredis.from_url(redis_url, decode_responses=True)
         self.bus = bus
         self.lease_seconds = lease_seconds
+        self.margin = lease_seconds / 3 if margin is None else margin
+        self.lag = 0.0
+        self.max_lag = 0.0
+        self.lost_leases = 0
+        self._leases: dict[str, Lease] = {}
+        self._renewer: asyncio.Task[None] | None = None
+        self._renew_script = self.redis.register_script(_RENEW)
         self.prefix = prefix
         self.process_id = process_id or new_process_id()
         self._pending: dict[str, asyncio.Future[Any]] = {}
@@ -147,7 +224,13 @@ class Cluster:
         self._spawn(self._read_replies(self._reply_sub))
 
     async def close(self) -> None:
-        """Stop serving and reading; fail pending requests; close the Redis client."""
+        """Stop serving, renewing and reading; fail pending requests; close the Redis
+        client. (Leases are not released here: their owner releases them.)"""
+        if self._renewer is not None:
+            self._renewer.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._renewer
+            self._renewer = None
         for code in list(self._servers):
             await self.stop_serving(code)
         if self._reply_sub is not None:
@@ -173,6 +256,58 @@ class Cluster:
     def lease(self, code: str, on_lost: Callable[[], Awaitable[None]]) -> Lease:
         """A (not yet acquired) lease on room ``code``."""
         return Lease(self, code, on_lost)
+
+    @property
+    def leases(self) -> dict[str, Lease]:
+        """The leases this process holds (and renews), by room code."""
+        return dict(self._leases)
+
+    def _register(self, lease: Lease) -> None:
+        self._leases[lease.code] = lease
+        if self._renewer is None or self._renewer.done():
+            self._renewer = asyncio.create_task(self._renew_loop(), name="lease-renewer")
+
+    def _unregister(self, lease: Lease) -> None:
+        if self._leases.get(lease.code) is lease:
+            del self._leases[lease.code]
+
+    async def renew_all(self, leases: list[Lease] | None = None) -> None:
+        """Renew ``leases`` (default: all this process holds) in one script call; a lease
+        found gone or someone else's is reported lost. Raises redis-py's errors."""
+        batch = list(self._leases.values()) if leases is None else leases
+        batch = [lease for lease in batch if not lease.lost]
+        if not batch:
+            return
+        sent = asyncio.get_running_loop().time()
+        renewed = await self._renew_script(
+            keys=[lease.key for lease in batch],
+            args=[self.process_id, int(self.lease_seconds * 1000)],
+        )
+        for lease, ok in zip(batch, renewed, strict=True):
+            if ok:
+                lease._renewed(sent)
+            else:
+                lease._lose()
+
+    async def _renew_loop(self) -> None:
+        """Every ``lease_seconds / 3``: renew every lease; measure how late we woke."""
+        loop = asyncio.get_running_loop()
+        interval = self.lease_seconds / 3
+        due = loop.time() + interval
+        while True:
+            await asyncio.sleep(max(0.0, due - loop.time()))
+            now = loop.time()
+            self.lag = now - due
+            self.max_lag = max(self.max_lag, self.lag)
+            if self.lag > self.margin:
+                log.warning("lease renewal %.3f s late (margin %.3f s)", self.lag, self.margin)
+            due = now + interval
+            try:
+                await self.renew_all()
+            except asyncio.CancelledError:
+                raise
+            except (OSError, aioredis.RedisError) as exc:
+                log.warning("lease renewal failed (%s)", exc)
 
     async def owners(self, codes: list[str]) -> dict[str, str | None]:
         """The process id holding each room's lease (``None``: free), in one ``MGET``."""

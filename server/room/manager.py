@@ -20,10 +20,18 @@ import hashlib
 import inspect
 import logging
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from typing import Any
 
-from server.room.actor import RoomActor, RoomError, Seat, Timing, replay_hand, seat_channel
+from server.room.actor import (
+    RoomActor,
+    RoomError,
+    Seat,
+    Timing,
+    prompt_of_log,
+    replay_hand,
+    seat_channel,
+)
 from server.room.clock import Clock, RealClock
 from server.room.cluster import Cluster, Lease, NoOwner
 from server.rules.registry import DEFAULT_GAME, UnknownGame, find_game
@@ -49,6 +57,12 @@ def hash_token(token: str) -> str:
 
 #: Actor methods that never travel to another process.
 _LOCAL_ONLY = {"start", "stop", "idle", "wait_started", "submit", "publish_room"}
+
+
+#: Forwarded calls that may be sent again to a room's next owner if its owner lost the
+#: room while they waited: answers are guarded by prompt numbers, the rest is idempotent
+#: or refused the second time (``join`` and ``bots`` are not: they would seat twice).
+_REPEATABLE = {"act", "snapshot", "info", "presence", "mark_ready", "set_auto", "vote_dissolve"}
 
 
 def _encode(kwargs: dict[str, Any]) -> dict[str, Any]:
@@ -114,7 +128,9 @@ class RoomManager:
 
     ``timing`` gives the claim/turn timers; ``claim_min_ms`` applies only to rooms with a
     human seat (the actor checks). Per-room ``options["claim_seconds"]`` /
-    ``options["turn_seconds"]`` override the process defaults.
+    ``options["turn_seconds"]`` override the process defaults. ``start_wait`` (seconds)
+    is how long filling the last seat (or taking a room over) waits for the room's actor to
+    deal or resume its hand (``TimeoutError`` beyond it).
     """
 
     def __init__(
@@ -124,8 +140,10 @@ class RoomManager:
         clock: Clock | None = None,
         timing: Timing | None = None,
         cluster: Cluster | None = None,
+        start_wait: float = 10.0,
     ) -> None:
         self.store = store
+        self.start_wait = start_wait
         self.bus = bus
         self.clock = clock or RealClock()
         self.timing = timing or Timing()
@@ -138,6 +156,8 @@ class RoomManager:
         self._leases: dict[str, Lease] = {}
         self._handles: dict[str, RoomHandle] = {}
         self._watcher: asyncio.Task[None] | None = None
+        #: The watcher's takeover / presence task of each room, while it runs.
+        self._busy: dict[str, asyncio.Task[None]] = {}
 
     async def start(self) -> None:
         """In a cluster: join it and start watching the leases of rooms with sockets here."""
@@ -234,17 +254,27 @@ class RoomManager:
 
     async def _hold(self, code: str, actor: RoomActor | None) -> bool:
         """Take room ``code``'s lease (if free) and answer its forwarded calls. With
-        ``actor`` None the room is first rebuilt from the store."""
+        ``actor`` None the room is first rebuilt from the store.
+
+        Fencing: the store starts a new lease generation *before* the log is read, so a
+        former owner still writing (it lost the lease while stalled) is refused from then
+        on, and what it logged before is in what we replay; the actor logs the generation
+        with each action and proves the lease is held before each durable write."""
         assert self.cluster is not None
-        lease = self.cluster.lease(code, lambda: self._lost(code))
+        lease = self.cluster.lease(code, lambda: self._lost(code, lease))
         if not await lease.acquire():
             return False
         try:
+            lease.generation = await self.store.fence(code)
             if actor is None:
                 actor = await self._load(code)
         except BaseException:
             await lease.release()
             raise
+        if lease.lost:  # lost while the room was being rebuilt (a long stall): not ours
+            return False
+        actor.lease_gen = lease.generation
+        actor.lease_check = lease.ensure
         self._leases[code] = lease
         self.rooms[code] = actor
         h = self._handles.get(code)
@@ -263,22 +293,34 @@ class RoomManager:
         actor = self.rooms[code]
         if actor.full and actor.status not in ("finished", "dissolved"):
             actor.start()
-            await actor.wait_started()
+            await actor.wait_started(self.start_wait)
             # Sockets relayed here or elsewhere may have missed events the previous owner
             # logged but never published: give every audience a fresh snapshot.
-            for seat in [*range(actor.players), None]:
-                await self.bus.publish(seat_channel(code, seat), await actor.snapshot(seat))
+            snapshots = [
+                (seat_channel(code, s), await actor.snapshot(s))
+                for s in [*range(actor.players), None]
+            ]
+            await self.bus.publish_many(snapshots)
         log.info("room %s: now run by %s", code, self.cluster.process_id)
         return actor
 
-    async def _lost(self, code: str) -> None:
-        """The lease of ``code`` was lost (e.g. a long pause): stop running the room here."""
+    async def _lost(self, code: str, lease: Lease) -> None:
+        """The lease of ``code`` was lost (e.g. a long pause): stop running the room here at
+        once. If nobody else took it (its key merely lapsed), take it back: rebuilt from the
+        store under a new generation, as any other process would."""
+        if self._leases.get(code) is not lease:
+            return  # an older tenure's lease; the room was released or taken again since
         actor = self.rooms.pop(code, None)
         self._leases.pop(code, None)
         if self.cluster is not None:
             await self.cluster.stop_serving(code)
         if actor is not None:
             await actor.stop()
+            if actor.status in ("open", "playing", "between"):
+                try:
+                    await self.get(code)  # a handle if another process holds it now
+                except Exception:
+                    log.exception("room %s: taking the room back failed", code)
 
     async def call(self, code: str, call: str, kwargs: dict[str, Any]) -> Any:
         """Run ``call(**kwargs)`` on room ``code``'s owner: here if this process holds the
@@ -293,12 +335,50 @@ class RoomManager:
             if code in self.rooms:
                 return await self._serve_call(code, call, encoded)
             try:
-                return await self.cluster.request(code, call, encoded)
+                return await self._request(code, call, encoded)
             except (NoOwner, TimeoutError):
                 if loop.time() > deadline:
                     raise RoomError("unavailable", f"room {code} has no live server") from None
+            except RoomError as err:
+                # the owner lost the room (its lease lapsed) before serving the call: the
+                # call did nothing there, so it goes to the room's next owner
+                if err.code != "unavailable" or loop.time() > deadline:
+                    raise
             if not isinstance(await self.get(code), RoomActor):
                 await asyncio.sleep(min(0.2, self.cluster.lease_seconds / 5))
+
+    async def _request(self, code: str, call: str, kwargs: dict[str, Any]) -> Any:
+        """One forwarded call. A call that is safe to send again (:data:`_REPEATABLE`) is
+        given up (``TimeoutError``) as soon as the room's lease lapses or changes hands
+        while it waits: its owner lost the room (e.g. stalled), so it will not answer, and
+        whatever it did is fenced or in the log the next owner replays. Checked only once a
+        call waited a third of the lease time, so a prompt answer costs nothing more."""
+        assert self.cluster is not None
+        task = asyncio.ensure_future(self.cluster.request(code, call, kwargs))
+        if call not in _REPEATABLE:
+            return await task
+        try:
+            seen: str | None = None
+            step = self.cluster.lease_seconds / 3
+            while True:
+                done, _ = await asyncio.wait({task}, timeout=step)
+                if done:
+                    return task.result()
+                owner = (await self.cluster.owners([code]))[code]
+                moved = owner is None or owner == self.cluster.process_id
+                if moved or (seen is not None and owner != seen):
+                    # The new owner may have subscribed just before the call went out and be
+                    # serving it now: give its answer a moment before sending it again.
+                    done, _ = await asyncio.wait({task}, timeout=step)
+                    if done:
+                        return task.result()
+                    raise TimeoutError
+                seen = owner
+        finally:
+            if not task.done():
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await task
 
     async def _serve_call(self, code: str, call: str, kwargs: dict[str, Any]) -> Any:
         """Answer a call for room ``code`` (forwarded from any process, or local)."""
@@ -343,15 +423,34 @@ class RoomManager:
                 owners = await self.cluster.owners(codes)
                 for code, owner in owners.items():
                     h = self._handles[code]
+                    # each room on its own: one slow takeover (its store busy) or an owner
+                    # slow to answer must not hold up the others
                     if owner is None:
-                        await self.get(code)
+                        self._background(code, self.get(code))
                     elif owner != h.owner:
                         h.owner = owner
-                        await h.publish_room()
+                        self._background(code, h.publish_room())
             except asyncio.CancelledError:
                 raise
             except Exception:
                 log.exception("lease watcher")
+
+    def _background(self, code: str, coro: Coroutine[Any, Any, Any]) -> None:
+        """Run the watcher's work on room ``code`` in its own task, one at a time per room
+        (``coro`` is dropped if that room's previous one still runs)."""
+        if code in self._busy:
+            coro.close()
+            return
+
+        async def run() -> None:
+            try:
+                await coro
+            except Exception:
+                log.exception("room %s: lease watcher", code)
+            finally:
+                self._busy.pop(code, None)
+
+        self._busy[code] = asyncio.create_task(run(), name=f"watch-{code}")
 
     async def _load(self, code: str) -> RoomActor:
         rec = await self.store.get_room(code)
@@ -395,7 +494,7 @@ class RoomManager:
                 actor.start()
         await actor.publish_room()
         if actor.full:
-            await actor.wait_started()
+            await actor.wait_started(self.start_wait)
         return seat, token
 
     async def add_bots(self, code: str, count: int) -> list[int]:
@@ -420,7 +519,7 @@ class RoomManager:
                 actor.start()
         await actor.publish_room()
         if actor.full:
-            await actor.wait_started()
+            await actor.wait_started(self.start_wait)
         return filled
 
     async def authenticate(
@@ -456,6 +555,10 @@ class RoomManager:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._watcher
             self._watcher = None
+        for task in list(self._busy.values()):
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
         for actor in list(self.rooms.values()):
             await actor.stop()
         self.rooms.clear()
@@ -468,7 +571,8 @@ class RoomManager:
 
 async def rebuild(actor: RoomActor) -> None:
     """Load the session's progress into ``actor`` from its store: totals, the current hand
-    (replaying its stored actions through the engine), dealer and streak.
+    (replaying its stored actions through the engine), dealer and streak, the version and
+    the prompt number (both follow from the log, so they are the ones the old owner used).
 
     After this, ``actor.start()`` carries on where the stored log ends.
     """
@@ -482,6 +586,7 @@ async def rebuild(actor: RoomActor) -> None:
     actor.dealer = last.dealer
     actor.dealer_streak = last.dealer_streak
     actions = await actor.store.hand_actions(actor.code, last.hand_no)
+    states: list[Any] = []
     actor.state, actor.version = replay_hand(
         actor.opts,
         last.seed,
@@ -490,8 +595,14 @@ async def rebuild(actor: RoomActor) -> None:
         actions,
         last.weekday,
         actor.game,
+        on_state=states.append,
     )
     actor.action_idx = len(actions)
+    # The prompt number the old owner had reached (an answer in flight carries it): a hand
+    # in play reopens it when the actor starts (its ``_after_change`` counts one more).
+    window = prompt_of_log(actor.game, actor.players, last.hand_no, states)
+    ongoing = last.settlement is None and not actor.game.ended(actor.state)
+    actor._window = window - 1 if ongoing else window
     if last.settlement is not None:  # settled: next dealer from the settlement
         actor.last_settlement = last.settlement
         nd = last.settlement["next_dealer"]

@@ -51,6 +51,8 @@ class Room(Base):
     options: Mapped[dict[str, Any]] = mapped_column(JSONType)
     status: Mapped[str] = mapped_column(String(16), default="open")
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    #: The room's current lease generation (fencing token; ``Store.fence``, migration 0004).
+    lease_gen: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
 
 
 class Player(Base):

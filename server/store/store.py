@@ -423,6 +423,25 @@ class Store:
 
         await self._write(work)
 
+    async def fence(self, code: str) -> int:
+        """Start a new lease generation of room ``code`` and return it (1, 2, ...): every
+        action logged later with an older ``payload["lease"]`` is refused (:class:`Conflict`),
+        by a trigger (migration 0004). Waits for older-generation appends in flight, so what
+        the new owner then reads includes them. Raises :class:`NotFound` for an unknown room."""
+
+        def work(conn: Connection) -> int | None:
+            return conn.scalar(
+                update(Room)
+                .where(Room.code == code)
+                .values(lease_gen=Room.lease_gen + 1)
+                .returning(Room.lease_gen)
+            )
+
+        gen = await self._write(work)
+        if gen is None:
+            raise NotFound(f"unknown room {code!r}")
+        return int(gen)
+
     # ------------------------------------------------------------------ hands and the log
 
     async def start_hand(

@@ -79,8 +79,8 @@ async def test_lease_of_a_dead_holder_lapses(pair: tuple[Cluster, Cluster]) -> N
 
     lease = one.lease("R3", nothing)
     assert await lease.acquire()
-    assert lease._renewer is not None
-    lease._renewer.cancel()  # the holder stops renewing (as if it died)
+    assert one._renewer is not None
+    one._renewer.cancel()  # the holder stops renewing (as if it died)
     deadline = time.monotonic() + 5
     while not await two.lease("R3", nothing).acquire():
         assert time.monotonic() < deadline, "lease never lapsed"
@@ -107,6 +107,204 @@ async def test_forwarded_calls(pair: tuple[Cluster, Cluster]) -> None:
     await owner.stop_serving("R4")
     with pytest.raises(NoOwner):
         await other.request("R4", "echo", {})
+
+
+async def test_renewals_of_all_leases_are_one_call(redis_url: str) -> None:
+    """A process's leases are renewed together: 40 leases, one round trip (counted on the
+    wire by a real relay in front of the real Redis), every key's time to live restored;
+    the renewal task keeps them all well past one time to live."""
+    from sqlalchemy.engine import make_url
+
+    from tests.redis_proxy import CountingProxy
+
+    url = make_url(redis_url)
+    proxy = CountingProxy((url.host or "127.0.0.1", url.port or 6379))
+    port = await proxy.start()
+    prefix = f"zjtest:{secrets.token_hex(4)}:"
+    bus = RedisBus(redis_url, prefix=prefix)
+    member = Cluster(
+        f"redis://127.0.0.1:{port}/{url.database or 0}", bus, lease_seconds=LEASE, prefix=prefix
+    )
+    try:
+
+        async def nothing() -> None:
+            return None
+
+        leases = [member.lease(f"B{i}", nothing) for i in range(40)]
+        for lease in leases:
+            assert await lease.acquire()
+        assert set(member.leases) == {f"B{i}" for i in range(40)}
+        await asyncio.sleep(LEASE / 2)
+        before = proxy.round_trips
+        await member.renew_all()
+        assert proxy.round_trips - before == 1
+        ttls = [await member.redis.pttl(lease.key) for lease in leases]
+        assert all(LEASE * 1000 * 0.8 < t <= LEASE * 1000 for t in ttls), ttls
+        started = time.monotonic()
+        while time.monotonic() - started < 2.5 * LEASE:
+            owners = await member.owners([f"B{i}" for i in range(40)])
+            assert set(owners.values()) == {member.process_id}
+            await asyncio.sleep(0.1)
+        assert member.lost_leases == 0
+        assert all(lease.held for lease in leases)
+        await leases[0].release()
+        assert "B0" not in member.leases
+        assert await member.redis.get(leases[0].key) is None
+    finally:
+        await member.close()
+        await bus.close()
+        await proxy.close()
+
+
+async def test_a_stalled_loop_past_the_margin_checks_redis(redis_url: str) -> None:
+    """A CPU hog in the loop: late by more than the margin but less than the time to live,
+    the lease is no longer trusted locally, one check in Redis proves it; late by more than
+    the time to live and taken by another process meanwhile, the check fails and the
+    lease is reported lost (once), with the lag measured."""
+    lease_seconds = 3.0
+    prefix = f"zjtest:{secrets.token_hex(4)}:"
+    buses = [RedisBus(redis_url, prefix=prefix) for _ in range(2)]
+    one, two = (Cluster(redis_url, b, lease_seconds=lease_seconds, prefix=prefix) for b in buses)
+    lost: list[str] = []
+
+    async def on_lost() -> None:
+        lost.append("lost")
+
+    try:
+        lease = one.lease("S1", on_lost)
+        assert await lease.acquire()
+        await one.renew_all()
+        time.sleep(lease_seconds - one.margin + 0.2)  # noqa: ASYNC251 - the hog
+        assert not lease.held  # renewals are late beyond the margin: not trusted
+        assert await lease.ensure()  # but still ours in Redis: renewed
+        assert lease.held and lost == []
+        time.sleep(lease_seconds + 0.3)  # noqa: ASYNC251 - a hog beyond the time to live
+        assert await two.lease("S1", on_lost).acquire()  # the other process took it
+        assert not await lease.ensure()
+        assert not await lease.ensure()  # reported once
+        await _until(lambda: lost == ["lost"])
+        assert one.lost_leases == 1 and "S1" not in one.leases
+        await _until(lambda: one.max_lag > lease_seconds / 3)  # the renewer saw the stall
+    finally:
+        for m in (one, two):
+            await m.close()
+        for b in buses:
+            await b.close()
+
+
+async def test_a_stale_owner_is_fenced_and_an_answer_in_flight_survives(
+    store: Any, redis_url: str
+) -> None:
+    """Process A lost its lease without noticing yet (stalled), B took the room over. A's
+    next write is refused by the store (its lease generation is stale), A stops running
+    the room at its next renewal, and the answer A's player had in flight, carrying A's
+    prompt number, is accepted by B: the log holds A's actions, then B's, never mixed."""
+    from server.room.actor import Timing
+    from server.room.bots import choose_action
+    from server.room.manager import RoomManager
+    from server.rules.guiyang import acting_seats
+    from server.store import Store
+
+    timing = Timing(claim_seconds=300, turn_seconds=300, claim_min_ms=0, ready_seconds=300)
+    prefix = f"zjtest:{secrets.token_hex(4)}:"
+    buses = [RedisBus(redis_url, prefix=prefix) for _ in range(2)]
+    clusters = [Cluster(redis_url, b, lease_seconds=LEASE, prefix=prefix) for b in buses]
+    store_b = Store(store.url)
+    a = RoomManager(store, buses[0], timing=timing, cluster=clusters[0])
+    b = RoomManager(store_b, buses[1], timing=timing, cluster=clusters[1])
+    a.new_seed = b.new_seed = lambda: "fence-seed"
+    await a.start()
+    await b.start()
+    try:
+        actor_a = await a.create_room({"hands": 4})
+        code = actor_a.code
+        for name in ("ann", "bob", "cy", "dee"):
+            await a.join(code, name)
+        for _ in range(3):  # a few actions by A
+            seat = min(acting_seats(actor_a.state))
+            snap = await actor_a.snapshot(seat)
+            await actor_a.act(seat, choose_action(actor_a.state, seat), snap["prompt"])
+            await actor_a.idle()
+        logged = len(await store.hand_actions(code, 1))
+        seat = min(acting_seats(actor_a.state))
+        snap = await actor_a.snapshot(seat)
+        prompt, version = snap["prompt"], snap["version"]
+        action = choose_action(actor_a.state, seat)
+
+        # A stalls past its lease: the key lapses, B takes the room over
+        await clusters[0].redis.delete(clusters[0].lease_key(code))
+        actor_b = await b.get(code)
+        assert actor_b is b.rooms[code] and actor_b.lease_gen == actor_a.lease_gen + 1
+        assert actor_b._snapshot(seat)["prompt"] == prompt
+        assert actor_b.version == version
+
+        # A does not know yet (its lease looks valid locally): its write is refused
+        assert actor_a.lease_check is not None and await actor_a.lease_check()
+        with pytest.raises(RoomError) as refused:
+            await actor_a.act(seat, action, prompt)
+        assert refused.value.code == "unavailable"  # the store refused, A then checked
+        assert len(await store.hand_actions(code, 1)) == logged
+        assert actor_a.version == version  # nothing applied, nothing published
+        await _until(lambda: code not in a.rooms and not actor_a.running)
+
+        # the answer in flight (A's prompt number) reaches B through A's forwarding
+        await a.call(code, "act", {"seat": seat, "action": action, "prompt": prompt})
+        actions = await store.hand_actions(code, 1)
+        assert len(actions) == logged + 1
+        gens = [payload["lease"] for _, payload in actions]
+        assert gens == [actor_a.lease_gen] * logged + [actor_b.lease_gen]
+        assert actor_b.version > version
+    finally:
+        await a.close()
+        await b.close()
+        await store_b.close()
+        for bus in buses:
+            await bus.close()
+
+
+async def test_a_lapsed_lease_nobody_took_is_taken_back(store: Any, redis_url: str) -> None:
+    """A lease that lapsed during a stall without anyone taking it: the owner stops the
+    room, then takes it back from the store under a new generation, at the same version
+    and prompt number, and the room plays on."""
+    from server.room.actor import Timing
+    from server.room.bots import choose_action
+    from server.room.manager import RoomManager
+    from server.rules.guiyang import acting_seats
+
+    timing = Timing(claim_seconds=300, turn_seconds=300, claim_min_ms=0, ready_seconds=300)
+    prefix = f"zjtest:{secrets.token_hex(4)}:"
+    bus = RedisBus(redis_url, prefix=prefix)
+    cluster = Cluster(redis_url, bus, lease_seconds=LEASE, prefix=prefix)
+    manager = RoomManager(store, bus, timing=timing, cluster=cluster)
+    manager.new_seed = lambda: "lapse-seed"
+    await manager.start()
+    try:
+        old = await manager.create_room({"hands": 4})
+        code = old.code
+        for name in ("ann", "bob", "cy", "dee"):
+            await manager.join(code, name)
+        await old.idle()
+        snap = old._snapshot(0)
+        await cluster.redis.delete(cluster.lease_key(code))  # lapsed while stalled
+        await _until(lambda: manager.rooms.get(code) not in (None, old), timeout=20)
+        new = manager.rooms[code]
+        await new.wait_started()
+        assert not old.running and new.running
+        assert new.lease_gen is not None and old.lease_gen is not None
+        assert new.lease_gen > old.lease_gen  # (more than one more if a loaded loop lost it again)
+        again = new._snapshot(0)
+        assert (again["version"], again["prompt"], again["view"]) == (
+            snap["version"],
+            snap["prompt"],
+            snap["view"],
+        )
+        seat = min(acting_seats(new.state))
+        await new.act(seat, choose_action(new.state, seat), new._snapshot(seat)["prompt"])
+        gens = [p["lease"] for _, p in await store.hand_actions(code, 1)]
+        assert gens[-1] == new.lease_gen
+    finally:
+        await manager.close()
+        await bus.close()
 
 
 @pytest.mark.parametrize(

@@ -80,3 +80,45 @@ async def test_settlement_written_once_after_crash_before_ledger(
     assert (await store.hands(CODE))[0].settlement == expected
     assert await store.settle_hand(CODE, 1, "x", {}, [], [0, 0, 0, 0]) is False
     await again.close()
+
+
+async def test_rebuilt_room_restores_versions_and_prompt_numbers(
+    store: Any, bus: Any, clock: ManualClock
+) -> None:
+    """After every change of a live room of four humans (claim windows answered one seat at
+    a time, hands ending, the pause between hands), a room rebuilt from the store alone (as
+    another process does on a takeover) has the same hand, version and prompt number, so an
+    answer in flight carrying the old owner's prompt number is not refused as stale."""
+    from server.bus.memory import MemoryBus
+
+    manager = RoomManager(store, bus, clock, TIMING)
+    manager.new_seed = iter(f"prompt-seed-{i}" for i in range(100)).__next__
+    actor = await manager.create_room({"hands": 4})
+    code = actor.code
+    for name in ("ann", "bob", "cy", "dee"):
+        await manager.join(code, name)
+    await actor.idle()
+    checked = set()
+    for _ in range(3000):
+        other = RoomManager(store, MemoryBus(), ManualClock(), TIMING)
+        rebuilt = await other.get(code)
+        await rebuilt.wait_started()
+        await rebuilt.idle()
+        live, again = actor._snapshot(0), rebuilt._snapshot(0)
+        for key in ("hand_no", "version", "prompt", "legal", "view"):
+            assert again[key] == live[key], (key, live["hand_no"], live["version"])
+        checked.add((actor.status, live["hand_no"]))
+        await other.close()
+        if actor.hand_no == 3:
+            break
+        if actor.status == "between":
+            for seat in range(4):
+                await actor.mark_ready(seat)
+        else:
+            seat = min(acting_seats(actor.state))
+            snap = await actor.snapshot(seat)
+            await actor.act(seat, choose_action(actor.state, seat), snap["prompt"])
+        await actor.idle()
+    assert {("playing", 1), ("between", 1), ("playing", 2), ("between", 2)} <= checked
+    assert actor.hand_no == 3
+    await manager.close()
