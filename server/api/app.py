@@ -1,4 +1,5 @@
-"""The FastAPI application: rooms REST, the room WebSocket, admin REST, health, static web/.
+"""The FastAPI application: rooms REST, the room WebSocket, admin REST (:mod:`server.api.admin`),
+health, static web/.
 
 ``create_app(settings=None, clock=None)`` is the factory (``uvicorn --factory
 server.api.app:create_app``). Shapes: ``docs/protocol.md``; models: :mod:`server.api.messages`.
@@ -9,19 +10,18 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import secrets
 from collections.abc import AsyncIterator
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from fastapi import Depends, FastAPI, Header, HTTPException, Request
+from fastapi import Depends, FastAPI, HTTPException, Request
 from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import ValidationError
 from sqlalchemy.exc import DBAPIError
 
 from server import metrics
+from server.api import admin as admin_api
 from server.api.limits import AddressLimits
 from server.api.messages import (
     BotsRequest,
@@ -313,47 +313,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
             raise _http_error(err)
         return info
 
-    def admin(request: Request, authorization: str | None = Header(default=None)) -> None:
-        token = request.app.state.settings.admin_token
-        scheme, _, given = (authorization or "").partition(" ")
-        if (
-            not token
-            or scheme != "Bearer"
-            or not secrets.compare_digest(given.encode(), token.encode())
-        ):
-            raise HTTPException(403, {"code": "forbidden", "message": "admin token required"})
-
-    @app.get("/api/admin/ledger", dependencies=[Depends(admin)], include_in_schema=False)
-    async def ledger(
-        request: Request,
-        room: str | None = None,
-        player: str | None = None,
-        since: datetime | None = None,
-        limit: int = 100,
-    ) -> dict[str, Any]:
-        """Ledger rows, newest first: ``{"rows": [{"id", "room", "hand_no", "from", "to",
-        "from_name", "to_name", "points", "reason", "detail", "created_at"}]}``."""
-        rows = await request.app.state.store.ledger(
-            code=room, player=player, since=since, limit=max(1, min(limit, 1000))
-        )
-        return {"rows": rows}
-
-    @app.get("/api/admin/rooms", dependencies=[Depends(admin)], include_in_schema=False)
-    async def admin_rooms(request: Request, status: str | None = None) -> dict[str, Any]:
-        """Every stored room: ``{"rooms": [{"code", "game", "status", "options", "seats"}]}``."""
-        recs = await request.app.state.store.rooms(status)
-        return {
-            "rooms": [
-                {
-                    "code": r.code,
-                    "game": r.game,
-                    "status": r.status,
-                    "options": r.options,
-                    "seats": [{"seat": p.seat, "name": p.name, "bot": p.is_bot} for p in r.players],
-                }
-                for r in recs
-            ]
-        }
+    app.include_router(admin_api.router)
 
     app.add_api_websocket_route("/ws/rooms/{code}", room_socket)
 
