@@ -247,34 +247,40 @@ async def _copy_postgres(store: Store, rows: dict[str, list[dict[str, Any]]]) ->
 
 
 async def _explain(store: Store, fn: Callable[[], Awaitable[Any]]) -> str:
-    """The EXPLAIN of the statement ``fn`` runs that reads the most rows (its main one)."""
-    statements: list[tuple[str, Any]] = []
-
-    def capture(
-        _conn: Any, _cursor: Any, statement: str, params: Any, _ctx: Any, many: bool
-    ) -> None:
-        if statement.lstrip().upper().startswith("SELECT") and "max(" not in statement:
-            statements.append((statement, params))
-
+    """The EXPLAIN of the slowest statement ``fn`` runs (its main one), with its time."""
     from sqlalchemy import event
 
+    timed: list[tuple[float, str, Any]] = []
+
+    def before(
+        _conn: Any, _cursor: Any, statement: str, params: Any, ctx: Any, _many: bool
+    ) -> None:
+        ctx._bench_t0 = time.perf_counter()
+
+    def after(_conn: Any, _cursor: Any, statement: str, params: Any, ctx: Any, _many: bool) -> None:
+        if statement.lstrip().upper().startswith("SELECT"):
+            timed.append((time.perf_counter() - ctx._bench_t0, statement, params))
+
     engine = store.engine.sync_engine
-    event.listen(engine, "before_cursor_execute", capture)
+    event.listen(engine, "before_cursor_execute", before)
+    event.listen(engine, "after_cursor_execute", after)
     try:
         await fn()
     finally:
-        event.remove(engine, "before_cursor_execute", capture)
-    if not statements:
+        event.remove(engine, "before_cursor_execute", before)
+        event.remove(engine, "after_cursor_execute", after)
+    if not timed:
         return "(no statement)"
-    statement, params = statements[0]
+    took, statement, params = max(timed, key=lambda t: t[0])
+    head = f"({len(timed)} statements; this one {took * 1000:.2f} ms)\n"
     async with store.engine.connect() as conn:
         raw = await conn.get_raw_connection()
         driver = raw.driver_connection
         if store.engine.dialect.name == "postgresql":
             plan = await driver.fetch("EXPLAIN " + statement, *(params or ()))
-            return "\n".join(r[0] for r in plan)
+            return head + "\n".join(r[0] for r in plan)
         cursor = await driver.execute("EXPLAIN QUERY PLAN " + statement, params or ())
-        return "\n".join(str(r[-1]) for r in await cursor.fetchall())
+        return head + "\n".join(str(r[-1]) for r in await cursor.fetchall())
 
 
 async def _time(fn: Callable[[], Awaitable[Any]], repeats: int) -> float:
@@ -301,10 +307,7 @@ async def bench(url: str, hands: int, repeats: int) -> None:
             points=2,
         )  # fmt: skip
         async with store.engine.begin() as conn:
-            if store.engine.dialect.name == "postgresql":
-                await conn.execute(text("ANALYZE"))
-            else:
-                await conn.execute(text("ANALYZE"))
+            await conn.execute(text("ANALYZE"))
         last = counts["rooms"]
         mid = START + timedelta(minutes=5) * (hands // 2)
         month = queries.Range(mid, mid + timedelta(days=30))

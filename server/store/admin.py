@@ -156,28 +156,52 @@ def _snapshot(conn: Conn, cur: _Cursor | None, *names: str) -> dict[str, int]:
 
 def _voided(snap: dict[str, int]) -> Any:
     """SQL: the hand (``Hand.id``) is voided inside the snapshot."""
-    return exists().where(
-        Correction.hand_id == Hand.id, Correction.kind == "void", Correction.id <= snap["c"]
-    )
+    void = aliased(Correction, name="void")  # not correlated with a query's own corrections
+    return exists().where(void.hand_id == Hand.id, void.kind == "void", void.id <= snap["c"])
 
 
-def _points_rows(snap: dict[str, int]) -> Any:
-    """Subquery ``(hand_id, seat, points, is_hand)``: each seat's delta of each settled hand
-    and each adjustment's two sides (all inside the snapshot), before voids are applied."""
-    deltas = select(
-        SeatDelta.hand_id.label("hand_id"),
-        SeatDelta.seat.label("seat"),
-        SeatDelta.delta.label("points"),
-        literal(1).label("is_hand"),
-    ).where(SeatDelta.id <= snap["sd"])
+def _points_rows(snap: dict[str, int], *where: Any, names: bool = False) -> Any:
+    """Subquery ``(room_id, hand_id, seat, points, is_hand[, name, is_bot])``: each seat's
+    delta of each settled hand and each adjustment's two sides, all inside the snapshot, of
+    hands not voided that meet ``where`` (conditions on ``Hand``). Each branch joins
+    ``hands`` (and ``players`` with ``names``) itself, so the conditions reach each branch's
+    index scans rather than filtering a union of every row."""
+
+    def branch(src: Any, hand_id: Any, seat: Any, points: Any, is_hand: int, *conds: Any) -> Any:
+        cols = [
+            Hand.room_id.label("room_id"),
+            hand_id.label("hand_id"),
+            seat.label("seat"),
+            points.label("points"),
+            literal(is_hand).label("is_hand"),
+        ]
+        if names:
+            cols += [Player.name.label("name"), Player.is_bot.label("is_bot")]
+        q = (
+            select(*cols)
+            .select_from(src)
+            .join(Hand, Hand.id == hand_id)
+            .where(*conds, *where, ~_voided(snap))
+        )
+        if names:
+            q = q.join(Player, (Player.room_id == Hand.room_id) & (Player.seat == seat))
+        return q
+
     adjust = (Correction.kind == "adjust", Correction.id <= snap["c"])
-    gained = select(Correction.hand_id, Correction.to_seat, Correction.points, literal(0)).where(
-        *adjust
-    )
-    lost = select(Correction.hand_id, Correction.from_seat, -Correction.points, literal(0)).where(
-        *adjust
-    )
-    return union_all(deltas, gained, lost).subquery("pts")
+    return union_all(
+        branch(
+            SeatDelta,
+            SeatDelta.hand_id,
+            SeatDelta.seat,
+            SeatDelta.delta,
+            1,
+            SeatDelta.id <= snap["sd"],
+        ),
+        branch(Correction, Correction.hand_id, Correction.to_seat, Correction.points, 0, *adjust),
+        branch(
+            Correction, Correction.hand_id, Correction.from_seat, -Correction.points, 0, *adjust
+        ),
+    ).subquery("pts")
 
 
 def _effective(conn: Conn, hand_ids: Sequence[int], snap: dict[str, int]) -> dict[int, Any]:
@@ -236,12 +260,11 @@ def _seat_names(conn: Conn, room_ids: Sequence[int]) -> dict[int, dict[int, Any]
 
 def _standings(conn: Conn, room_ids: Sequence[int], snap: dict[str, int]) -> dict[int, Any]:
     """Per room: ``{seat: total}`` over its settled hands, voids and adjustments applied."""
-    pts = _points_rows(snap)
+    pts = _points_rows(snap, Hand.room_id.in_(room_ids))
     rows = conn.execute(
-        select(Hand.room_id, pts.c.seat, func.sum(pts.c.points))
-        .join(Hand, Hand.id == pts.c.hand_id)
-        .where(Hand.room_id.in_(room_ids), ~_voided(snap))
-        .group_by(Hand.room_id, pts.c.seat)
+        select(pts.c.room_id, pts.c.seat, func.sum(pts.c.points)).group_by(
+            pts.c.room_id, pts.c.seat
+        )
     )
     out: dict[int, dict[int, int]] = {}
     for rid, seat, total in rows:
@@ -371,12 +394,9 @@ async def room_hands(
         page = found[:n]
         running: dict[int, int] = {}
         if page:
-            pts = _points_rows(snap)
+            pts = _points_rows(snap, Hand.room_id == room.id, Hand.hand_no < page[0].hand_no)
             for seat, total in conn.execute(
-                select(pts.c.seat, func.sum(pts.c.points))
-                .join(Hand, Hand.id == pts.c.hand_id)
-                .where(Hand.room_id == room.id, Hand.hand_no < page[0].hand_no, ~_voided(snap))
-                .group_by(pts.c.seat)
+                select(pts.c.seat, func.sum(pts.c.points)).group_by(pts.c.seat)
             ):
                 running[seat] = int(total or 0)
         eff = _effective(conn, [h.id for h in page], snap)
@@ -549,7 +569,7 @@ async def player_totals(store: Store, name: str, rng: Range = Range()) -> dict[s
     def work(conn: Conn) -> dict[str, Any]:
         snap = {"sd": _BIG, "c": _BIG}
         mine = (
-            select(SeatDelta.hand_id, SeatDelta.seat)
+            select(SeatDelta.hand_id, SeatDelta.seat, SeatDelta.delta)
             .join(Hand, Hand.id == SeatDelta.hand_id)
             .where(
                 SeatDelta.player_id.in_(_player_ids(name)),
@@ -600,12 +620,8 @@ async def player_totals(store: Store, name: str, rng: Range = Range()) -> dict[s
         if adjusted:
             by_reason[ADJUST_REASON] = by_reason.get(ADJUST_REASON, 0) + int(adjusted)
         by_reason = {k: v for k, v in sorted(by_reason.items()) if v != 0}
-        pts = _points_rows(snap)
-        points = conn.scalar(
-            select(func.sum(pts.c.points)).join(
-                mine, and_(mine.c.hand_id == pts.c.hand_id, mine.c.seat == pts.c.seat)
-            )
-        )
+        deltas = conn.scalar(select(func.sum(mine.c.delta)))
+        points = int(deltas or 0) + int(adjusted or 0)
         return {
             "player": name,
             "hands": hands,
@@ -634,23 +650,17 @@ async def leaderboard(
 
     def work(conn: Conn) -> tuple[list[dict[str, Any]], str | None]:
         snap = _snapshot(conn, cur, "sd", "c")
-        pts = _points_rows(snap)
-        q = (
-            select(
-                Player.name.label("player"),
-                func.sum(pts.c.points).label("points"),
-                func.sum(pts.c.is_hand).label("hands"),
-            )
-            .select_from(pts)
-            .join(Hand, Hand.id == pts.c.hand_id)
-            .join(Player, (Player.room_id == Hand.room_id) & (Player.seat == pts.c.seat))
-            .where(~_voided(snap), *_in_range(store, Hand.ended_at, rng))
-            .group_by(Player.name)
-        )
-        if not bots:
-            q = q.where(Player.is_bot.is_(False))
+        where = list(_in_range(store, Hand.ended_at, rng))
         if game is not None:
-            q = q.join(Room, Room.id == Hand.room_id).where(Room.game == game)
+            where.append(Hand.room_id.in_(select(Room.id).where(Room.game == game)))
+        pts = _points_rows(snap, *where, names=True)
+        q = select(
+            pts.c.name.label("player"),
+            func.sum(pts.c.points).label("points"),
+            func.sum(pts.c.is_hand).label("hands"),
+        ).group_by(pts.c.name)
+        if not bots:
+            q = q.where(pts.c.is_bot.is_(False))
         board = q.subquery("board")
         page_q = select(board.c.player, board.c.points, board.c.hands)
         rank0 = 0
