@@ -258,18 +258,26 @@ def _seat_names(conn: Conn, room_ids: Sequence[int]) -> dict[int, dict[int, Any]
     return out
 
 
-def _standings(conn: Conn, room_ids: Sequence[int], snap: dict[str, int]) -> dict[int, Any]:
-    """Per room: ``{seat: total}`` over its settled hands, voids and adjustments applied."""
+def _standings(
+    conn: Conn, room_ids: Sequence[int], snap: dict[str, int]
+) -> tuple[dict[int, dict[int, int]], dict[int, int]]:
+    """Per room: ``{seat: total}`` over its settled hands, voids and adjustments applied, and
+    the number of those hands (one query)."""
     pts = _points_rows(snap, Hand.room_id.in_(room_ids))
     rows = conn.execute(
-        select(pts.c.room_id, pts.c.seat, func.sum(pts.c.points)).group_by(
-            pts.c.room_id, pts.c.seat
-        )
+        select(
+            pts.c.room_id,
+            pts.c.seat,
+            func.sum(pts.c.points),
+            func.sum(case((pts.c.seat == 0, pts.c.is_hand), else_=0)),
+        ).group_by(pts.c.room_id, pts.c.seat)
     )
-    out: dict[int, dict[int, int]] = {}
-    for rid, seat, total in rows:
-        out.setdefault(rid, {})[seat] = int(total or 0)
-    return out
+    totals: dict[int, dict[int, int]] = {}
+    counts: dict[int, int] = {}
+    for rid, seat, total, hands in rows:
+        totals.setdefault(rid, {})[seat] = int(total or 0)
+        counts[rid] = counts.get(rid, 0) + int(hands or 0)
+    return totals, counts
 
 
 # ------------------------------------------------------------------------------- rooms
@@ -307,15 +315,7 @@ async def rooms(
         page = found[:n]
         ids = [r.id for r in page]
         seats = _seat_names(conn, ids)
-        totals = _standings(conn, ids, snap) if ids else {}
-        counts = dict(
-            conn.execute(
-                select(Hand.room_id, func.count())
-                .join(SeatDelta, (SeatDelta.hand_id == Hand.id) & (SeatDelta.seat == 0))
-                .where(Hand.room_id.in_(ids), SeatDelta.id <= snap["sd"], ~_voided(snap))
-                .group_by(Hand.room_id)
-            ).all()
-        )
+        totals, counts = _standings(conn, ids, snap) if ids else ({}, {})
         rows = []
         for r in page:
             room_seats = seats.get(r.id, {})
@@ -759,7 +759,9 @@ async def payments(
         if room is not None:
             q = q.where(Room.code == room)
         if player is not None:
-            q = q.where(or_(payer.name == player, payee.name == player))
+            # the rooms the name sits in first (ix_players_name), then their hands' rows
+            rooms_of = select(Player.room_id).where(Player.name == player)
+            q = q.where(Hand.room_id.in_(rooms_of), or_(payer.name == player, payee.name == player))
         found = conn.execute(q.order_by(LedgerEntry.id.desc()).limit(n + 1)).all()
         page = found[:n]
         rows = [

@@ -131,6 +131,10 @@ async def test_totals_and_filters_match_the_hands_played(store: Store, played: d
 
     pays, _ = await q.payments(store, room="R1", limit=1000)
     assert len(pays) == sum(len(s["payments"]) for s in played["R1"][1])
+    pays, _ = await q.payments(store, player="Ann", limit=1000)  # seat 1 of R2 only
+    want = [p for s in played["R2"][1] for p in s["payments"] if 1 in (p["from"], p["to"])]
+    assert len(pays) == len(want) and {p["room"] for p in pays} == {"R2"}
+    assert sum(p["points"] for p in pays) == sum(p["points"] for p in want)
 
 
 async def test_corrections_are_events_that_totals_follow(store: Store, played: dict) -> None:
