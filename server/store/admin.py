@@ -262,21 +262,25 @@ def _standings(
     conn: Conn, room_ids: Sequence[int], snap: dict[str, int]
 ) -> tuple[dict[int, dict[int, int]], dict[int, int]]:
     """Per room: ``{seat: total}`` over its settled hands, voids and adjustments applied, and
-    the number of those hands (one query)."""
-    pts = _points_rows(snap, Hand.room_id.in_(room_ids))
-    rows = conn.execute(
-        select(
-            pts.c.room_id,
-            pts.c.seat,
-            func.sum(pts.c.points),
-            func.sum(case((pts.c.seat == 0, pts.c.is_hand), else_=0)),
-        ).group_by(pts.c.room_id, pts.c.seat)
-    )
-    totals: dict[int, dict[int, int]] = {}
+    the number of those hands. By hand ids (``uq_hands_room_hand_no``), then their seat rows
+    by ``hand_id`` lists (``uq_seat_deltas_hand_seat``) in chunks: a join here would make
+    PostgreSQL's planner scan every seat row for a page of rooms."""
+    hands = conn.execute(
+        select(Hand.id, Hand.room_id).where(Hand.room_id.in_(room_ids), Hand.ended_at.is_not(None))
+    ).all()
+    totals: dict[int, dict[int, int]] = {rid: {} for rid in room_ids}
     counts: dict[int, int] = {}
-    for rid, seat, total, hands in rows:
-        totals.setdefault(rid, {})[seat] = int(total or 0)
-        counts[rid] = counts.get(rid, 0) + int(hands or 0)
+    room_of = dict(hands)
+    ids = list(room_of)
+    for i in range(0, len(ids), 500):
+        for hid, e in _effective(conn, ids[i : i + 500], snap).items():
+            if not e["deltas"]:
+                continue  # settled after the snapshot
+            rid = room_of[hid]
+            if not e["voided"]:
+                counts[rid] = counts.get(rid, 0) + 1
+            for seat, d in enumerate(e["effective"]):
+                totals[rid][seat] = totals[rid].get(seat, 0) + d
     return totals, counts
 
 
