@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import Depends, FastAPI, HTTPException, Request
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import ValidationError
 from sqlalchemy.exc import DBAPIError
@@ -319,5 +319,12 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
 
     web = _web_dir()
     if web is not None:
+        admin_page = web / "admin.html"
+
+        @app.get("/admin", include_in_schema=False)
+        async def admin_console() -> FileResponse:
+            """The admin console (web/admin.html); its data needs the admin token."""
+            return FileResponse(admin_page)
+
         app.mount("/", StaticFiles(directory=web, html=True), name="web")
     return app
