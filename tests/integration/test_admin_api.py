@@ -10,6 +10,7 @@ from typing import Any
 
 import httpx
 from live_helpers import ADMIN_TOKEN, Live
+from sqlalchemy import text
 
 from bench.admin import fill
 from server.api.admin import router, token_id
@@ -201,3 +202,35 @@ async def test_a_hand_its_replay_and_corrections(live: Live) -> None:
         hand = (await client.get("/api/admin/rooms/BOTS/hands/1")).json()
         assert hand["voided"] and hand["deltas"] == settlements[0]["deltas"]
         assert hand["replay"]["replay_ok"] is True  # the rows it voided are still there
+
+
+async def test_paging_5000_rows_over_http_while_hands_are_settled(live: Live) -> None:
+    store = Store(live.database_url)
+    try:
+        await fill(store, 1300, names=50)  # 5,200 payments
+        await store.create_room("LIVE", "guiyang", {"players": 4})
+        for seat in range(4):
+            await store.add_player("LIVE", seat, f"player{seat}", "h", False)
+        async with store.engine.connect() as conn:
+            existing = set((await conn.execute(text("SELECT id FROM ledger_entries"))).scalars())
+        seen: list[int] = []
+        cursor = None
+        hand_no = 0
+        async with httpx.AsyncClient(base_url=live.http, headers=AUTH, timeout=30) as client:
+            while True:
+                params = {"limit": 400, **({"cursor": cursor} if cursor else {})}
+                r = await client.get("/api/admin/ledger", params=params)
+                assert r.status_code == 200
+                seen += [row["id"] for row in r.json()["rows"]]
+                cursor = r.json()["next"]
+                if cursor is None:
+                    break
+                for _ in range(3):  # new hands settled between the pages
+                    hand_no += 1
+                    await store.start_hand("LIVE", hand_no, f"s{hand_no}", 0, 1)
+                    pays = [{"from": 1, "to": 0, "points": 2, "reason": "hu"}]
+                    await store.settle_hand("LIVE", hand_no, "win", {}, pays, [2, -2, 0, 0])
+        assert len(seen) == len(set(seen)) == len(existing) >= 5000
+        assert set(seen) == existing and hand_no >= 36
+    finally:
+        await store.close()
