@@ -11,6 +11,8 @@ An unusable schema (older than this release, or newer and lacking what it needs)
 never answered, with status 1 (see :mod:`server.store.schema`).
 * ``replay FILE...``: run recorded hands / fixtures through the engine and check them.
 * ``audit``: check that every settled hand's ledger sums to zero and matches its deltas.
+* ``admin rooms|player|hand|leaderboard ...``: the admin's queries, read from the database
+  directly (:mod:`server.admin_cli`; ``python -m server admin -h``).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import asyncio
 import sys
 from collections.abc import Sequence
 
-COMMANDS = ("serve", "migrate", "replay", "audit")
+COMMANDS = ("serve", "migrate", "replay", "audit", "admin")
 WS_MAX_FRAME_BYTES = 64 * 1024
 
 
@@ -102,6 +104,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     audit = sub.add_parser("audit", help="check the ledger of every settled hand")
     audit.add_argument("--database-url", default=None, help="default: DATABASE_URL")
+
+    admin = sub.add_parser(
+        "admin",
+        help="admin queries on the database: rooms | player NAME | hand CODE N | leaderboard",
+        add_help=False,
+    )
+    admin.add_argument("admin_args", nargs=argparse.REMAINDER, metavar="ARGS")
     return parser
 
 
@@ -110,6 +119,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     if not args_list or (args_list[0] not in COMMANDS and args_list[0] not in ("-h", "--help")):
         args_list.insert(0, "serve")
+    if args_list[0] == "admin":  # its own parser (sub-commands, -h)
+        from server.admin_cli import main as admin_main
+
+        return admin_main(args_list[1:])
     args = build_parser().parse_args(args_list)
     try:
         return _run(args)
@@ -130,6 +143,10 @@ def _run(args: argparse.Namespace) -> int:
         from server.rules.replay import main as replay_main
 
         return int(replay_main(args.files))
+    if args.command == "admin":
+        from server.admin_cli import main as admin_main
+
+        return admin_main(args.admin_args)
     if args.command == "audit":
         from server.audit import main as audit_main
 

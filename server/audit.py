@@ -3,8 +3,12 @@
 For each settled hand: the seat deltas exist and sum to zero, the ledger rows (the
 payments) net exactly to those deltas, and replaying the hand from its stored seed and
 actions through its game (`server.rules.replay.replay`) gives the same deltas and the same
-payments (summed per payer, payee and reason). Run as ``python -m server audit``; exit
-status 1 on any problem. It sits above the store (it reads the store and runs the rules).
+payments (summed per payer, payee and reason). The admin's corrections (voids and
+adjustments, :mod:`server.store.admin`) must name a settled hand, two of its seats and
+positive points, carry a reason and an actor, and void a hand at most once; a corrected
+hand's own rows are audited as they were settled (corrections never change them).
+Run as ``python -m server audit``; exit status 1 on any problem. It sits above the store (it
+reads the store and runs the rules).
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from typing import Any
 from server.rules.registry import UnknownGame, find_game
 from server.rules.replay import log_steps, replay
 from server.rules.types import IllegalAction
+from server.store.admin import correction_problems
 from server.store.store import HandRecord, Store
 
 
@@ -51,6 +56,7 @@ async def audit(store: Store) -> list[str]:
         if net != hand.deltas:
             problems.append(f"{where}: payments net to {net}, deltas are {hand.deltas}")
         problems.extend(await _replay_problems(store, hand, where))
+    problems.extend(await correction_problems(store))
     return problems
 
 

@@ -1,4 +1,5 @@
-"""The FastAPI application: rooms REST, the room WebSocket, admin REST, health, static web/.
+"""The FastAPI application: rooms REST, the room WebSocket, admin REST (:mod:`server.api.admin`),
+health, static web/.
 
 ``create_app(settings=None, clock=None)`` is the factory (``uvicorn --factory
 server.api.app:create_app``). Shapes: ``docs/protocol.md``; models: :mod:`server.api.messages`.
@@ -9,21 +10,20 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import secrets
 from collections.abc import AsyncIterator
-from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 
 from fastapi import Depends, FastAPI, Header, HTTPException, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
-from pydantic import AfterValidator, ValidationError
+from pydantic import ValidationError
 from sqlalchemy.exc import DBAPIError
 
 from server import metrics
+from server.api import admin as admin_api
 from server.api.headers import SecurityHeaders
 from server.api.limits import AddressLimits
 from server.api.messages import (
@@ -35,6 +35,7 @@ from server.api.messages import (
     JoinResponse,
     RoomInfo,
 )
+from server.api.params import bearer, client_address
 from server.api.ws import Occupancy, SocketCaps, room_socket, valid_code
 from server.bus import make_bus
 from server.config import Settings, get_settings
@@ -90,25 +91,6 @@ def printable(value: Any) -> Any:
     return value
 
 
-def _utc_range(value: datetime) -> datetime:
-    """A datetime whose UTC instant exists (years 1..9999); else ``ValueError`` (a 422)."""
-    if value.tzinfo is not None:
-        try:
-            value.astimezone(UTC)
-        except OverflowError:
-            raise ValueError("out of range once converted to UTC") from None
-    return value
-
-
-#: A query datetime (ISO 8601) whose UTC instant is representable.
-UtcDatetime = Annotated[datetime, AfterValidator(_utc_range)]
-
-
-def client_address(request: Request) -> str:
-    """The client's address (uvicorn sets it from ``X-Forwarded-For`` for trusted proxies)."""
-    return request.client.host if request.client else "unknown"
-
-
 def _rate_limited(what: str) -> JSONResponse:
     return JSONResponse(
         {"detail": {"code": "rate_limited", "message": f"too many {what}"}},
@@ -122,13 +104,6 @@ async def _limited(request: Request, kind: str, what: str) -> JSONResponse | Non
     if await request.app.state.limits.allow(kind, client_address(request)):
         return None
     return _rate_limited(what)
-
-
-def bearer(authorization: str | None) -> str | None:
-    """The token of an ``Authorization: Bearer <token>`` header (exactly that scheme and
-    one space), else None."""
-    scheme, _, given = (authorization or "").partition(" ")
-    return given if scheme == "Bearer" and given else None
 
 
 def _unknown_room(code: str) -> HTTPException:
@@ -435,66 +410,19 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
             raise _http_error(err)
         return info
 
-    async def admin(request: Request, authorization: str | None = Header(default=None)) -> None:
-        """403 ``forbidden`` unless ``Authorization: Bearer ADMIN_TOKEN``; each failure is
-        logged (address, never the token) and counted: beyond ``ADMIN_FAILURES_PER_MINUTE``
-        failures an address gets 429 ``rate_limited`` whatever it sends."""
-        token = request.app.state.settings.admin_token
-        limits = request.app.state.limits
-        address = client_address(request)
-        if not await limits.under("admin", address):
-            log.warning("admin authentication refused: %s is over its failure limit", address)
-            raise HTTPException(
-                429,
-                {"code": "rate_limited", "message": "too many failed admin attempts"},
-                headers={"Retry-After": "60"},
-            )
-        given = bearer(authorization)
-        if not token or given is None or not secrets.compare_digest(given.encode(), token.encode()):
-            await limits.allow("admin", address)
-            log.warning(
-                "admin authentication failed from %s (%s)",
-                address,
-                "no bearer token" if given is None else "wrong token",
-            )
-            raise HTTPException(403, {"code": "forbidden", "message": "admin token required"})
-
-    @app.get("/api/admin/ledger", dependencies=[Depends(admin)], include_in_schema=False)
-    async def ledger(
-        request: Request,
-        room: str | None = None,
-        player: str | None = None,
-        since: UtcDatetime | None = None,
-        limit: int = 100,
-    ) -> dict[str, Any]:
-        """Ledger rows, newest first: ``{"rows": [{"id", "room", "hand_no", "from", "to",
-        "from_name", "to_name", "points", "reason", "detail", "created_at"}]}``."""
-        rows = await request.app.state.store.ledger(
-            code=room, player=player, since=since, limit=max(1, min(limit, 1000))
-        )
-        return {"rows": rows}
-
-    @app.get("/api/admin/rooms", dependencies=[Depends(admin)], include_in_schema=False)
-    async def admin_rooms(request: Request, status: str | None = None) -> dict[str, Any]:
-        """Every stored room: ``{"rooms": [{"code", "game", "status", "options", "seats"}]}``."""
-        recs = await request.app.state.store.rooms(status)
-        return {
-            "rooms": [
-                {
-                    "code": r.code,
-                    "game": r.game,
-                    "status": r.status,
-                    "options": r.options,
-                    "seats": [{"seat": p.seat, "name": p.name, "bot": p.is_bot} for p in r.players],
-                }
-                for r in recs
-            ]
-        }
+    app.include_router(admin_api.router)
 
     app.add_api_websocket_route("/ws/rooms/{code}", room_socket)
     app.add_middleware(SecurityHeaders)  # outermost of ours: every answer gets them
 
     web = _web_dir()
     if web is not None:
+        admin_page = web / "admin.html"
+
+        @app.get("/admin", include_in_schema=False)
+        async def admin_console() -> FileResponse:
+            """The admin console (web/admin.html); its data needs the admin token."""
+            return FileResponse(admin_page)
+
         app.mount("/", StaticFiles(directory=web, html=True), name="web")
     return app

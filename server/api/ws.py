@@ -313,7 +313,7 @@ async def _serve_socket(
     async def writer() -> None:
         try:
             while True:
-                text: str | None = await sub.get_text()
+                text = await sub.get_text()
                 msg = json.loads(text)  # decoded once, only to route it
                 if msg.get("type") == "_takeover":
                     if msg.get("conn") != conn_id:

@@ -56,7 +56,7 @@ class QueueSubscription:
 
     async def get(self, timeout: float | None = None) -> dict[str, Any]:
         """The next message (see :class:`server.bus.Subscription`)."""
-        return json.loads(await self.get_text(timeout))  # type: ignore[no-any-return]
+        return json.loads(await self.get_text(timeout))
 
     async def get_text(self, timeout: float | None = None) -> str:
         """The next message's JSON text as published (see :class:`server.bus.Subscription`)."""

@@ -750,7 +750,7 @@ class RoomActor:
             raise RoomError(err.code, err.message)
         if source == "player":
             self._use_bank(seat)
-        payload = {"action": action.to_dict(), "source": source}
+        payload: dict[str, Any] = {"action": action.to_dict(), "source": source}
         if self.lease_gen is not None:
             payload["lease"] = self.lease_gen
         await self._fenced()

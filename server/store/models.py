@@ -1,7 +1,9 @@
 """SQLAlchemy 2 ORM models. The schema itself is created only by Alembic (``migrations/``).
 
 Tables: ``rooms``, ``players``, ``hands``, ``actions`` (the per-hand action log),
-``ledger_entries`` (one row per payment) and ``seat_deltas`` (one row per seat per settled hand).
+``ledger_entries`` (one row per payment), ``seat_deltas`` (one row per seat per settled hand)
+and ``corrections`` (an admin's void of a hand or adjustment between its seats; the rows it
+corrects stay as they were).
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ class Room(Base):
     __table_args__ = (
         UniqueConstraint("code", name="uq_rooms_code"),
         Index("ix_rooms_status", "status"),
+        Index("ix_rooms_created_at", "created_at"),
     )
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
@@ -76,6 +79,7 @@ class Hand(Base):
     __table_args__ = (
         UniqueConstraint("room_id", "hand_no", name="uq_hands_room_hand_no"),
         Index("ix_hands_started_at", "started_at"),
+        Index("ix_hands_ended_at", "ended_at"),
     )
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
@@ -126,6 +130,7 @@ class SeatDelta(Base):
     __table_args__ = (
         UniqueConstraint("hand_id", "seat", name="uq_seat_deltas_hand_seat"),
         Index("ix_seat_deltas_player_id", "player_id"),
+        Index("ix_seat_deltas_player_id_id", "player_id", "id"),
     )
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
@@ -135,3 +140,23 @@ class SeatDelta(Base):
         ForeignKey("players.id", ondelete="SET NULL"), nullable=True
     )
     delta: Mapped[int] = mapped_column(Integer)
+
+
+class Correction(Base):
+    """An admin's correction of a settled hand, an event: ``kind`` ``"void"`` (the hand counts
+    for nothing in totals and standings) or ``"adjust"`` (``points`` > 0 from ``from_seat`` to
+    ``to_seat``, counted with the hand). ``actor``: who did it (an admin name or the token's
+    id); ``reason``: why."""
+
+    __tablename__ = "corrections"
+    __table_args__ = (Index("ix_corrections_hand_id", "hand_id"),)
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
+    hand_id: Mapped[int] = mapped_column(ForeignKey("hands.id", ondelete="CASCADE"))
+    kind: Mapped[str] = mapped_column(String(16))
+    from_seat: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    to_seat: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    points: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    reason: Mapped[str] = mapped_column(String(500))
+    actor: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

@@ -1,0 +1,127 @@
+"""``python -m server admin rooms|player|hand|leaderboard ...``: the admin's queries for a host,
+read from the database directly (``--database-url``, default ``DATABASE_URL``); no server
+needed. The same queries as the admin API (:mod:`server.store.admin`).
+
+* ``rooms [--game G] [--status S] [--player NAME]``: rooms newest first.
+* ``player NAME``: the player's totals (first line / on stderr with ``--csv``), then hands.
+* ``hand CODE HAND_NO``: one hand, its payments and corrections (``--csv``: the payments).
+* ``leaderboard [--game G] [--bots]``: players by points.
+
+Every command takes ``--since``/``--until`` (ISO-8601; ``until`` exclusive; ignored by
+``hand``), ``--limit`` (rows per page), ``--cursor`` (a page's ``next``) and ``--all`` (follow
+the pages to the end). Output: one JSON object per line, or CSV with ``--csv`` (the API's
+CSV). When more rows follow, ``next: <cursor>`` goes to stderr. A player is the stored seat
+name, matched exactly (case-sensitive). Exit status 0; 1 for an unknown room or hand or a
+bad cursor.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+COMMANDS = ("rooms", "player", "hand", "leaderboard")
+
+
+def _when(text: str) -> datetime:
+    try:
+        return datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an ISO-8601 time: {text!r}") from None
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m server admin",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    sub = parser.add_subparsers(dest="what", required=True)
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--since", type=_when, default=None)
+    common.add_argument("--until", type=_when, default=None)
+    common.add_argument("--csv", action="store_true", help="CSV instead of JSON lines")
+    common.add_argument("--limit", type=int, default=100)
+    common.add_argument("--cursor", default=None)
+    common.add_argument("--all", action="store_true", help="every page")
+    common.add_argument("--database-url", default=None, help="default: DATABASE_URL")
+    rooms = sub.add_parser("rooms", parents=[common], help="rooms, newest first")
+    rooms.add_argument("--game", default=None)
+    rooms.add_argument("--status", default=None)
+    rooms.add_argument("--player", default=None)
+    player = sub.add_parser("player", parents=[common], help="a player's totals and hands")
+    player.add_argument("name")
+    hand = sub.add_parser("hand", parents=[common], help="one hand and its payments")
+    hand.add_argument("code")
+    hand.add_argument("hand_no", type=int)
+    board = sub.add_parser("leaderboard", parents=[common], help="players by points")
+    board.add_argument("--game", default=None)
+    board.add_argument("--bots", action="store_true", help="bots too")
+    return parser
+
+
+async def _run(args: argparse.Namespace, url: str) -> int:
+    from server.api.admin import to_csv
+    from server.store import NotFound, Store
+    from server.store import admin as queries
+
+    store = Store(url)
+    rng = queries.Range(args.since, args.until)
+    rows: list[dict[str, Any]] = []
+    nxt = args.cursor
+    try:
+        if args.what == "hand":
+            detail = await queries.hand_detail(store, args.code, args.hand_no)
+            if args.csv:
+                sys.stdout.write(to_csv(detail["payments"]))
+            else:
+                print(json.dumps(detail, ensure_ascii=False))
+            return 0
+        if args.what == "player":
+            totals = await queries.player_totals(store, args.name, rng)
+            line = json.dumps(totals, ensure_ascii=False)
+            print(line, file=sys.stderr if args.csv else sys.stdout)
+        while True:
+            if args.what == "rooms":
+                page, nxt = await queries.rooms(
+                    store, rng, game=args.game, status=args.status, player=args.player,
+                    limit=args.limit, cursor=nxt,
+                )  # fmt: skip
+                page = [{**r, "seats": [s["name"] for s in r["seats"]]} for r in page]
+            elif args.what == "player":
+                page, nxt = await queries.player_history(
+                    store, args.name, rng, limit=args.limit, cursor=nxt
+                )
+            else:
+                page, nxt = await queries.leaderboard(
+                    store, rng, game=args.game, bots=args.bots, limit=args.limit, cursor=nxt
+                )
+            rows += page
+            if nxt is None or not args.all:
+                break
+    except (NotFound, queries.BadCursor) as err:
+        print(f"python -m server admin {args.what}: {err}", file=sys.stderr)
+        return 1
+    finally:
+        await store.close()
+    if args.csv:
+        sys.stdout.write(to_csv(rows))
+    else:
+        for row in rows:
+            print(json.dumps(row, ensure_ascii=False))
+    if nxt is not None:
+        print(f"next: {nxt}", file=sys.stderr)
+    return 0
+
+
+def main(argv: Sequence[str]) -> int:
+    """Run one admin query; returns the exit status."""
+    from server.config import get_settings
+
+    args = build_parser().parse_args(list(argv))
+    return asyncio.run(_run(args, args.database_url or get_settings().database_url))

@@ -1,0 +1,100 @@
+"""The admin console /admin in Debian's Chromium (issue 14): token login kept in
+sessionStorage, a player's history paged, a CSV downloaded and parsed back to the API's
+numbers, a hand opened and voided."""
+
+from __future__ import annotations
+
+import asyncio
+import csv
+import io
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from conftest import ADMIN_TOKEN, LiveServer
+
+from bench.admin import fill
+from server.store import Store
+from tests.store.admin_data import store_room
+
+
+def _seed(url: str) -> None:
+    async def run() -> None:
+        store = Store(url)
+        try:
+            await fill(store, 120, names=8)
+            await store_room(store, "BOTS", ["ann", "bob", "cat", "dan"], 2)
+        finally:
+            await store.close()
+
+    # Playwright's sync API holds the main thread's event loop: seed from another thread
+    with ThreadPoolExecutor(1) as pool:
+        pool.submit(asyncio.run, run()).result()
+
+
+def test_admin_pages_a_history_downloads_csv_and_voids_a_hand(
+    live: LiveServer, browser: Any
+) -> None:
+    _seed(live.database_url)
+    context = browser.new_context(accept_downloads=True)
+    page = context.new_page()
+    page.goto(f"{live.base}/admin")
+    page.on("dialog", lambda d: d.dismiss())
+    page.fill("#token", "wrong-token")
+    page.click("#login button")
+    page.wait_for_timeout(300)
+    assert page.is_hidden("#console")
+    assert page.evaluate("sessionStorage.getItem('zhuoji-admin-token')") is None
+
+    page.fill("#token", ADMIN_TOKEN)
+    page.click("#login button")
+    page.wait_for_selector("#console", state="visible")
+    page.wait_for_selector("#rows tr >> nth=1")
+    assert page.evaluate("sessionStorage.getItem('zhuoji-admin-token')") == ADMIN_TOKEN
+
+    # a player's history, 5 rows a page
+    page.select_option("#list", "player")
+    page.fill("#name", "player3")
+    page.fill("#limit", "5")
+    page.click("#query button[type=submit]")
+    page.wait_for_function("document.querySelectorAll('#rows tr').length === 6")
+    api = live.get("/api/admin/player/hands?name=player3&limit=1000", admin=True)["rows"]
+    assert len(api) > 10
+    page.click("#next")
+    page.wait_for_function("document.querySelectorAll('#rows tr').length === 11")
+    totals = live.get("/api/admin/player?name=player3", admin=True)
+    assert f"points {totals['points']}" in page.text_content("#totals")
+    ids = page.eval_on_selector_all(
+        "#rows tr:not(:first-child) td:first-child", "tds => tds.map(t => Number(t.textContent))"
+    )
+    assert ids == [r["id"] for r in api[:10]]
+
+    with page.expect_download() as info:
+        page.click("#csv")
+    text = open(info.value.path(), encoding="utf-8").read()
+    rows = list(csv.DictReader(io.StringIO(text)))
+    assert [int(r["id"]) for r in rows] == [r["id"] for r in api]
+    assert sum(int(r["points"]) for r in rows) == totals["points"]
+
+    # a room's hands, one hand, void it
+    page.select_option("#list", "rooms")
+    page.fill("#name", "ann")
+    page.fill("#limit", "50")
+    page.click("#query button[type=submit]")
+    page.wait_for_function("document.querySelectorAll('#rows tr').length === 2")
+    page.click("#rows tr:nth-child(2)")
+    page.wait_for_function("document.querySelector('#count').textContent.includes('BOTS')")
+    page.click("#rows tr:nth-child(2)")
+    page.wait_for_selector("#hand", state="visible")
+    assert "Room BOTS hand 1" in page.text_content("#hand-title")
+    hand = live.get("/api/admin/rooms/BOTS/hands/1", admin=True)
+    assert page.locator("#hand-payments tr").count() == len(hand["payments"]) + 1
+    page.fill("#void-reason", "misdeal")
+    page.fill("#void-admin", "lee")
+    page.click("#void button")
+    page.wait_for_function("document.querySelector('#hand-title').textContent.includes('voided')")
+    history = live.get("/api/admin/corrections", admin=True)["rows"]
+    assert [(c["kind"], c["room"], c["hand_no"], c["reason"]) for c in history] == [
+        ("void", "BOTS", 1, "misdeal")
+    ]
+    assert history[0]["actor"].startswith("lee (token:")
+    context.close()
