@@ -227,7 +227,11 @@ async def _copy_postgres(store: Store, rows: dict[str, list[dict[str, Any]]]) ->
     try:
         async with conn.transaction():
             for name, model in _TABLES.items():
-                columns = [c.name for c in model.__table__.columns]
+                if not rows[name]:
+                    continue
+                # the columns the generated rows fill (others, e.g. rooms.lease_gen, take
+                # their server defaults)
+                columns = [c.name for c in model.__table__.columns if c.name in rows[name][0]]
                 records = [
                     tuple(json.dumps(r[c]) if isinstance(r[c], dict) else r[c] for c in columns)
                     for r in rows[name]

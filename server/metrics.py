@@ -23,6 +23,7 @@ Everything here is a small hook the other layers call; nothing imports the room 
 
 from __future__ import annotations
 
+import json
 import time
 import weakref
 from collections import Counter as _Tally
@@ -92,11 +93,15 @@ def render() -> tuple[bytes, str]:
     return generate_latest(REGISTRY), CONTENT_TYPE_LATEST
 
 
-def observe_published(channel: str, message: dict[str, Any]) -> None:
+def observe_published(channel: str, message: dict[str, Any] | str) -> None:
     """Count what a room publishes: claim windows and settlements, once per room (only the
-    spectator channel, which every room publishes each event to once)."""
+    spectator channel, which every room publishes each event to once). A message may come
+    already encoded (JSON text, `server.bus.Payload`)."""
     if not channel.endswith(":spectator"):
         return
+    if isinstance(message, str):
+        message = json.loads(message)
+        assert isinstance(message, dict)
     kind = message.get("type")
     if kind == "hand_end":
         SETTLEMENTS.inc()
@@ -113,11 +118,22 @@ class InstrumentedBus:
     def __init__(self, bus: Any) -> None:
         self._bus = bus
 
-    async def publish(self, channel: str, message: dict[str, Any]) -> Any:
+    async def publish(self, channel: str, message: dict[str, Any] | str) -> Any:
         observe_published(channel, message)
         start = time.perf_counter()
         try:
             return await self._bus.publish(channel, message)
+        finally:
+            BUS_SECONDS.observe(time.perf_counter() - start)
+
+    async def publish_many(self, messages: list[tuple[str, dict[str, Any] | str]]) -> Any:
+        """One change's messages in one call (`server.bus.Bus.publish_many`), observed and
+        timed as one publish."""
+        for channel, message in messages:
+            observe_published(channel, message)
+        start = time.perf_counter()
+        try:
+            return await self._bus.publish_many(messages)
         finally:
             BUS_SECONDS.observe(time.perf_counter() - start)
 

@@ -35,7 +35,8 @@ def test_admin_pages_a_history_downloads_csv_and_voids_a_hand(
     live: LiveServer, browser: Any
 ) -> None:
     _seed(live.database_url)
-    context = browser.new_context(accept_downloads=True)
+    # bypass_csp: Playwright's string wait_for_function needs eval (test_csp checks the CSP)
+    context = browser.new_context(accept_downloads=True, bypass_csp=True)
     page = context.new_page()
     page.goto(f"{live.base}/admin")
     page.on("dialog", lambda d: d.dismiss())

@@ -70,7 +70,7 @@ async def test_out_of_range_dates_are_422(live: Live, since: str) -> None:
         ok = await client.get(
             "/api/admin/ledger", params={"since": "9999-12-31T23:59:59+23:59"}, headers=ADMIN
         )
-        assert ok.status_code == 200 and ok.json() == {"rows": []}
+        assert ok.status_code == 200 and ok.json()["rows"] == []
 
 
 def test_redaction_matches_every_spelling() -> None:
