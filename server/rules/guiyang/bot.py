@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..botkit import best_discard_shanten, isolated
 from ..hand import shanten
 from ..tiles import tile_index
 from ..types import Action
@@ -74,27 +75,6 @@ def _suit_worth(counts: list[int], suit: int) -> int:
     return worth
 
 
-def _best_discard_shanten(counts: list[int], melds: int) -> int:
-    best = 99
-    for i, c in enumerate(counts):
-        if c:
-            counts[i] -= 1
-            best = min(best, shanten(counts, melds))
-            counts[i] += 1
-    return best
-
-
-def _isolated(counts: list[int], i: int) -> bool:
-    if counts[i] != 1:
-        return False
-    pos = i % 9
-    for d in (-2, -1, 1, 2):
-        j = pos + d
-        if 0 <= j < 9 and counts[i + d]:
-            return False
-    return True
-
-
 def choose_action(state: Any, seat: int) -> Action:
     """Return the bot's action for ``seat`` now; ``default_action`` if it has no legal action."""
     legal = legal_actions(state, seat)
@@ -132,7 +112,7 @@ def choose_action(state: Any, seat: int) -> Action:
                 voids, key=lambda a: (full[tile_index(a.tile or "")], tile_index(a.tile or ""))
             )
     if discards:  # own turn: len(tiles) % 3 == 2
-        now = _best_discard_shanten(list(counts), melds)
+        now = best_discard_shanten(list(counts), melds)
         for k in kongs:
             if k.tile is None:
                 continue
@@ -153,7 +133,7 @@ def choose_action(state: Any, seat: int) -> Action:
             s = shanten(counts, melds)
             counts[i] += 1
             terminal = i % 9 in (0, 8)
-            return (s, 0 if _isolated(counts, i) else 1, 0 if terminal else 1, i)
+            return (s, 0 if isolated(counts, i) else 1, 0 if terminal else 1, i)
 
         return min(discards, key=key)
 
@@ -171,7 +151,7 @@ def choose_action(state: Any, seat: int) -> Action:
         for p in (a for a in legal if a.kind == "pong"):
             after = list(counts)
             after[i] -= 2
-            if after[i] >= 0 and _best_discard_shanten(after, melds + 1) < now:
+            if after[i] >= 0 and best_discard_shanten(after, melds + 1) < now:
                 return p
     for a in legal:
         if a.kind == "pass":
