@@ -21,7 +21,7 @@ from server.rules.registry import DEFAULT_GAME, UnknownGame, find_game, game_nam
 from server.rules.replay import Step, fixture_steps, replay
 from server.rules.types import Action, Event, IllegalAction, Settlement, View
 
-FIXTURES = Path(__file__).resolve().parents[2].parent / "shared" / "fixtures" / "guiyang"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "guiyang"  # the repository copy
 
 
 def test_find_game_gives_the_guiyang_game() -> None:
