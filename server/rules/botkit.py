@@ -27,3 +27,15 @@ def isolated(counts: list[int], i: int) -> bool:
         return True
     pos = i % 9
     return not any(0 <= pos + d < 9 and counts[i + d] for d in (-2, -1, 1, 2))
+
+
+def turn_kong_keeps_shanten(counts: list[int], melds: int, kind: int, now: int) -> bool:
+    """True if an own-turn kong of ``kind`` leaves the hand no further from ready than
+    ``now``: a concealed kong (four in hand) takes them out as one more meld, an added kong
+    takes the one tile onto an own pong."""
+    after = list(counts)
+    if after[kind] >= 4:
+        after[kind] -= 4
+        return shanten(after, melds + 1) <= now
+    after[kind] -= 1
+    return shanten(after, melds) <= now

@@ -165,3 +165,19 @@ class Game(Protocol):
     def settle(self, state: Any) -> Settlement | None:
         """The settlement of an ended hand, or None while it is played."""
         ...
+
+
+def describe_state(state: Any) -> str:
+    """Where a hand stands, for messages: the turn seat, or the claim / rob window open on a
+    tile. For a game state with ``phase``, ``turn``, ``last_discard`` ((seat, tile kind) or
+    None) and ``rob_tile`` (tile kind or None), as both games' states have."""
+    from .tiles import tile_name
+
+    if state.phase == "turn":
+        return f"seat {state.turn}'s turn"
+    if state.phase == "claim" and state.last_discard is not None:
+        seat, tile = state.last_discard
+        return f"claim window on seat {seat}'s discard {tile_name(tile)}"
+    if state.phase == "rob" and state.rob_tile is not None:
+        return f"rob window on seat {state.turn}'s added kong of {tile_name(state.rob_tile)}"
+    return f"{state.phase} phase"

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..botkit import best_discard_shanten, isolated
+from ..botkit import best_discard_shanten, isolated, turn_kong_keeps_shanten
 from ..hand import shanten
 from ..tiles import tile_index
 from ..types import Action
@@ -117,14 +117,7 @@ def choose_action(state: Any, seat: int) -> Action:
             if k.tile is None:
                 continue
             i = tile_index(k.tile)
-            after = list(counts)
-            if after[i] >= 4:  # concealed kong: four leave the hand, one more meld
-                after[i] -= 4
-                kept = shanten(after, melds + 1)
-            else:  # added kong onto an own pong
-                after[i] -= 1
-                kept = shanten(after, melds)
-            if kept <= now:
+            if turn_kong_keeps_shanten(counts, melds, i, now):
                 return k
 
         def key(a: Action) -> tuple[int, int, int, int]:

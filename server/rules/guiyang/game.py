@@ -9,7 +9,8 @@ from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..tiles import full_set, parse_tiles, tile_name
+from ..game import describe_state
+from ..tiles import full_set, parse_tiles
 from ..types import Action, Event, Settlement, View
 from . import engine
 from .bot import choose_action
@@ -115,14 +116,7 @@ class GuiyangGame:
         )
 
     def describe(self, state: State) -> str:
-        if state.phase == "turn":
-            return f"seat {state.turn}'s turn"
-        if state.phase == "claim" and state.last_discard is not None:
-            seat, tile = state.last_discard
-            return f"claim window on seat {seat}'s discard {tile_name(tile)}"
-        if state.phase == "rob" and state.rob_tile is not None:
-            return f"rob window on seat {state.turn}'s added kong of {tile_name(state.rob_tile)}"
-        return f"{state.phase} phase"
+        return describe_state(state)
 
     def claims_decided(self, state: State) -> bool:
         return engine.claims_decided(state)

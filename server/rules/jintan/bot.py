@@ -12,7 +12,7 @@ Policy, in order (same state -> same action; it reads only what its own seat see
 
 from __future__ import annotations
 
-from ..botkit import best_discard_shanten, isolated
+from ..botkit import best_discard_shanten, isolated, turn_kong_keeps_shanten
 from ..hand import shanten
 from ..tiles import NUM_KINDS, tile_index
 from .engine import default_action, legal_actions
@@ -39,14 +39,7 @@ def choose_action(state: State, seat: int) -> Action:
         now = best_discard_shanten(list(counts), melds)
         for k in kongs:
             i = tile_index(k.tile or "")
-            after = list(counts)
-            if after[i] >= 4:
-                after[i] -= 4
-                kept = shanten(after, melds + 1)
-            else:
-                after[i] -= 1
-                kept = shanten(after, melds)
-            if kept <= now:
+            if turn_kong_keeps_shanten(counts, melds, i, now):
                 return k
 
         def key(a: Action) -> tuple[int, int, int, int]:
