@@ -42,7 +42,7 @@ window.__replay = R; // for tests and debugging
 function seatName(i) {
   const s = R.data && R.data.seats[i];
   const name = s && s.name ? s.name : `座位${i + 1}`;
-  return s && s.bot ? `${name}🤖` : name;
+  return s && s.bot ? `${name}（机器人）` : name;
 }
 
 function actionText(step) {
@@ -95,7 +95,7 @@ function seatEl(i, st, answers, lastDiscard) {
     sv.ding_que ? h('span', { class: `badge que suit-${sv.ding_que}`, text: `缺${({ m: '万', p: '筒', s: '条' })[sv.ding_que]}` }) : null,
     sv.bao_ting ? h('span', { class: 'badge', text: '报听' }) : null,
     answers[i] ? h('span', { class: `rp-answer answer-${answers[i]}`, dataset: { answer: answers[i] }, text: t(`act_${answers[i]}`) }) : null,
-    acting ? h('span', { class: 'rp-acting', text: '⏳' }) : null);
+    acting ? h('span', { class: 'rp-acting', text: '行动中' }) : null);
   const hand = h('div', { class: 'rp-hand', dataset: { seat: String(i) } });
   for (const tl of sortTiles(sv.hand || [], sv.ding_que)) hand.append(tileEl(tl, { size: 'sm' }));
   if (sv.drawn) hand.append(h('span', { class: 'rp-gap' }), tileEl(sv.drawn, { size: 'sm', classes: ['drawn'] }));
@@ -134,7 +134,7 @@ function renderTable() {
     h('span', { class: 'muted', text: `余牌 ${st.wall_count}` }));
   $('rp-pos').value = String(R.pos);
   $('rp-count').textContent = `${R.pos} / ${R.frames.length - 1}`;
-  $('rp-play').textContent = R.timer ? '⏸ 暂停' : '▶ 播放';
+  $('rp-play').textContent = R.timer ? '暂停' : '播放';
   $('rp-back').disabled = R.pos === 0;
   $('rp-first').disabled = R.pos === 0;
   const end = R.pos === R.frames.length - 1;
