@@ -192,9 +192,13 @@ export function verdictText(res) {
   return '✓ 牌墙与开局公布的哈希一致';
 }
 
+// The verdicts already shown, by check: a re-render of the settlement shows them again.
+const verdicts = new Map();
+
 /**
  * A "验证" (verify) control for a revealed seed: a button that rebuilds the wall in the page
  * and shows the verdict and the rebuilt wall. `opts` as checkSeed's, plus `id` for the box.
+ * The box gets `data-ok` ("true" / "false") once checked.
  */
 export function verifyEl(opts) {
   const box = document.createElement('div');
@@ -211,10 +215,8 @@ export function verifyEl(opts) {
   const wall = document.createElement('details');
   wall.className = 'verify-wall';
   wall.hidden = true;
-  button.addEventListener('click', async () => {
-    button.disabled = true;
-    out.textContent = '…';
-    const res = await checkSeed(opts);
+  const key = JSON.stringify([opts.game, opts.seed, opts.publishedHash, opts.players, opts.dealer]);
+  const show = (res) => {
     out.textContent = verdictText(res);
     out.className = `verify-result ${res.ok ? 'ok' : 'bad'}`;
     box.dataset.ok = String(res.ok);
@@ -226,8 +228,16 @@ export function verifyEl(opts) {
       wall.replaceChildren(summary, code);
       wall.hidden = false;
     }
+  };
+  button.addEventListener('click', async () => {
+    button.disabled = true;
+    out.textContent = '…';
+    const res = await checkSeed(opts);
+    verdicts.set(key, res);
+    show(res);
     button.disabled = false;
   });
   box.append(button, out, wall);
+  if (verdicts.has(key)) show(verdicts.get(key));
   return box;
 }

@@ -61,12 +61,13 @@ def test_page_rebuilds_the_servers_wall_for_both_games(live: LiveServer, browser
         bad = page.evaluate(
             """async () => {
                 const w = await import('/wall.js');
-                const wrongHash = await w.checkSeed({ game: 'guiyang', seed: 'a', publishedHash: '00',
-                  players: 4, dealer: 0 });
+                const wrongHash = await w.checkSeed({ game: 'guiyang', seed: 'a',
+                  publishedHash: '00', players: 4, dealer: 0 });
                 const real = await w.rebuildDeal('guiyang', 'a', 4, 0);
                 const otherDeal = await w.checkSeed({ game: 'guiyang', seed: 'b',
                   publishedHash: await w.seedHash('b'), players: 4, dealer: 0, deal: real });
-                return [w.verdictText(wrongHash), wrongHash.ok, w.verdictText(otherDeal), otherDeal.ok];
+                return [w.verdictText(wrongHash), wrongHash.ok,
+                        w.verdictText(otherDeal), otherDeal.ok];
             }"""
         )
         assert bad == [
