@@ -16,6 +16,7 @@ from typing import Any
 
 from conftest import ADMIN_TOKEN, LiveServer
 from scripted import Hand, find_seed
+from test_csp import WATCH, _csp_message
 from test_live import add_bots, as_rows, create_room, new_page, payment_rows, play_scripted
 
 from server.rules.dealing import seed_hash, shuffle_and_deal
@@ -136,6 +137,8 @@ def test_seat_verifies_the_seed_and_watches_the_replay_to_the_ledger(
         wall = (page.locator("#settle-verify .verify-wall code").text_content() or "").split()
         hands, want_wall = shuffle_and_deal(list(find_game("guiyang").tile_set), hand.seed, 4, 0)
         assert wall == want_wall
+        page.locator("#settle-replay").scroll_into_view_if_needed()
+        page.screenshot(path=str(shots_dir / "replay-table-settlement.png"))
 
         # 回放 from the settlement
         link = page.locator("#settle-replay")
@@ -201,6 +204,9 @@ def test_seat_verifies_the_seed_and_watches_the_replay_to_the_ledger(
     actx = browser.new_context(viewport={"width": 1280, "height": 800})
     try:
         admin = actx.new_page()
+        console: list[str] = []
+        admin.on("console", lambda m: console.append(m.text))
+        admin.add_init_script(WATCH)
         admin.goto(f"{live.base}/admin")
         admin.fill("#token", ADMIN_TOKEN)
         admin.click("#login button")
@@ -209,6 +215,7 @@ def test_seat_verifies_the_seed_and_watches_the_replay_to_the_ledger(
         admin.wait_for_selector("#count:has-text('hands')")
         admin.locator("#rows tr").nth(1).click()
         admin.wait_for_selector("#hand-replay-link:not([hidden])")
+        console.clear()  # from here on: the viewer's messages only
         admin.click("#hand-replay-link")
         admin.wait_for_selector("#rp-verify[data-ok]")
         assert "key=" not in admin.url
@@ -216,6 +223,9 @@ def test_seat_verifies_the_seed_and_watches_the_replay_to_the_ledger(
         _play_to_end(admin)
         assert Counter(map(tuple, _viewer_rows(admin))) == as_rows(ledger)
         admin.screenshot(path=str(shots_dir / "replay-admin.png"))
+        # the viewer (tiles, controls, verify) needs nothing the CSP forbids
+        assert admin.evaluate("window.__csp") == []
+        assert [m for m in console if _csp_message(m)] == []
         # without the token and without a key: refused, said plainly
         other = browser.new_context().new_page()
         other.goto(f"{live.base}{href.split('&key=')[0]}")
