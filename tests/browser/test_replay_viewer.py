@@ -234,3 +234,70 @@ def test_seat_verifies_the_seed_and_watches_the_replay_to_the_ledger(
         other.context.close()
     finally:
         actx.close()
+
+
+def _store_jintan_hand(url: str, seed: str) -> dict[str, Any]:
+    """A Jintan hand played by the bots and stored as the room stores it: its id, key and
+    settlement (seeded from another thread: Playwright holds the main thread's loop)."""
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    from server.store import Store
+
+    game = find_game("jintan")
+    state = game.deal(game.options({}), seed, 1, 1)
+    log = []
+    while not game.ended(state):
+        if game.claims_decided(state):
+            state, _ = game.resolve_claims(state)
+            continue
+        seat = game.acting_seats(state)[0]
+        action = game.bot_action(state, seat)
+        log.append((seat, action))
+        state, _ = game.apply(state, seat, action)
+    settlement = game.settle(state).to_dict()
+
+    async def run() -> dict[str, Any]:
+        store = Store(url)
+        try:
+            await store.create_room("JTRP", "jintan", game.options({}).model_dump())
+            for seat, name in enumerate(["甲", "乙", "丙", "丁"]):
+                await store.add_player("JTRP", seat, name, "h", False)
+            started = await store.start_hand("JTRP", 1, seed, 1, 1)
+            for idx, (seat, action) in enumerate(log):
+                await store.append_action("JTRP", 1, idx, seat, {"action": action.to_dict()})
+            assert await store.settle_hand(
+                "JTRP",
+                1,
+                settlement["result"],
+                settlement,
+                settlement["payments"],
+                settlement["deltas"],
+            )
+            return {"id": started.id, "key": started.replay_key, "settlement": settlement}
+        finally:
+            await store.close()
+
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, run()).result()
+
+
+def test_a_jintan_hand_replays_with_its_flowers(live: LiveServer, browser: Any) -> None:
+    hand = _store_jintan_hand(live.database_url, "jintan-replay-1")
+    ctx = browser.new_context(viewport={"width": 375, "height": 812})
+    try:
+        page = ctx.new_page()
+        page.goto(f"{live.base}/replay?hand={hand['id']}&key={hand['key']}")
+        page.wait_for_selector("#rp-verify[data-ok]")
+        assert page.locator("#rp-verify").inner_text() == OK
+        assert "金坛" in page.locator("#rp-info").inner_text()
+        flowers = page.locator(".rp-melds .tile.flower").count()
+        laid = sum(len(s["flowers"]) for s in page.evaluate("window.__replay.data.initial.seats"))
+        assert flowers == laid == 2  # 5f and 4f laid at the deal (§J2)
+        _play_to_end(page)
+        s = hand["settlement"]
+        assert Counter(map(tuple, _viewer_rows(page))) == as_rows(s["payments"])
+        assert page.get_attribute("#rp-ledger", "data-ok") == "true"
+        _no_overflow(page)
+    finally:
+        ctx.close()
