@@ -183,6 +183,7 @@ def test_seat_verifies_the_seed_and_watches_the_replay_to_the_ledger(
         viewer.dispatch_event("#rp-pos", "input")
         viewer.wait_for_selector("#rp-seat-0 .rp-answer[data-answer=pass]")
         assert viewer.locator("#rp-seat-0 .rp-answer").inner_text() == "过"
+        viewer.screenshot(path=str(shots_dir / "replay-1280-pass.png"))
         viewer.click("#rp-last")
         viewer.wait_for_selector("body[data-at-end=true]")
         viewer.screenshot(path=str(shots_dir / "replay-1280.png"), full_page=True)
