@@ -113,6 +113,9 @@ async function openHand(code, handNo) {
     table($("hand-payments"), h.payments);
     $("void").hidden = h.voided;
     $("hand-replay").textContent = JSON.stringify(h.replay, null, 1);
+    const link = $("hand-replay-link"); // the 回放 viewer; it reads the token from sessionStorage
+    link.hidden = !h.hand_id || !h.ended_at;
+    link.href = h.hand_id ? `/replay?hand=${h.hand_id}` : "#";
   } catch (e) { $("error").textContent = e.message; }
 }
 

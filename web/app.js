@@ -4,6 +4,7 @@ import { t, getLang, setLang, translateDom, reasonText, handTypeText, WIN_KINDS,
 import { tileEl, tileName, sortTiles, suitOf, suitChar } from './tiles.js';
 import { api, store, ApiError } from './api.js';
 import { RoomSocket } from './net.js';
+import { verifyEl } from './wall.js';
 
 const $ = (sel, root = document) => root.querySelector(sel);
 const h = (tag, attrs = {}, ...children) => {
@@ -1424,6 +1425,11 @@ function renderSettlement() {
   if (seedHash) {
     body.append(h('div', { class: 'settle-line seed' }, h('span', { class: 'label', text: t('seed_hash') }), h('code', { text: String(seedHash) })));
   }
+  if (seed) { // 验证: rebuild the wall from the seed and compare with the hash published at the deal
+    body.append(verifyEl({ id: 'settle-verify', game: (S.room && S.room.game) || 'guiyang', seed: String(seed), publishedHash: seedHash, players: nPlayers(), dealer: S.view ? S.view.dealer : 0 }));
+  }
+  const replay = st.msg && st.msg.replay; // the seats' replay link (never sent to spectators)
+  if (replay && replay.url) body.append(h('div', { class: 'settle-line' }, h('a', { id: 'settle-replay', class: 'replay-link', href: replay.url, target: '_blank', rel: 'noopener', text: '回放' })));
 
   // final standings
   if (S.sessionOver) {

@@ -24,6 +24,7 @@ from sqlalchemy.exc import DBAPIError
 
 from server import metrics
 from server.api import admin as admin_api
+from server.api import replays as replays_api
 from server.api.headers import SecurityHeaders
 from server.api.limits import AddressLimits
 from server.api.messages import (
@@ -411,6 +412,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         return info
 
     app.include_router(admin_api.router)
+    app.include_router(replays_api.router)
 
     app.add_api_websocket_route("/ws/rooms/{code}", room_socket)
     app.add_middleware(SecurityHeaders)  # outermost of ours: every answer gets them
@@ -423,6 +425,14 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         async def admin_console() -> FileResponse:
             """The admin console (web/admin.html); its data needs the admin token."""
             return FileResponse(admin_page)
+
+        replay_page = web / "replay.html"
+
+        @app.get("/replay", include_in_schema=False)
+        async def replay_viewer() -> FileResponse:
+            """The 回放 viewer (web/replay.html); its data needs the hand's replay key (or the
+            admin token)."""
+            return FileResponse(replay_page)
 
         app.mount("/", StaticFiles(directory=web, html=True), name="web")
     return app

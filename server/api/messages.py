@@ -235,6 +235,15 @@ class LegalAction(BaseModel):
     tiles: list[str] | None = None
 
 
+class ReplayLink(BaseModel):
+    """A settled hand's replay link, sent to its seats only (never to spectators):
+    ``GET /api/replays/{hand_id}?key=<key>``, viewed at ``url`` (``/replay?hand=..&key=..``)."""
+
+    hand_id: int
+    key: str
+    url: str
+
+
 class SnapshotMessage(BaseModel):
     """The whole picture for one seat: on connect, at each hand's deal, on ``sync``.
     ``view`` is ``null`` before the first deal. ``version`` counts the hand's events."""
@@ -250,6 +259,7 @@ class SnapshotMessage(BaseModel):
     auto: bool
     room: RoomInfo
     settlement: dict[str, Any] | None = None
+    replay: ReplayLink | None = None
     vote: DissolveVoteMessage | None = None
     standings: list[Standing] | None = None
 
@@ -282,6 +292,7 @@ class HandEndMessage(BaseModel):
     next_hand: int | None
     deadline: int | None
     prev_version: int | None = None
+    replay: ReplayLink | None = None
 
 
 class ReadyStateMessage(BaseModel):

@@ -238,6 +238,14 @@ def replay_hand(
     return done.state, done.version
 
 
+def replay_link(hand_id: int | None, key: str | None) -> dict[str, Any] | None:
+    """A hand's replay link as its seats get it with the settlement (``hand_end.replay``):
+    ``{"hand_id", "key", "url": "/replay?hand=<id>&key=<key>"}``; None without a key."""
+    if hand_id is None or key is None:
+        return None
+    return {"hand_id": hand_id, "key": key, "url": f"/replay?hand={hand_id}&key={key}"}
+
+
 @dataclass
 class RoomActor:
     """The actor of room ``code``. Construct, fill ``seats``, then ``start()``.
@@ -265,6 +273,8 @@ class RoomActor:
     auto: set[int] = field(default_factory=set)
     ready: set[int] = field(default_factory=set)
     last_settlement: dict[str, Any] | None = None
+    #: The current hand's replay link (`replay_link`), sent to the seats once it is settled.
+    last_replay: dict[str, Any] | None = None
     #: Where each hand's seed comes from (tests inject fixed seeds).
     new_seed: Callable[[], str] = field(default=lambda: secrets.token_hex(16))
     #: The rules this room plays.
@@ -493,9 +503,19 @@ class RoomActor:
             "settlement": self.last_settlement
             if self.status in ("between", "finished", "dissolved")
             else None,
+            "replay": self._replay_for(seat)
+            if self.status in ("between", "finished", "dissolved")
+            else None,
             "vote": self.vote.message() if self.vote.is_open else None,
             "standings": self.standings() if self.status in ("finished", "dissolved") else None,
         }
+
+    def _replay_for(self, seat: int | None) -> dict[str, Any] | None:
+        """The settled hand's replay link for ``seat``'s audience: the seats only, never
+        spectators, and only once the hand is settled (the key must not leak before)."""
+        if seat is None or self.last_settlement is None:
+            return None
+        return self.last_replay
 
     def standings(self) -> list[dict[str, Any]]:
         """The session's standing: ``[{"seat", "name", "total", "rank"}]``, best first (rank 1;
@@ -714,8 +734,11 @@ class RoomActor:
         self.hand_no += 1
         seed = self.new_seed()
         weekday = self.game.weekday_at(self.opts, self.clock.now())  # taken at the deal, stored
-        await self.store.start_hand(
+        started = await self.store.start_hand(
             self.code, self.hand_no, seed, self.dealer, self.dealer_streak, weekday
+        )
+        self.last_replay = replay_link(
+            getattr(started, "id", None), getattr(started, "replay_key", None)
         )
         self.state = self.game.deal(self.opts, seed, self.dealer, self.dealer_streak, weekday)
         self.version = 0
@@ -847,16 +870,23 @@ class RoomActor:
             self._window += 1  # the hand's last prompt is over: a late answer is stale_prompt
             self._answered.clear()
         self.version += 1
-        await self._publish_all(
-            {
-                "type": "hand_end",
-                "hand_no": self.hand_no,
-                "version": self.version,
-                "settlement": settlement,
-                "totals": list(self.totals),
-                "next_hand": None if last else self.hand_no + 1,
-                "deadline": self._deadline_for(None),
-            }
+        message = {
+            "type": "hand_end",
+            "hand_no": self.hand_no,
+            "version": self.version,
+            "settlement": settlement,
+            "totals": list(self.totals),
+            "next_hand": None if last else self.hand_no + 1,
+            "deadline": self._deadline_for(None),
+        }
+        await self.bus.publish_many(  # as _publish_all, with each seat's replay link
+            [
+                (
+                    seat_channel(self.code, s),
+                    self._stamp(s, {**message, "replay": self._replay_for(s)}),
+                )
+                for s in self._listening()
+            ]
         )
         if last:
             await self._close_vote("finished")

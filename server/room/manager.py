@@ -30,6 +30,7 @@ from server.room.actor import (
     Timing,
     prompt_of_log,
     replay_hand,
+    replay_link,
     seat_channel,
 )
 from server.room.clock import Clock, RealClock
@@ -598,6 +599,7 @@ async def rebuild(actor: RoomActor) -> None:
         on_state=states.append,
     )
     actor.action_idx = len(actions)
+    actor.last_replay = replay_link(last.id, last.replay_key)
     # The prompt number the old owner had reached (an answer in flight carries it): a hand
     # in play reopens it when the actor starts (its ``_after_change`` counts one more).
     window = prompt_of_log(actor.game, actor.players, last.hand_no, states)

@@ -18,10 +18,15 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .dealing import shuffle_and_deal
 from .game import Game
 from .registry import DEFAULT_GAME, UnknownGame, find_game, game_names
 from .tiles import parse_tiles, tile_index
 from .types import Action, Event, IllegalAction, Settlement
+
+#: ``on_change(step, state, events)``: a step applied (``step``) or a claim window closed by
+#: the room (``None``), the state after it and the events it made.
+OnChange = Callable[["Step | None", Any, list[Event]], None]
 
 OUTCOME_KEYS = (
     "result",
@@ -94,6 +99,7 @@ def replay(
     weekday: int | None = None,
     fixture: bool = False,
     on_state: Callable[[Any], None] | None = None,
+    on_change: OnChange | None = None,
 ) -> Replayed:
     """Replay one hand of ``game`` from ``seed`` (a stored hand) or ``hands`` + ``wall``
     (fixture form) through ``steps``; ``weekday`` is the one recorded at the deal
@@ -109,7 +115,9 @@ def replay(
     step the game accepted. ``ValueError`` for hands + wall that are not one tile set.
 
     ``on_state`` (if given) sees every state the hand went through, as the live room did:
-    the deal, then the state after each step and each closed claim window.
+    the deal, then the state after each step and each closed claim window. ``on_change`` (if
+    given) sees the same changes after the deal, each with the step that made it (``None``
+    for a claim window the room closed) and its events (`replay_record`).
     """
     options = game.options(options)
     if seed is not None:
@@ -120,7 +128,7 @@ def replay(
         raise ValueError("replay needs a seed, or hands and a wall")
     if on_state is not None:
         on_state(state)
-    state, events = _play(game, state, steps, fixture, on_state)
+    state, events = _play(game, state, steps, fixture, on_state, on_change)
     return Replayed(state, events, game.settle(state) if game.ended(state) else None)
 
 
@@ -130,6 +138,7 @@ def _play(
     steps: Iterable[Step],
     fixture: bool,
     on_state: Callable[[Any], None] | None = None,
+    on_change: OnChange | None = None,
 ) -> tuple[Any, list[Event]]:
     """`replay`'s loop from a given starting state.
 
@@ -141,19 +150,30 @@ def _play(
     """
     events: list[Event] = []
 
-    def seen(new_state: Any) -> Any:
+    def seen(new_state: Any, step: Step | None = None, new: Sequence[Event] = ()) -> Any:
         if on_state is not None:
             on_state(new_state)
+        if on_change is not None:
+            on_change(step, new_state, list(new))
         return new_state
+
+    def closing(new_state: Any) -> None:  # a fixture's window closed (`close_window`)
+        if on_change is not None:
+            on_change(None, new_state, events[done:])
+
+    done = 0
 
     for number, step in enumerate(steps):
         seat, action = step.seat, step.action
         if fixture:
             if not game.is_claim_answer(state, seat, action):
+                done = len(events)
                 state = close_window(state, events, game, on_state)
+                if len(events) > done:
+                    closing(state)
         elif game.claims_decided(state) and action not in game.legal_actions(state, seat):
             state, new = game.resolve_claims(state)  # the room closed it before this action
-            seen(state)
+            seen(state, None, new)
             events.extend(new)
         if step.expect_illegal:
             if action in game.legal_actions(state, seat):
@@ -172,15 +192,107 @@ def _play(
             if not fixture:
                 raise
             raise FixtureError(f"action {number} {_entry(step)} refused: {exc.message}") from None
-        seen(state)
+        seen(state, step, new)
         events.extend(new)
     if fixture:
+        done = len(events)
         state = close_window(state, events, game, on_state)
+        if len(events) > done:
+            closing(state)
     elif game.claims_decided(state):
         state, new = game.resolve_claims(state)
-        seen(state)
+        seen(state, None, new)
         events.extend(new)
     return state, events
+
+
+# ---------------------------------------------------------------------------- replay record
+
+
+def open_table(game: Game, state: Any) -> dict[str, Any]:
+    """``state`` with every hand open (for a replay, after the hand): the spectator's view
+    (docs/protocol.md ``view``, without ``settlement``) whose ``seats[i]`` also carry seat
+    i's own ``hand`` (concealed tiles without the drawn one), ``drawn``, ``waits`` and
+    ``ding_que`` as seat i sees them, plus ``acting`` (the seats that owe an answer) and
+    ``prompt`` (`Game.prompt_kind`; ``""`` once ended)."""
+    table = game.view(state, None).to_dict()
+    table.pop("settlement", None)
+    for seat in table["seats"]:
+        own = game.view(state, seat["seat"]).to_dict()
+        seat["hand"] = list(own.get("hand") or [])
+        seat["drawn"] = own.get("drawn")
+        seat["waits"] = own.get("waits") or []
+        if "ding_que" in seat:
+            seat["ding_que"] = own["seats"][seat["seat"]].get("ding_que")
+    ended = game.ended(state)
+    table["acting"] = [] if ended else list(game.acting_seats(state))
+    table["prompt"] = "" if ended else game.prompt_kind(state)
+    return table
+
+
+def replay_record(
+    game: Game,
+    options: Any,
+    steps: Sequence[Step],
+    *,
+    seed: str,
+    dealer: int = 0,
+    dealer_streak: int = 1,
+    weekday: int | None = None,
+) -> dict[str, Any]:
+    """A stored hand replayed step by step for a viewer (`replay`, the audit's replay):
+
+    ``{"seed", "seed_hash", "players", "dealer", "dealer_streak", "weekday",
+    "deal": {"hands": [[tile, ...] per seat], "wall": [tile, ...]},
+    "initial": open_table, "steps": [{"n", "seat", "action", "events", "state"}],
+    "settlement": dict | None}``.
+
+    ``deal`` is the shuffle of the seed before anything is played (`shuffle_and_deal` of
+    the game's tile set: seat i's dealt tiles, then the wall in draw order), which a page
+    can rebuild from the seed. Each step is an action of the log (``seat``, ``action`` in
+    its wire form: claims and passes included) or, with ``seat`` and ``action`` null, a
+    claim window the room closed; ``events`` are its events in full (nothing hidden, the
+    hand is over) and ``state`` the `open_table` after it. Raises as `replay`.
+    """
+    opts = game.options(options)
+    hands, wall = shuffle_and_deal(list(game.tile_set), seed, opts.players, dealer)
+    states: list[Any] = []
+    records: list[dict[str, Any]] = []
+
+    def change(step: Step | None, state: Any, events: list[Event]) -> None:
+        records.append(
+            {
+                "n": len(records) + 1,
+                "seat": None if step is None else step.seat,
+                "action": None if step is None else step.action.to_dict(),
+                "events": [{"type": e.type, **e.data} for e in events],
+                "state": open_table(game, state),
+            }
+        )
+
+    done = replay(
+        game,
+        opts,
+        steps,
+        seed=seed,
+        dealer=dealer,
+        dealer_streak=dealer_streak,
+        weekday=weekday,
+        on_state=lambda state: states.append(state) if not states else None,
+        on_change=change,
+    )
+    return {
+        "seed": seed,
+        "seed_hash": game.seed_hash(seed),
+        "players": opts.players,
+        "dealer": dealer,
+        "dealer_streak": dealer_streak,
+        "weekday": weekday,
+        "deal": {"hands": hands, "wall": wall},
+        "initial": open_table(game, states[0]),
+        "steps": records,
+        "settlement": None if done.settlement is None else done.settlement.to_dict(),
+    }
 
 
 def _entry(step: Step) -> list[Any]:

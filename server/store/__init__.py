@@ -11,6 +11,7 @@ from server.store.store import (
     NotFound,
     PlayerRecord,
     RoomRecord,
+    StartedHand,
     Store,
 )
 
@@ -21,5 +22,6 @@ __all__ = [
     "NotFound",
     "PlayerRecord",
     "RoomRecord",
+    "StartedHand",
     "Store",
 ]

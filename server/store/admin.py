@@ -431,10 +431,12 @@ async def room_hands(
 
 
 async def hand_detail(store: Store, code: str, hand_no: int) -> dict[str, Any]:
-    """One hand: ``{"room", "game", "options", "hand_no", "seed", "dealer", "dealer_streak",
-    "weekday", "started_at", "ended_at", "result", "seats", "deltas", "adjust", "voided",
-    "effective", "payments": [{"id", "from", "to", "points", "reason", "detail"}],
-    "corrections": [correction rows]}``. Raises :class:`NotFound`."""
+    """One hand: ``{"room", "hand_id", "game", "options", "hand_no", "seed", "dealer",
+    "dealer_streak", "weekday", "started_at", "ended_at", "result", "seats", "deltas",
+    "adjust", "voided", "effective",
+    "payments": [{"id", "from", "to", "points", "reason", "detail"}],
+    "corrections": [correction rows]}``.
+    Raises :class:`NotFound`."""
 
     def work(conn: Conn) -> dict[str, Any]:
         room = _room(conn, code)
@@ -466,6 +468,7 @@ async def hand_detail(store: Store, code: str, hand_no: int) -> dict[str, Any]:
         seats = _seat_names(conn, [room.id]).get(room.id, {})
         return {
             "room": code,
+            "hand_id": hand.id,
             "game": room.game,
             "options": room.options,
             "hand_no": hand.hand_no,

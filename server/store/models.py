@@ -94,6 +94,8 @@ class Hand(Base):
     ended_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     result: Mapped[str | None] = mapped_column(String(32), nullable=True)
     settlement: Mapped[dict[str, Any] | None] = mapped_column(JSONType, nullable=True)
+    #: The key of the hand's replay link (32 hex digits, set at creation; migration 0007).
+    replay_key: Mapped[str | None] = mapped_column(String(32), nullable=True)
 
 
 class Action(Base):

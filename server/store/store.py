@@ -30,6 +30,7 @@ How writes reach the database (issue 9, "a durable log that keeps up"):
 from __future__ import annotations
 
 import asyncio
+import secrets
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import suppress
@@ -103,6 +104,18 @@ class HandRecord:
     deltas: list[int]
     #: The weekday taken at the deal (1 = Monday .. 7 = Sunday), replayed for 星期鸡.
     weekday: int | None = None
+    #: The hand's database id (``GET /api/replays/{id}``) and its replay link's key.
+    id: int | None = None
+    replay_key: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class StartedHand:
+    """What :meth:`Store.start_hand` made: the hand's database ``id`` and its ``replay_key``
+    (32 hex digits), the two parts of its replay link."""
+
+    id: int
+    replay_key: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -452,10 +465,13 @@ class Store:
         dealer: int,
         dealer_streak: int,
         weekday: int | None = None,
-    ) -> None:
+    ) -> StartedHand:
         """Record the start of hand ``hand_no`` (numbers are per room) with what its replay
-        needs: seed, dealer, streak and the deal's ``weekday`` (1..7, for 星期鸡). Raises
-        :class:`NotFound` for an unknown room, :class:`Conflict` if that hand exists."""
+        needs: seed, dealer, streak and the deal's ``weekday`` (1..7, for 星期鸡), and a new
+        random replay key (128 bits, 32 hex digits). Returns the hand's id and that key
+        (:class:`StartedHand`). Raises :class:`NotFound` for an unknown room,
+        :class:`Conflict` if that hand exists."""
+        replay_key = secrets.token_hex(16)
 
         def work(conn: Connection) -> int | None:
             return conn.scalar(
@@ -467,6 +483,7 @@ class Store:
                     dealer=dealer,
                     dealer_streak=dealer_streak,
                     weekday=weekday,
+                    replay_key=replay_key,
                 )
                 .returning(Hand.id)
             )
@@ -475,8 +492,24 @@ class Store:
             hand_id = await self._write(work)
         except IntegrityError as exc:
             raise Conflict(f"hand {hand_no} of room {code!r} exists") from exc
-        if hand_id is not None:
-            self._hand_ids[(code, hand_no)] = hand_id
+        assert hand_id is not None  # INSERT ... RETURNING gives the id
+        self._hand_ids[(code, hand_no)] = hand_id
+        return StartedHand(int(hand_id), replay_key)
+
+    async def hand_by_id(self, hand_id: int) -> HandRecord | None:
+        """The hand with database id ``hand_id`` (with its room's code, deltas and replay
+        key), or ``None`` if there is none."""
+        async with self._sessions() as s:
+            row = (
+                await s.execute(
+                    select(Room.code, Hand)
+                    .join(Room, Room.id == Hand.room_id)
+                    .where(Hand.id == hand_id)
+                )
+            ).first()
+            if row is None:
+                return None
+            return (await self._hand_records(s, [(row[0], row[1])]))[0]
 
     async def append_action(
         self, code: str, hand_no: int, idx: int, seat: int, payload: dict[str, Any]
@@ -706,6 +739,8 @@ class Store:
                 settlement=h.settlement,
                 deltas=[d for _, d in deltas.get(h.id, [])],
                 weekday=h.weekday,
+                id=h.id,
+                replay_key=h.replay_key,
             )
             for code, h in hands
         ]

@@ -1,0 +1,304 @@
+"""回放 and the seed's 验证 in Debian's Chromium (issues 13, 14).
+
+* The page's wall rebuild (web/wall.js: CPython's MT19937 shuffle and the deal, ported) gives
+  exactly the server's hands and wall (server/rules/dealing.py) for seeds of both games.
+* A seat plays a scripted hand to its settlement, verifies the seed there, opens 回放 from
+  the settlement, plays the replay to the end at the highest speed, and the replayed
+  settlement shown equals the ledger; at 1280x800 and 375x812, with screenshots.
+* The admin opens the same hand's replay from /admin's hand breakdown (no key: the token).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from conftest import ADMIN_TOKEN, LiveServer
+from scripted import Hand, find_seed
+from test_csp import WATCH, _csp_message
+from test_live import add_bots, as_rows, create_room, new_page, payment_rows, play_scripted
+
+from server.rules.dealing import seed_hash, shuffle_and_deal
+from server.rules.registry import find_game
+
+OK = "✓ 牌墙与开局公布的哈希一致"
+SEEDS = [
+    ("guiyang", "0f3a9c2e5b7d4e1f8a6b3c2d1e0f9a8b", 4, 0),
+    ("guiyang", "seed-1", 3, 2),
+    ("guiyang", "", 2, 1),
+    ("guiyang", "贵阳捉鸡", 4, 3),
+    ("jintan", "d41d8cd98f00b204e9800998ecf8427e", 4, 1),
+    ("jintan", "jintan-7", 4, 0),
+    ("jintan", "x" * 200, 4, 2),
+]
+
+
+def test_page_rebuilds_the_servers_wall_for_both_games(live: LiveServer, browser: Any) -> None:
+    ctx = browser.new_context()  # the app's CSP in force: the module loads from 'self'
+    try:
+        page = ctx.new_page()
+        page.goto(f"{live.base}/replay")  # no hand: the page says so, the module is there
+        page.wait_for_selector("#rp-error:not([hidden])")
+        got = page.evaluate(
+            """async (cases) => {
+                const w = await import('/wall.js');
+                const out = [];
+                for (const [game, seed, players, dealer] of cases) {
+                  const deal = await w.rebuildDeal(game, seed, players, dealer);
+                  out.push({ ...deal, hash: await w.seedHash(seed) });
+                }
+                return out;
+            }""",
+            [list(c) for c in SEEDS],
+        )
+        for (game, seed, players, dealer), js in zip(SEEDS, got, strict=True):
+            hands, wall = shuffle_and_deal(list(find_game(game).tile_set), seed, players, dealer)
+            assert js["hands"] == hands, (game, seed)
+            assert js["wall"] == wall, (game, seed)
+            assert js["hash"] == seed_hash(seed)
+            assert len(wall) + sum(map(len, hands)) == len(find_game(game).tile_set)
+        # a wrong published hash or a deal that differs is reported, not passed
+        bad = page.evaluate(
+            """async () => {
+                const w = await import('/wall.js');
+                const wrongHash = await w.checkSeed({ game: 'guiyang', seed: 'a',
+                  publishedHash: '00', players: 4, dealer: 0 });
+                const real = await w.rebuildDeal('guiyang', 'a', 4, 0);
+                const otherDeal = await w.checkSeed({ game: 'guiyang', seed: 'b',
+                  publishedHash: await w.seedHash('b'), players: 4, dealer: 0, deal: real });
+                return [w.verdictText(wrongHash), wrongHash.ok,
+                        w.verdictText(otherDeal), otherDeal.ok];
+            }"""
+        )
+        assert bad == [
+            "✗ 种子的哈希与开局公布的哈希不一致",
+            False,
+            "✗ 页面重建的牌墙与服务器的回放不一致",
+            False,
+        ]
+    finally:
+        ctx.close()
+
+
+def _won_with_a_pass(hand: Hand) -> bool:
+    """A won hand in which the human seat 0 passes a claim at least once."""
+    return hand.settlement["result"] == "win" and any(
+        s.seat == 0 and s.action["kind"] == "pass" for s in hand.steps
+    )
+
+
+def _viewer_rows(page: Any) -> list[tuple[int, int, int, str]]:
+    return page.locator("#rp-payments tr.rp-payment").evaluate_all(
+        "els => els.map(e => [Number(e.dataset.from), Number(e.dataset.to),"
+        " Number(e.dataset.points), e.dataset.reason])"
+    )
+
+
+def _play_to_end(viewer: Any) -> None:
+    """From the deal (⏮, disabled when already there) to the end at 32× speed."""
+    if viewer.is_enabled("#rp-first"):
+        viewer.click("#rp-first")
+    viewer.wait_for_selector("body[data-at-end=false]")
+    assert viewer.locator("#rp-count").inner_text().startswith("0 / ")
+    viewer.select_option("#rp-speed", "32")
+    viewer.click("#rp-play")
+    viewer.wait_for_selector("body[data-at-end=true]", timeout=30000)
+    viewer.wait_for_selector("#rp-settlement:not([hidden])")
+
+
+def _no_overflow(page: Any) -> None:
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= page.viewport_size["width"], width
+
+
+def test_seat_verifies_the_seed_and_watches_the_replay_to_the_ledger(
+    live: LiveServer, browser: Any, shots_dir: Path
+) -> None:
+    ctx, page = new_page(browser, width=1280, height=800)
+    try:
+        code = create_room(page, live.base, "回放")
+        options = live.room(code)["options"]
+        hand = find_seed(options, _won_with_a_pass, prefix="replay")
+        live.fix_seeds(code, [hand.seed])
+        add_bots(page)
+        page.wait_for_selector("#hand .hand-tile", timeout=15000)
+        play_scripted({0: page}, hand)
+        page.wait_for_selector("#settle-row-0", timeout=30000)
+        ledger = [r for r in live.ledger(code) if r["hand_no"] == 1]
+        assert as_rows(ledger) == as_rows(hand.settlement["payments"])
+        assert Counter(map(tuple, payment_rows(page))) == as_rows(ledger)
+
+        # 验证 in the table's settlement
+        page.click("#settle-verify .verify-btn")
+        page.wait_for_selector("#settle-verify[data-ok]")
+        assert page.locator("#settle-verify .verify-result").inner_text() == OK
+        assert page.get_attribute("#settle-verify", "data-ok") == "true"
+        wall = (page.locator("#settle-verify .verify-wall code").text_content() or "").split()
+        hands, want_wall = shuffle_and_deal(list(find_game("guiyang").tile_set), hand.seed, 4, 0)
+        assert wall == want_wall
+        page.locator("#settle-replay").scroll_into_view_if_needed()
+        page.screenshot(path=str(shots_dir / "replay-table-settlement.png"))
+
+        # 回放 from the settlement
+        link = page.locator("#settle-replay")
+        assert link.inner_text() == "回放"
+        href = link.get_attribute("href") or ""
+        assert href.startswith("/replay?hand=") and "&key=" in href
+        with ctx.expect_page() as popup:
+            link.click()
+        viewer = popup.value
+        viewer.errors = []
+        viewer.on("pageerror", lambda e: viewer.errors.append(str(e)))
+        viewer.wait_for_selector("#rp-verify[data-ok]")
+        assert viewer.locator("#rp-verify").inner_text() == OK
+        # all four hands open at the deal: the dealt tiles of each seat
+        for seat in range(4):
+            tiles = viewer.locator(f"#rp-seat-{seat} .rp-hand .tile").evaluate_all(
+                "els => els.map(e => e.dataset.tile)"
+            )
+            assert sorted(tiles) == sorted(hands[seat]), seat
+        _play_to_end(viewer)
+        assert Counter(map(tuple, _viewer_rows(viewer))) == as_rows(ledger)
+        deltas = viewer.locator("#rp-deltas tr.rp-delta").evaluate_all(
+            "els => els.map(e => Number(e.dataset.delta))"
+        )
+        assert deltas == hand.settlement["deltas"]
+        assert viewer.get_attribute("#rp-ledger", "data-ok") == "true"
+        steps = viewer.evaluate("window.__replay.frames.length") - 1
+        assert viewer.locator("#rp-count").inner_text() == f"{steps} / {steps}"
+        # step back shows the position before the end, with the seats' claim answers
+        viewer.click("#rp-back")
+        viewer.wait_for_selector("body[data-at-end=false]")
+        assert viewer.locator("#rp-count").inner_text() == f"{steps - 1} / {steps}"
+        viewer.click("#rp-fwd")
+        viewer.wait_for_selector("body[data-at-end=true]")
+        # the human's first pass is shown at its seat when stepped to it
+        n = viewer.evaluate(
+            "window.__replay.frames.findIndex(f => f.step && f.step.seat === 0"
+            " && f.step.action.kind === 'pass')"
+        )
+        assert n > 0
+        viewer.fill("#rp-pos", str(n))
+        viewer.dispatch_event("#rp-pos", "input")
+        viewer.wait_for_selector("#rp-seat-0 .rp-answer[data-answer=pass]")
+        assert viewer.locator("#rp-seat-0 .rp-answer").inner_text() == "过"
+        viewer.screenshot(path=str(shots_dir / "replay-1280-pass.png"))
+        viewer.click("#rp-last")
+        viewer.wait_for_selector("body[data-at-end=true]")
+        viewer.screenshot(path=str(shots_dir / "replay-1280.png"), full_page=True)
+        _no_overflow(viewer)
+
+        viewer.set_viewport_size({"width": 375, "height": 812})
+        _play_to_end(viewer)
+        assert Counter(map(tuple, _viewer_rows(viewer))) == as_rows(ledger)
+        _no_overflow(viewer)
+        viewer.screenshot(path=str(shots_dir / "replay-375.png"), full_page=True)
+        viewer.click("#rp-first")
+        viewer.screenshot(path=str(shots_dir / "replay-375-start.png"))
+        assert not viewer.errors, viewer.errors
+        assert not page.errors, page.errors  # type: ignore[attr-defined]
+    finally:
+        ctx.close()
+
+    # the admin: /admin -> the room -> the hand -> 回放 (no key, the token), CSP in force
+    actx = browser.new_context(viewport={"width": 1280, "height": 800})
+    try:
+        admin = actx.new_page()
+        console: list[str] = []
+        admin.on("console", lambda m: console.append(m.text))
+        admin.add_init_script(WATCH)
+        admin.goto(f"{live.base}/admin")
+        admin.fill("#token", ADMIN_TOKEN)
+        admin.click("#login button")
+        admin.wait_for_selector("#console", state="visible")
+        admin.locator("#rows tr", has_text=code).first.click()
+        admin.wait_for_selector("#count:has-text('hands')")
+        admin.locator("#rows tr").nth(1).click()
+        admin.wait_for_selector("#hand-replay-link:not([hidden])")
+        console.clear()  # from here on: the viewer's messages only
+        admin.click("#hand-replay-link")
+        admin.wait_for_selector("#rp-verify[data-ok]")
+        assert "key=" not in admin.url
+        assert admin.locator("#rp-verify").inner_text() == OK
+        _play_to_end(admin)
+        assert Counter(map(tuple, _viewer_rows(admin))) == as_rows(ledger)
+        admin.screenshot(path=str(shots_dir / "replay-admin.png"))
+        # the viewer (tiles, controls, verify) needs nothing the CSP forbids
+        assert admin.evaluate("window.__csp") == []
+        assert [m for m in console if _csp_message(m)] == []
+        # without the token and without a key: refused, said plainly
+        other = browser.new_context().new_page()
+        other.goto(f"{live.base}{href.split('&key=')[0]}")
+        other.wait_for_selector("#rp-error:not([hidden])")
+        assert other.get_attribute("#rp-error", "data-code") == "bad_key"
+        other.context.close()
+    finally:
+        actx.close()
+
+
+def _store_jintan_hand(url: str, seed: str) -> dict[str, Any]:
+    """A Jintan hand played by the bots and stored as the room stores it: its id, key and
+    settlement (seeded from another thread: Playwright holds the main thread's loop)."""
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    from server.store import Store
+
+    game = find_game("jintan")
+    state = game.deal(game.options({}), seed, 1, 1)
+    log = []
+    while not game.ended(state):
+        if game.claims_decided(state):
+            state, _ = game.resolve_claims(state)
+            continue
+        seat = game.acting_seats(state)[0]
+        action = game.bot_action(state, seat)
+        log.append((seat, action))
+        state, _ = game.apply(state, seat, action)
+    settlement = game.settle(state).to_dict()
+
+    async def run() -> dict[str, Any]:
+        store = Store(url)
+        try:
+            await store.create_room("JTRP", "jintan", game.options({}).model_dump())
+            for seat, name in enumerate(["甲", "乙", "丙", "丁"]):
+                await store.add_player("JTRP", seat, name, "h", False)
+            started = await store.start_hand("JTRP", 1, seed, 1, 1)
+            for idx, (seat, action) in enumerate(log):
+                await store.append_action("JTRP", 1, idx, seat, {"action": action.to_dict()})
+            assert await store.settle_hand(
+                "JTRP",
+                1,
+                settlement["result"],
+                settlement,
+                settlement["payments"],
+                settlement["deltas"],
+            )
+            return {"id": started.id, "key": started.replay_key, "settlement": settlement}
+        finally:
+            await store.close()
+
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, run()).result()
+
+
+def test_a_jintan_hand_replays_with_its_flowers(live: LiveServer, browser: Any) -> None:
+    hand = _store_jintan_hand(live.database_url, "jintan-replay-1")
+    ctx = browser.new_context(viewport={"width": 375, "height": 812})
+    try:
+        page = ctx.new_page()
+        page.goto(f"{live.base}/replay?hand={hand['id']}&key={hand['key']}")
+        page.wait_for_selector("#rp-verify[data-ok]")
+        assert page.locator("#rp-verify").inner_text() == OK
+        assert "金坛" in page.locator("#rp-info").inner_text()
+        flowers = page.locator(".rp-melds .tile.flower").count()
+        laid = sum(len(s["flowers"]) for s in page.evaluate("window.__replay.data.initial.seats"))
+        assert flowers == laid == 2  # 5f and 4f laid at the deal (§J2)
+        _play_to_end(page)
+        s = hand["settlement"]
+        assert Counter(map(tuple, _viewer_rows(page))) == as_rows(s["payments"])
+        assert page.get_attribute("#rp-ledger", "data-ok") == "true"
+        _no_overflow(page)
+    finally:
+        ctx.close()

@@ -1,0 +1,290 @@
+// 回放: a finished hand watched step by step (GET /api/replays/{hand_id}?key=..., computed by
+// the server's engine from the stored seed and actions). All hands open, rivers and melds,
+// play / pause / step / speed, each seat's claim or pass, the settlement at the end. The wall
+// is rebuilt in the page from the revealed seed (wall.js) and checked against the hash
+// published at the deal. The admin (token in sessionStorage, /admin) needs no key.
+import { tileEl, sortTiles, tileName } from './tiles.js';
+import { t, getLang, setLang, reasonText, handTypeText } from './i18n.js';
+import { checkSeed, verdictText } from './wall.js';
+
+const $ = (id) => document.getElementById(id);
+const h = (tag, attrs = {}, ...children) => {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k === 'class') el.className = v;
+    else if (k === 'text') el.textContent = v;
+    else if (k === 'dataset') Object.assign(el.dataset, v);
+    else el.setAttribute(k, v === true ? '' : v);
+  }
+  for (const c of children.flat()) {
+    if (c === null || c === undefined || c === false) continue;
+    el.append(typeof c === 'string' || typeof c === 'number' ? String(c) : c);
+  }
+  return el;
+};
+
+const ADMIN_TOKEN_KEY = 'zhuoji-admin-token'; // admin.js keeps the token there
+const CLAIM_KINDS = new Set(['pass', 'pong', 'kong', 'win', 'chow']);
+const MELD_NAMES = { pong: '碰', ming_dou: '明杠', men_dou: '暗杠', zhuan_wan_dou: '转弯杠', chow: '吃', kong: '杠' };
+const ERROR_TEXT = {
+  bad_key: '回放链接无效：密钥不对（只有这一局的玩家拿到链接）。',
+  hand_not_finished: '这一局还没有结束，结束后才能回放。',
+  not_found: '没有这一局。',
+  forbidden: '管理员令牌无效。',
+  replay_failed: '这一局的记录无法回放。',
+};
+const SEAT_WINDS = ['东', '南', '西', '北'];
+
+const R = { data: null, frames: [], pos: 0, timer: null, speed: 1 };
+window.__replay = R; // for tests and debugging
+
+function seatName(i) {
+  const s = R.data && R.data.seats[i];
+  return s && s.name ? s.name : `座位${i + 1}`;
+}
+
+function actionText(step) {
+  if (!step) return '开局';
+  if (step.seat === null || step.seat === undefined) {
+    const ev = step.events.find((e) => ['pong', 'kong', 'win', 'chow'].includes(e.type)) || step.events[0];
+    if (!ev) return '裁定';
+    const who = ev.seat !== undefined ? seatName(ev.seat) : '';
+    return `裁定：${who} ${t(`act_${ev.type}`) || ev.type}${ev.tile ? ' ' + tileName(ev.tile) : ''}`;
+  }
+  const a = step.action || {};
+  let label = t(`act_${a.kind}`);
+  if (!label || label === `act_${a.kind}`) label = a.kind === 'ding_que' ? '定缺' : a.kind;
+  const arg = a.tile ? ` ${tileName(a.tile)}` : a.suit ? ` ${({ m: '万', p: '筒', s: '条' })[a.suit] || a.suit}` : a.tiles ? ` ${a.tiles.map(tileName).join('')}` : '';
+  return `${seatName(step.seat)} ${label}${arg}${a.bao_ting ? '（报听）' : ''}`;
+}
+
+/** Each seat's answer in the claim window open at frame `pos` (after the last discard or
+ * kong that opened one): {seat: kind}. */
+function answersAt(pos) {
+  const out = {};
+  for (let i = pos; i >= 1; i--) {
+    const step = R.frames[i].step;
+    if (step.seat === null || step.seat === undefined) {
+      if (i < pos) break; // a window closed before this frame
+      continue;
+    }
+    const kind = step.action && step.action.kind;
+    if (!CLAIM_KINDS.has(kind)) break; // the discard (or kong) that opened the window
+    if (!(step.seat in out)) out[step.seat] = kind;
+  }
+  return out;
+}
+
+function meldEl(m) {
+  const tiles = m.tiles || [];
+  const box = h('span', { class: `rp-meld meld-${m.kind}`, dataset: { kind: m.kind, from: m.from ?? '' }, title: MELD_NAMES[m.kind] || m.kind });
+  tiles.forEach((tl, i) => box.append(tileEl(m.kind === 'men_dou' && i < 3 ? 'back' : tl, { size: 'xs' })));
+  box.append(h('small', { text: MELD_NAMES[m.kind] || m.kind }));
+  return box;
+}
+
+function seatEl(i, st, answers, lastDiscard) {
+  const sv = st.seats[i];
+  const acting = (st.acting || []).includes(i);
+  const head = h('header', { class: 'rp-seat-head' },
+    h('b', { text: seatName(i) }),
+    R.data.seats[i] && R.data.seats[i].bot ? h('span', { class: 'badge', text: '机器人' }) : null,
+    h('span', { class: 'muted', text: SEAT_WINDS[(i - R.data.dealer + 4) % 4] || '' }),
+    i === st.dealer ? h('span', { class: 'badge', text: '庄' }) : null,
+    sv.ding_que ? h('span', { class: `badge que suit-${sv.ding_que}`, text: `缺${({ m: '万', p: '筒', s: '条' })[sv.ding_que]}` }) : null,
+    sv.bao_ting ? h('span', { class: 'badge', text: '报听' }) : null,
+    answers[i] ? h('span', { class: `rp-answer answer-${answers[i]}`, dataset: { answer: answers[i] }, text: t(`act_${answers[i]}`) }) : null,
+    acting ? h('span', { class: 'rp-acting', text: '行动中' }) : null);
+  const hand = h('div', { class: 'rp-hand', dataset: { seat: String(i) } });
+  for (const tl of sortTiles(sv.hand || [], sv.ding_que)) hand.append(tileEl(tl, { size: 'sm' }));
+  if (sv.drawn) hand.append(h('span', { class: 'rp-gap' }), tileEl(sv.drawn, { size: 'sm', classes: ['drawn'] }));
+  const melds = h('div', { class: 'rp-melds' }, ...(sv.melds || []).map(meldEl));
+  if (sv.flowers && sv.flowers.length) melds.append(...sv.flowers.map((f) => tileEl(f, { size: 'xs', classes: ['flower'] })));
+  const claimed = new Set(sv.claimed || []);
+  const river = h('div', { class: 'rp-river' });
+  (sv.discards || []).forEach((tl, k) => {
+    const classes = [];
+    if (claimed.has(k)) classes.push('claimed');
+    if (lastDiscard && lastDiscard.seat === i && k === sv.discards.length - 1) classes.push('last');
+    river.append(tileEl(tl, { size: 'xs', classes }));
+  });
+  const waits = (sv.waits || []).length
+    ? h('div', { class: 'rp-waits muted' }, '听 ', ...sv.waits.map((w) => tileEl(w.tile, { size: 'xs' })))
+    : null;
+  return h('section', { class: `rp-seat ${acting ? 'acting' : ''}`, id: `rp-seat-${i}`, dataset: { seat: String(i) } },
+    head, hand, melds, h('div', { class: 'label muted', text: '牌河' }), river, waits);
+}
+
+function renderTable() {
+  const frame = R.frames[R.pos];
+  const st = frame.state;
+  const answers = answersAt(R.pos);
+  let lastDiscard = null;
+  for (let i = R.pos; i >= 1; i--) {
+    const a = R.frames[i].step.action;
+    if (a && a.kind === 'discard') { lastDiscard = { seat: R.frames[i].step.seat }; break; }
+  }
+  const table = $('rp-table');
+  table.replaceChildren(...st.seats.map((_, i) => seatEl(i, st, answers, lastDiscard)));
+  table.dataset.players = String(st.seats.length);
+  $('rp-now').replaceChildren(
+    h('span', { class: 'rp-step-no', text: `第 ${R.pos} 步` }), ' ',
+    h('b', { id: 'rp-action', text: actionText(frame.step) }), ' ',
+    h('span', { class: 'muted', text: `余牌 ${st.wall_count}` }));
+  $('rp-pos').value = String(R.pos);
+  $('rp-count').textContent = `${R.pos} / ${R.frames.length - 1}`;
+  $('rp-play').textContent = R.timer ? '暂停' : '播放';
+  $('rp-back').disabled = R.pos === 0;
+  $('rp-first').disabled = R.pos === 0;
+  const end = R.pos === R.frames.length - 1;
+  $('rp-fwd').disabled = end;
+  $('rp-last').disabled = end;
+  $('rp-settlement').hidden = !end;
+  document.body.dataset.atEnd = String(end);
+  for (const li of $('rp-log').children) li.classList.toggle('current', Number(li.dataset.pos) === R.pos);
+}
+
+function renderSettlement() {
+  const s = R.data.settlement;
+  const box = $('rp-settlement');
+  box.replaceChildren();
+  if (!s) return;
+  const winners = Array.isArray(s.winners) ? s.winners : [];
+  box.append(h('h2', {}, '结算 ', h('span', { id: 'rp-result', class: `result ${s.result}`, dataset: { result: s.result }, text: s.result === 'win' ? t('result_win') : t('result_huang') })));
+  const dt = h('table', { id: 'rp-deltas', class: 'grid' }, h('thead', {}, h('tr', {}, h('th', { text: '座位' }), h('th', { text: '得分' }))));
+  const tb = h('tbody');
+  s.deltas.forEach((d, i) => tb.append(h('tr', { class: `rp-delta ${winners.includes(i) ? 'winner-row' : ''}`, dataset: { seat: String(i), delta: String(d) } },
+    h('td', { text: seatName(i) }), h('td', { class: `num ${d > 0 ? 'pos' : d < 0 ? 'neg' : ''}`, text: d > 0 ? `+${d}` : String(d) }))));
+  dt.append(tb);
+  box.append(dt);
+  if (winners.length) {
+    const types = s.hand_types || {};
+    box.append(h('p', { id: 'rp-winners' }, '胡牌：', ...winners.map((w) => h('span', { class: 'winner', dataset: { seat: String(w) } }, seatName(w), ' ', handTypeText(types[w] ?? types[String(w)] ?? ''), ' '))));
+  }
+  if (s.turned || (s.chickens || []).length) {
+    box.append(h('p', { class: 'rp-chickens' }, '翻鸡 ', s.turned ? tileEl(s.turned, { size: 'xs' }) : '—', ' 鸡 ',
+      ...(s.chickens || []).map((c) => tileEl(typeof c === 'string' ? c : c.tile, { size: 'xs' }))));
+  }
+  const pt = h('table', { id: 'rp-payments', class: 'grid' }, h('thead', {}, h('tr', {}, h('th', { text: '付' }), h('th', { text: '收' }), h('th', { text: '分' }), h('th', { text: '原因' }))));
+  const pb = h('tbody');
+  for (const p of s.payments || []) {
+    pb.append(h('tr', { class: 'rp-payment', dataset: { from: String(p.from), to: String(p.to), points: String(p.points), reason: p.reason } },
+      h('td', { text: seatName(p.from) }), h('td', { text: seatName(p.to) }), h('td', { class: 'num', text: String(p.points) }), h('td', { text: reasonText(p.reason) })));
+  }
+  if (!(s.payments || []).length) pb.append(h('tr', {}, h('td', { colspan: '4', class: 'muted', text: '无' })));
+  pt.append(pb);
+  box.append(h('div', { class: 'scroll-x' }, pt));
+  box.append(h('p', { id: 'rp-ledger', class: `rp-ledger ${R.data.replay_ok ? 'ok' : 'bad'}`, dataset: { ok: String(R.data.replay_ok) },
+    text: R.data.replay_ok ? '✓ 回放的结算与账本一致' : '✗ 回放的结算与账本不一致' }));
+}
+
+function go(pos) {
+  R.pos = Math.max(0, Math.min(R.frames.length - 1, pos));
+  if (R.pos === R.frames.length - 1) stop();
+  renderTable();
+}
+
+function stop() {
+  if (R.timer) clearTimeout(R.timer);
+  R.timer = null;
+}
+
+function tickPlay() {
+  if (R.pos >= R.frames.length - 1) { stop(); renderTable(); return; }
+  go(R.pos + 1);
+  if (R.timer) R.timer = setTimeout(tickPlay, 1000 / R.speed);
+}
+
+function play() {
+  if (R.timer) { stop(); renderTable(); return; }
+  if (R.pos >= R.frames.length - 1) R.pos = 0;
+  R.timer = setTimeout(tickPlay, 1000 / R.speed);
+  renderTable();
+}
+
+async function verify() {
+  const d = R.data;
+  const res = await checkSeed({
+    game: d.game, seed: d.seed, publishedHash: d.initial.seed_hash, players: d.players, dealer: d.dealer, deal: d.deal,
+  });
+  const el = $('rp-verify');
+  el.textContent = verdictText(res);
+  el.className = `rp-verify ${res.ok ? 'ok' : 'bad'}`;
+  el.dataset.ok = String(res.ok);
+  $('rp-seed').replaceChildren(
+    h('span', { class: 'label', text: '种子 ' }), h('code', { id: 'rp-seed-value', text: d.seed }),
+    h('br'), h('span', { class: 'label', text: '开局公布的哈希 ' }), h('code', { text: d.initial.seed_hash }),
+    h('br'), h('span', { class: 'label', text: '页面计算的哈希 ' }), h('code', { id: 'rp-hash-computed', text: res.hash || '—' }));
+  const wall = $('rp-wall-tiles');
+  wall.replaceChildren(...res.hands.map((hd, i) => h('div', { class: 'rp-dealt' }, h('span', { class: 'label', text: `${seatName(i)} 起手 ` }), ...hd.map((tl) => tileEl(tl, { size: 'xs' })))),
+    h('div', { class: 'rp-wall-row' }, h('span', { class: 'label', text: '牌墙 ' }), ...res.wall.map((tl) => tileEl(tl, { size: 'xs' }))));
+}
+
+function showError(code, message) {
+  const el = $('rp-error');
+  el.hidden = false;
+  el.dataset.code = code || '';
+  el.textContent = ERROR_TEXT[code] || message || '无法加载回放。';
+  $('rp-viewer').hidden = true;
+}
+
+async function load() {
+  const params = new URLSearchParams(location.search);
+  const hand = params.get('hand');
+  const key = params.get('key');
+  if (!hand || !/^\d+$/.test(hand)) { showError('not_found'); return; }
+  const headers = {};
+  let url = `/api/replays/${hand}`;
+  if (key) url += `?key=${encodeURIComponent(key)}`;
+  else {
+    let tok = null;
+    try { tok = sessionStorage.getItem(ADMIN_TOKEN_KEY); } catch (e) { /* storage off */ }
+    if (tok) headers.Authorization = `Bearer ${tok}`;
+  }
+  let res;
+  let body;
+  try {
+    res = await fetch(url, { headers });
+    body = await res.json();
+  } catch (e) { showError('', '网络错误，无法加载回放。'); return; }
+  if (!res.ok) {
+    const d = body && body.detail;
+    showError(d && d.code, d && d.message);
+    return;
+  }
+  R.data = body;
+  R.frames = [{ step: null, state: body.initial }, ...body.steps.map((s) => ({ step: s, state: s.state }))];
+  $('rp-info').textContent = `房间 ${body.room} · 第 ${body.hand_no} 局 · ${body.game === 'jintan' ? '金坛' : '贵阳'}`;
+  $('rp-pos').max = String(R.frames.length - 1);
+  const log = $('rp-log');
+  log.replaceChildren(...R.frames.map((f, i) => {
+    const li = h('li', { dataset: { pos: String(i) } }, h('button', { type: 'button', class: 'linkish', text: actionText(f.step) }));
+    li.firstChild.addEventListener('click', () => { stop(); go(i); });
+    return li;
+  }));
+  $('rp-viewer').hidden = false;
+  renderSettlement();
+  renderTable();
+  await verify();
+}
+
+function bind() {
+  $('rp-play').addEventListener('click', play);
+  $('rp-fwd').addEventListener('click', () => { stop(); go(R.pos + 1); });
+  $('rp-back').addEventListener('click', () => { stop(); go(R.pos - 1); });
+  $('rp-first').addEventListener('click', () => { stop(); go(0); });
+  $('rp-last').addEventListener('click', () => { stop(); go(R.frames.length - 1); });
+  $('rp-pos').addEventListener('input', (ev) => { stop(); go(Number(ev.target.value)); });
+  $('rp-speed').addEventListener('change', (ev) => { R.speed = Number(ev.target.value) || 1; });
+  document.addEventListener('keydown', (ev) => {
+    if (!R.data || ev.target.tagName === 'SELECT' || ev.target.tagName === 'INPUT') return;
+    if (ev.key === ' ') { ev.preventDefault(); play(); }
+    else if (ev.key === 'ArrowRight') { stop(); go(R.pos + 1); }
+    else if (ev.key === 'ArrowLeft') { stop(); go(R.pos - 1); }
+  });
+}
+
+setLang(getLang());
+bind();
+load();
