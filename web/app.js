@@ -5,7 +5,7 @@ import { tileEl, tileName, sortTiles, suitOf, suitChar } from './tiles.js';
 import { api, store, ApiError } from './api.js';
 import { RoomSocket } from './net.js';
 import { play as playSound, isMuted, setMuted } from './sound.js';
-import { PHRASES, EMOTES, PHRASE_SECONDS, BUBBLE_MS, phraseText, isEmote } from './phrases.js';
+import { PHRASES, EMOTES, PHRASE_SECONDS, BUBBLE_MS, phraseText, isEmote, emoteSvg } from './phrases.js';
 
 const $ = (sel, root = document) => root.querySelector(sel);
 const h = (tag, attrs = {}, ...children) => {
@@ -410,7 +410,7 @@ function enterRoom(code, seatInfo) {
   refreshRoom();
   S.pollTimer = setInterval(() => { if (!document.hidden) refreshRoom(); }, 4000);
   S.socket = new RoomSocket(code, S.token, {
-    onMessage: (msg) => { onMessage(msg); afterMessage(msg); },
+    onMessage: (msg) => { const seen = S.seen; onMessage(msg); afterMessage(msg, S.seen !== seen); },
     onState: setConn,
     onFatal: (wsCode) => {
       if (wsCode === 4409) {
@@ -791,7 +791,7 @@ function renderRoomInfo() {
     const info = seats.find((x) => x && x.seat === i);
     const li = h('li', { dataset: { seat: String(i) }, class: info ? 'taken' : 'empty' });
     if (info) {
-      li.append(h('span', { class: 'seat-no', text: `${i + 1}` }), h('b', { text: info.name || '' }));
+      li.append(h('span', { class: 'seat-no', text: `${i + 1}` }), h('b', { text: info.bot ? botName(i, info.name) : info.name || '' }));
       if (info.bot) li.append(h('span', { class: 'badge', text: t('bot') }));
       if (i === S.seat) li.append(h('span', { class: 'badge me', text: t('you') }));
       if (!info.bot) li.append(h('span', { class: `dot ${info.connected ? 'on' : 'off'}` }));
@@ -1587,12 +1587,13 @@ function botName(i, serverName) {
   return `${t('bot')}·${'东南西北'[i % 4]}`;
 }
 
-/** Sounds for a message just handled: a discard, pong, kong or win event; your turn (a new
- *  prompt with something for this seat to do). */
-function afterMessage(msg) {
+/** Sounds for a message just handled (`fresh`: it was new, not one a snapshot covered): a
+ *  discard, pong, kong or win event; your turn (a new prompt with something to do). */
+function afterMessage(msg, fresh) {
   if (msg.type === 'phrase') { onPhrase(msg); return; }
+  if (!fresh) return;
   if (msg.type === 'event' && msg.event) {
-    const kind = { discard: 'discard', pong: 'pong', kong: 'kong', kong_declared: 'kong', win: 'win' }[msg.event.type];
+    const kind = { discard: 'discard', pong: 'pong', kong: 'kong', win: 'win' }[msg.event.type];
     if (kind) playSound(kind);
   }
   if (msg.type === 'event' || msg.type === 'snapshot') {
@@ -1663,10 +1664,13 @@ function renderBubbles() {
   for (const [seat, b] of bubbles) {
     if (b.until <= now) { bubbles.delete(seat); continue; }
     for (const target of seatTargets(seat)) {
+      const emote = isEmote(b.phrase);
       target.append(h('span', {
-        class: `phrase-bubble ${isEmote(b.phrase) ? 'emote' : ''}`, role: 'status',
-        dataset: { seat: String(seat), phrase: b.phrase }, text: phraseText(b.phrase, getLang()),
-      }));
+        class: `phrase-bubble ${emote ? 'emote' : ''}`, role: 'status',
+        dataset: { seat: String(seat), phrase: b.phrase },
+        'aria-label': phraseText(b.phrase, getLang()),
+        text: emote ? null : phraseText(b.phrase, getLang()),
+      }, emote ? emoteSvg(b.phrase) : null));
     }
   }
 }
@@ -1688,7 +1692,7 @@ function renderPhrasePanel() {
   }
   const emotes = h('div', { class: 'emote-list' });
   for (const e of EMOTES) {
-    emotes.append(h('button', { type: 'button', class: 'emote', dataset: { phrase: e.id }, title: en ? e.en : e.zh, 'aria-label': en ? e.en : e.zh, disabled: cooling, onclick: () => sendPhrase(e.id) }, e.text));
+    emotes.append(h('button', { type: 'button', class: 'emote', dataset: { phrase: e.id }, title: en ? e.en : e.zh, 'aria-label': en ? e.en : e.zh, disabled: cooling, onclick: () => sendPhrase(e.id) }, emoteSvg(e.id)));
   }
   panel.append(list, emotes);
 }
@@ -1758,9 +1762,19 @@ function renderMute() {
   const m = isMuted();
   b.dataset.muted = m ? 'true' : 'false';
   b.setAttribute('aria-pressed', m ? 'true' : 'false');
-  b.textContent = m ? '🔇' : '🔊';
+  b.replaceChildren(speakerIcon(m));
   b.title = m ? t('sound_off') : t('sound_on');
   b.setAttribute('aria-label', b.title);
+}
+
+/** A speaker (with sound waves, or crossed out when muted) as SVG: no emoji font needed. */
+function speakerIcon(muted) {
+  const wrap = h('span', { class: 'speaker' });
+  const tail = muted
+    ? '<path d="M16 9 l6 6 M22 9 l-6 6" stroke="currentColor" stroke-width="2" stroke-linecap="round"/>'
+    : '<path d="M16 8.5 q3 3.5 0 7 M18.5 6 q5.5 6 0 12" fill="none" stroke="currentColor" stroke-width="1.8" stroke-linecap="round"/>';
+  wrap.innerHTML = `<svg viewBox="0 0 24 24" width="18" height="18" aria-hidden="true"><path d="M3 9 h4 l5 -4 v14 l-5 -4 h-4z" fill="currentColor"/>${tail}</svg>`;
+  return wrap;
 }
 
 function bindSocial() {

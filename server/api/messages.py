@@ -226,7 +226,7 @@ class PingMessage(_StrictClient):
 
 class PhraseMessage(_StrictClient):
     """Say a quick phrase / emote (快捷语) to the table: ``phrase`` is an id of the fixed list
-    (``server/room/phrases.py``: ``hurry``, ``hurry_up``, ..., ``emote_rose``); free text is
+    (``server/room/phrases.py``: ``hurry``, ``hurry_up``, ..., ``emote_wow``); free text is
     not accepted. Errors: ``unknown_phrase``, ``phrase_rate_limited`` (one every 3 s per
     seat), ``spectator``. Broadcast as ``{"type": "phrase", "seat", "phrase"}``."""
 

@@ -18,11 +18,11 @@ PHRASES: tuple[str, ...] = (
     "sorry",  # 不好意思，手滑了
     "again",  # 再来一局
     "bye",  # 我先走了，下次再玩
-    "emote_smile",  # 😄
-    "emote_cry",  # 😭
-    "emote_angry",  # 😠
-    "emote_thumbs",  # 👍
-    "emote_rose",  # 🌹
+    "emote_smile",  # a laughing face (the client draws the faces)
+    "emote_cry",
+    "emote_angry",
+    "emote_cool",
+    "emote_wow",
 )
 #: Seconds a seat waits between two phrases (``phrase_rate_limited`` before that).
 PHRASE_SECONDS = 3.0

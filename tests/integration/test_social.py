@@ -77,10 +77,10 @@ async def test_quick_phrases_broadcast_refusals_and_rate_limit(live_clock: Live)
     assert await phrases_until_pong(spec, 11) == []
 
     # seat 1 has its own budget: its first phrase goes out at once
-    await send(ws1, {"type": "phrase", "seq": 6, "phrase": "emote_rose"})
+    await send(ws1, {"type": "phrase", "seq": 6, "phrase": "emote_wow"})
     for ws in (ws0, ws1, spec):
         msg, _ = await recv_until(ws, "phrase")
-        assert msg == {"type": "phrase", "seat": 1, "phrase": "emote_rose"}
+        assert msg == {"type": "phrase", "seat": 1, "phrase": "emote_wow"}
     # seat 0 again once 3 s passed on the room's clock
     await live.advance(PHRASE_SECONDS - 0.5)
     await send(ws0, {"type": "phrase", "seq": 7, "phrase": "again"})
