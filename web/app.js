@@ -1621,8 +1621,7 @@ function onReplaced() {
   S.deadline = null;
   S.legal = [];
   S.pending = false;
-  toast(t('replaced'));
-  renderAll();
+  renderAll(); // the banner says why (no toast on top of it)
 }
 
 // ---- 快捷语

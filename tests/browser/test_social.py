@@ -65,8 +65,12 @@ def shot(page: Any, shots_dir: Path, name: str) -> None:
 def in_viewport(page: Any, selector: str) -> bool:
     box = page.locator(selector).bounding_box()
     vw, vh = page.viewport_size["width"], page.viewport_size["height"]
-    return bool(box) and box["x"] >= 0 and box["y"] >= 0 and box["x"] + box["width"] <= vw and (
-        box["y"] + box["height"] <= vh
+    return (
+        bool(box)
+        and box["x"] >= 0
+        and box["y"] >= 0
+        and box["x"] + box["width"] <= vw
+        and (box["y"] + box["height"] <= vh)
     )
 
 
@@ -225,9 +229,7 @@ def _public_tiles(view: dict[str, Any]) -> Counter[str]:
     return out
 
 
-def test_spectator_sees_no_concealed_tile(
-    browser: Any, live: LiveServer, shots_dir: Path
-) -> None:
+def test_spectator_sees_no_concealed_tile(browser: Any, live: LiveServer, shots_dir: Path) -> None:
     ctx_a, a = desktop(browser)
     specs = [desktop(browser), phone_page(browser)]
     try:
@@ -246,7 +248,9 @@ def test_spectator_sees_no_concealed_tile(
                 "document.querySelectorAll('#opponents .seat-panel').length === 4", timeout=10000
             )
             page.wait_for_selector('.river[data-seat="0"] .tile', timeout=10000)
-            assert page.locator("#spectator-badge").is_visible()
+            # 观战中 in the table's centre; in the top bar too where it has room
+            assert page.locator("#prompt").inner_text() == "观战中"
+            assert page.locator("#spectator-badge").is_visible() == (size == 1280)
             assert page.locator("#me").is_hidden()
             assert page.locator("#hand .tile, .hand-tile").count() == 0
             assert page.locator("#phrase-btn").is_hidden()
@@ -381,5 +385,31 @@ def test_old_tab_stops_its_countdown_and_says_why(
         page.wait_for_function("document.querySelector('#countdown').dataset.seconds !== ''")
         other.locator("#replaced-banner").wait_for(state="visible", timeout=5000)
         time.sleep(0.1)
+    finally:
+        ctx.close()
+
+
+def test_phrases_emotes_and_mute_under_the_csp(browser: Any, live_server: str) -> None:
+    """The phrase panel, the drawn emotes, a bubble and the speaker icon under the server's
+    real Content-Security-Policy: no violation reported."""
+    from test_csp import WATCH, _csp_message
+
+    ctx, page = new_page(browser, *DESKTOP, bypass_csp=False)
+    console: list[str] = []
+    page.on("console", lambda m: console.append(m.text))
+    page.add_init_script(WATCH)
+    try:
+        create_room(page, live_server, "策")
+        add_bots(page)
+        page.wait_for_selector("#hand .hand-tile.playable", timeout=15000)
+        page.click("#mute-toggle")
+        page.click("#phrase-btn")
+        page.click('#phrase-panel .emote[data-phrase="emote_smile"]')
+        page.wait_for_selector('#my-head .phrase-bubble[data-phrase="emote_smile"] svg')
+        page.click("#mute-toggle")
+        page.wait_for_timeout(300)
+        assert page.evaluate("window.__csp") == []
+        assert [m for m in console if _csp_message(m)] == []
+        assert not page.errors, page.errors  # type: ignore[attr-defined]
     finally:
         ctx.close()

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from live_helpers import Live, create_room, recv, recv_until
+from live_helpers import Live, create_room, recv_until
 
 from server.api.messages import ServerMessageAdapter
 from server.room.phrases import PHRASE_SECONDS, PHRASES
@@ -165,3 +165,36 @@ async def test_bots_one_seat_at_a_time_and_removed_before_the_deal(live: Live) -
         (2, True),
         (3, True),
     ]
+
+
+async def test_quick_phrases_over_the_redis_bus(live_redis: Live) -> None:
+    """With Redis (a cluster of processes) a phrase goes through the room's owner: the same
+    broadcast, the same typed refusals."""
+    live = live_redis
+    async with live.client() as client:
+        code = await create_room(client, {"players": 2})
+        r = await client.post(f"/api/rooms/{code}/join", json={"name": "ann"})
+        token = r.json()["token"]
+        r = await client.post(
+            f"/api/rooms/{code}/bots",
+            json={"seat": 1},
+            headers={"Authorization": f"Bearer {token}"},
+        )
+        assert r.json() == {"seats": [1]}
+    ws = await live.connect(code, token)
+    spec = await live.connect(code)
+    for s in (ws, spec):
+        await recv_until(s, "snapshot")
+    await send(ws, {"type": "phrase", "seq": 1, "phrase": "good_hand"})
+    for s in (ws, spec):
+        msg, _ = await recv_until(s, "phrase")
+        assert msg == {"type": "phrase", "seat": 0, "phrase": "good_hand"}
+    await send(ws, {"type": "phrase", "seq": 2, "phrase": "good_hand"})
+    err, _ = await recv_until(ws, "error")
+    assert (err["code"], err["seq"]) == ("phrase_rate_limited", 2)
+    await send(ws, {"type": "phrase", "seq": 3, "phrase": "GOOD_HAND"})
+    err, _ = await recv_until(ws, "error")
+    assert (err["code"], err["seq"]) == ("unknown_phrase", 3)
+    assert await phrases_until_pong(spec, 4) == []
+    for s in (ws, spec):
+        await s.close()
