@@ -1693,7 +1693,9 @@ function renderPhrasePanel() {
   for (const e of EMOTES) {
     emotes.append(h('button', { type: 'button', class: 'emote', dataset: { phrase: e.id }, title: en ? e.en : e.zh, 'aria-label': en ? e.en : e.zh, disabled: cooling, onclick: () => sendPhrase(e.id) }, emoteSvg(e.id)));
   }
-  panel.append(list, emotes);
+  const head = h('div', { class: 'phrase-head' }, h('b', { text: t('phrases') }),
+    h('button', { type: 'button', id: 'phrase-close', class: 'ghost small', 'aria-label': t('close'), onclick: () => { S.phraseOpen = false; renderPhrasePanel(); } }, '×'));
+  panel.append(head, list, emotes);
 }
 
 // ---- spectators
@@ -1780,6 +1782,13 @@ function bindSocial() {
   $('#mute-toggle').addEventListener('click', () => { setMuted(!isMuted()); renderMute(); });
   renderMute();
   $('#phrase-btn').addEventListener('click', () => { S.phraseOpen = !S.phraseOpen; renderPhrasePanel(); });
+  // a tap anywhere else (or Escape) closes the phrase panel
+  document.addEventListener('pointerdown', (e) => {
+    if (S.phraseOpen && !e.target.closest('#phrase-panel, #phrase-btn')) { S.phraseOpen = false; renderPhrasePanel(); }
+  });
+  document.addEventListener('keydown', (e) => {
+    if (e.key === 'Escape' && S.phraseOpen) { S.phraseOpen = false; renderPhrasePanel(); }
+  });
   $('#spectate-btn').addEventListener('click', spectate);
   $('#replaced-resume').addEventListener('click', () => { if (S.socket) S.socket.reopen(); });
   $('#lang-toggle').addEventListener('click', renderMute);

@@ -187,6 +187,7 @@ def test_quick_phrase_appears_at_the_seat_in_the_other_context(
         assert in_viewport(b, "#phrase-panel")
         shot(b, shots_dir, "social-phrases-panel-375.png")
         b.tap('#phrase-panel .emote[data-phrase="emote_cool"]')
+        b.wait_for_selector("#phrase-panel", state="hidden")  # a phrase sent closes it
         em = a.locator('#opponents .seat-panel[data-seat="1"] .phrase-bubble')
         em.wait_for(state="visible", timeout=5000)
         assert em.get_attribute("data-phrase") == "emote_cool"
@@ -196,6 +197,17 @@ def test_quick_phrase_appears_at_the_seat_in_the_other_context(
             "right"
         )
         shot(a, shots_dir, "social-phrase-bubble-1280.png")
+        # the panel closes with its ×, with a tap elsewhere, and with Escape
+        a.wait_for_function("!document.querySelector('#phrase-btn').disabled", timeout=5000)
+        a.click("#phrase-btn")
+        a.click("#phrase-close")
+        a.wait_for_selector("#phrase-panel", state="hidden")
+        a.click("#phrase-btn")
+        a.mouse.click(640, 700)
+        a.wait_for_selector("#phrase-panel", state="hidden")
+        a.click("#phrase-btn")
+        a.keyboard.press("Escape")
+        a.wait_for_selector("#phrase-panel", state="hidden")
         # the bubble goes away by itself
         em.wait_for(state="detached", timeout=8000)
         assert not a.errors and not b.errors, (a.errors, b.errors)  # type: ignore[attr-defined]
