@@ -185,6 +185,7 @@ function setUrlRoom(code) {
   const url = new URL(location.href);
   if (code) url.searchParams.set('room', code);
   else url.searchParams.delete('room');
+  url.searchParams.delete('watch'); // 观战 sets it again (spectate())
   history.replaceState(null, '', url.toString());
 }
 
@@ -1714,6 +1715,9 @@ function spectate() {
   const code = $('#spectate-btn').dataset.code || $('#join-code').value.trim().toUpperCase();
   if (!code) return;
   setUrlRoom(code);
+  const url = new URL(location.href);
+  url.searchParams.set('watch', '1');
+  history.replaceState(null, '', url.toString());
   enterRoom(code, null);
 }
 
@@ -1755,6 +1759,9 @@ function renderSocial() {
   rb.hidden = !S.replaced;
   const spectator = !!S.code && (S.seat === null || S.seat === undefined);
   $('#spectator-badge').hidden = !spectator;
+  $('#add-bots').hidden = spectator; // bots are a seated player's call
+  const hint = $('#add-bots').parentNode.querySelector('small');
+  if (hint) hint.textContent = spectator ? `${t('spectating')} · ${t('start_hint')}` : t('start_hint');
   document.body.dataset.spectator = spectator ? 'true' : 'false';
 }
 
@@ -1854,6 +1861,10 @@ function route() {
     const stored = store.seat(code);
     if (stored && stored.token) {
       enterRoom(code, stored);
+      return;
+    }
+    if (params.get('watch') === '1') { // a spectator's reload keeps watching
+      enterRoom(code, null);
       return;
     }
   }

@@ -289,6 +289,14 @@ def test_spectator_sees_no_concealed_tile(browser: Any, live: LiveServer, shots_
             counts = [s["concealed_count"] for s in view["seats"]]
             assert sum(counts) in (52, 53), counts  # 13 each, one drawn
             shot(page, shots_dir, f"social-spectator-table-{size}.png")
+            # a reload keeps watching (the link says so), still without a seat
+            assert "watch=1" in page.url
+            page.reload()
+            page.wait_for_function(
+                "document.querySelectorAll('#opponents .seat-panel').length === 4", timeout=10000
+            )
+            assert page.evaluate("__gy.seat") is None
+            assert page.locator(".hand-tile").count() == 0
             assert not page.errors, page.errors  # type: ignore[attr-defined]
     finally:
         ctx_a.close()
@@ -425,3 +433,30 @@ def test_phrases_emotes_and_mute_under_the_csp(browser: Any, live_server: str) -
         assert not page.errors, page.errors  # type: ignore[attr-defined]
     finally:
         ctx.close()
+
+
+def test_spectator_of_an_open_room_waits_then_watches(
+    browser: Any, live_server: str, shots_dir: Path
+) -> None:
+    ctx_a, a = desktop(browser)
+    ctx_s, s = phone_page(browser)
+    try:
+        code = create_room(a, live_server, "等人")
+        s.goto(f"{live_server}/?room={code}")
+        s.locator("#spectate-btn").wait_for(state="visible", timeout=5000)
+        s.tap("#spectate-btn")
+        s.wait_for_selector('#seat-list li[data-seat="0"].taken', timeout=5000)
+        # a spectator seats nobody: no bot buttons, no 补机器人
+        assert s.locator("#add-bots").is_hidden()
+        assert s.locator(".seat-bot-add, .seat-bot-remove").count() == 0
+        assert s.locator("#seat-list li.empty").count() == 3
+        assert s.locator("#room-info small.muted").last.inner_text() == "观战中 · 人满后自动开局"
+        shot(s, shots_dir, "social-spectator-waiting-375.png")
+        add_bots(a)
+        at_table(s)  # the deal reaches the spectator by itself
+        assert s.locator("#opponents .seat-panel").count() == 4
+        assert s.locator(".hand-tile").count() == 0
+        assert not s.errors, s.errors  # type: ignore[attr-defined]
+    finally:
+        ctx_a.close()
+        ctx_s.close()
