@@ -1609,7 +1609,8 @@ function afterMessage(msg, fresh) {
 /** One tick a second in the last 5 seconds of this seat's own decision. */
 function countdownSound(secs) {
   const mine = S.seat !== null && S.seat !== undefined && S.legal.length > 0 && !S.pending;
-  if (!mine || secs > 5 || secs <= 0) return;
+  // after the prompt's your-turn sound (the render of the message that opened it comes first)
+  if (!mine || secs > 5 || secs <= 0 || S.turnSoundPrompt !== S.prompt) return;
   const key = `${S.prompt}:${secs}`;
   if (S.tickSoundKey === key) return;
   S.tickSoundKey = key;

@@ -2,8 +2,9 @@
 // discard, pong, kong, win, your turn and the last seconds of a countdown. A mute switch is
 // remembered in localStorage ('gy.mute' = '1').
 //
-// Every call of play(kind) is counted in window.__gySound.counts (muted or not: `played`
-// counts the sounds really made), so a test can check which events make which sound.
+// Every call of play(kind) is counted in window.__gySound.counts and listed in order in
+// window.__gySound.log (muted or not: `played` counts the sounds really made), so a test can
+// check which events make which sound.
 
 const MUTE_KEY = 'gy.mute';
 
@@ -18,7 +19,7 @@ const SOUNDS = {
 };
 export const SOUND_KINDS = Object.keys(SOUNDS);
 
-const hook = { counts: {}, played: {}, last: null };
+const hook = { counts: {}, played: {}, last: null, log: [] };
 window.__gySound = hook;
 
 let ctx = null;
@@ -54,6 +55,7 @@ export function play(kind) {
   if (!notes) return;
   hook.counts[kind] = (hook.counts[kind] || 0) + 1;
   hook.last = kind;
+  if (hook.log.length < 500) hook.log.push(kind);
   if (muted) return;
   const c = audio();
   if (!c || c.state !== 'running') return; // no gesture yet: stay silent

@@ -460,3 +460,59 @@ def test_spectator_of_an_open_room_waits_then_watches(
     finally:
         ctx_a.close()
         ctx_s.close()
+
+
+def test_countdown_ticks_in_the_last_seconds(
+    browser: Any, live_server: str, shots_dir: Path
+) -> None:
+    """A 3 s turn: the your-turn sound, one tick at 3, 2 and 1 s left, then the server's
+    default discard (its sound) when the time is up."""
+    ctx, page = phone_page(browser)
+    try:
+        page.goto(live_server + "/")
+        page.fill("#name", "快手")
+        page.check("#opt-hands-4")
+        page.fill("#opt-turn-seconds", "3")
+        page.check("#opt-bank-seconds-0")
+        page.click("#create-room")
+        page.wait_for_selector("#room-code:not(:empty)")
+        add_bots(page)
+        page.wait_for_function("window.__gySound.log.includes('discard')", timeout=15000)
+        log = page.evaluate("window.__gySound.log")
+        assert log[:5] == ["turn", "tick", "tick", "tick", "discard"], log
+        assert not page.errors, page.errors  # type: ignore[attr-defined]
+    finally:
+        ctx.close()
+
+
+def test_the_page_offers_exactly_the_servers_phrases(browser: Any, live_server: str) -> None:
+    from server.room.phrases import PHRASE_SECONDS, PHRASES
+
+    ctx, page = desktop(browser)
+    try:
+        page.goto(live_server + "/")
+        page.wait_for_selector("#create-room")
+        got = page.evaluate(
+            """async () => {
+              const m = await import('./phrases.js');
+              return {
+                ids: [...m.PHRASES, ...m.EMOTES].map((p) => p.id),
+                texts: [...m.PHRASES, ...m.EMOTES].map((p) => [m.phraseText(p.id, 'zh'),
+                                                              m.phraseText(p.id, 'en')]),
+                faces: m.EMOTES.map((e) => !!m.emoteSvg(e.id).querySelector('svg circle, svg')),
+                seconds: m.PHRASE_SECONDS,
+                unknown: m.phraseText('nope', 'zh'),
+              };
+            }"""
+        )
+        assert got["ids"] == list(PHRASES)
+        assert all(zh and en and zh != en for zh, en in got["texts"]), got["texts"]
+        assert got["texts"][:2] == [
+            ["快点出牌啊", "Play a tile, quick!"],
+            ["搞快点了嘛", "Hurry up a bit!"],
+        ]
+        assert got["faces"] == [True] * 5
+        assert got["seconds"] == PHRASE_SECONDS
+        assert got["unknown"] == ""
+    finally:
+        ctx.close()
