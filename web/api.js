@@ -59,6 +59,9 @@ export const api = {
   join: (code, name) => request('POST', `/api/rooms/${encodeURIComponent(code)}/join`, { name }),
   // Needs the token of a seat in the room (the server answers 401 / 403 without one).
   addBots: (code, count, token) => request('POST', `/api/rooms/${encodeURIComponent(code)}/bots`, { count }, token),
+  // One bot for one chosen free seat; take a bot out of its seat again (before the deal).
+  addBot: (code, seat, token) => request('POST', `/api/rooms/${encodeURIComponent(code)}/bots`, { count: 1, seat }, token),
+  removeBot: (code, seat, token) => request('DELETE', `/api/rooms/${encodeURIComponent(code)}/bots/${seat}`, undefined, token),
   room: (code) => request('GET', `/api/rooms/${encodeURIComponent(code)}`),
 };
 

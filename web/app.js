@@ -5,6 +5,8 @@ import { tileEl, tileName, sortTiles, suitOf, suitChar } from './tiles.js';
 import { api, store, ApiError } from './api.js';
 import { RoomSocket } from './net.js';
 import { verifyEl } from './wall.js';
+import { play as playSound, isMuted, setMuted } from './sound.js';
+import { PHRASES, EMOTES, PHRASE_SECONDS, BUBBLE_MS, phraseText, isEmote, emoteSvg } from './phrases.js';
 
 const $ = (sel, root = document) => root.querySelector(sel);
 const h = (tag, attrs = {}, ...children) => {
@@ -118,7 +120,7 @@ function apiErrorText(e) {
 function seatName(i) {
   if (i === null || i === undefined) return '';
   const info = S.room && Array.isArray(S.room.seats) ? S.room.seats.find((x) => x && x.seat === i) : null;
-  let name = info && info.name ? info.name : `${t('seat')}${i + 1}`;
+  let name = info && info.bot ? botName(i, info.name) : info && info.name ? info.name : `${t('seat')}${i + 1}`;
   if (i === S.seat) name += ` (${t('you')})`;
   return name;
 }
@@ -184,6 +186,7 @@ function setUrlRoom(code) {
   const url = new URL(location.href);
   if (code) url.searchParams.set('room', code);
   else url.searchParams.delete('room');
+  url.searchParams.delete('watch'); // 观战 sets it again (spectate())
   history.replaceState(null, '', url.toString());
 }
 
@@ -372,6 +375,7 @@ function showLobby(code) {
     $('#join-card').parentNode.insertBefore($('#join-card'), $('#create-card'));
     // a shared link to a room that does not exist says so at once, not after 加入
     showError($('#join-error'), '');
+    offerSpectate(code);
     api.room(code).catch((e) => {
       if (!(e instanceof ApiError) || e.status !== 404) return;
       if ($('#join-code').value.trim().toUpperCase() !== code) return;
@@ -408,24 +412,22 @@ function enterRoom(code, seatInfo) {
   refreshRoom();
   S.pollTimer = setInterval(() => { if (!document.hidden) refreshRoom(); }, 4000);
   S.socket = new RoomSocket(code, S.token, {
-    onMessage,
+    onMessage: (msg) => { const seen = S.seen; onMessage(msg); afterMessage(msg, S.seen !== seen); },
     onState: setConn,
     onFatal: (wsCode) => {
       if (wsCode === 4409) {
-        S.replaced = true;
-        toast(t('replaced'));
-        renderAll();
+        onReplaced();
         return;
       }
       if (wsCode === 4401) {
         store.clearSeat(code);
-        toast('bad_token');
+        toast(errorMessage('bad_token'));
         showLobby(code);
       } else {
-        toast('unknown_room');
+        // the room is gone (or never was): the lobby says so at its join card
+        toast(errorMessage('unknown_room', { code }));
         store.clearSeat(code);
-        setUrlRoom(null);
-        showLobby(null);
+        showLobby(code);
       }
     },
   });
@@ -773,6 +775,7 @@ function renderAll() {
   }
   renderSettlement();
   renderVote();
+  renderSocial();
   tick();
 }
 
@@ -790,7 +793,7 @@ function renderRoomInfo() {
     const info = seats.find((x) => x && x.seat === i);
     const li = h('li', { dataset: { seat: String(i) }, class: info ? 'taken' : 'empty' });
     if (info) {
-      li.append(h('span', { class: 'seat-no', text: `${i + 1}` }), h('b', { text: info.name || '' }));
+      li.append(h('span', { class: 'seat-no', text: `${i + 1}` }), h('b', { text: info.bot ? botName(i, info.name) : info.name || '' }));
       if (info.bot) li.append(h('span', { class: 'badge', text: t('bot') }));
       if (i === S.seat) li.append(h('span', { class: 'badge me', text: t('you') }));
       if (!info.bot) li.append(h('span', { class: `dot ${info.connected ? 'on' : 'off'}` }));
@@ -1560,12 +1563,13 @@ function tick() {
     rc.textContent = '';
   }
   const v = S.view;
-  if (!v || !S.deadline || v.phase === 'ended') {
+  if (!v || !S.deadline || v.phase === 'ended' || S.replaced) {
     el.textContent = '';
     el.dataset.seconds = '';
     return;
   }
   const secs = Math.max(0, Math.ceil((S.deadline - Date.now()) / 1000));
+  countdownSound(secs);
   el.dataset.seconds = String(secs);
   el.textContent = `${secs}s`;
   el.classList.toggle('urgent', secs <= 5);
@@ -1578,6 +1582,230 @@ function tick() {
     cc.dataset.seconds = String(secs);
     cc.classList.toggle('urgent', secs <= 3);
   }
+}
+
+// ------------------------------------------------------------------ social: sound, 快捷语,
+// spectators, lobby bots, a replaced tab (issue 13). Kept together so it merges apart.
+
+/** A bot's name as this UI shows it: 机器人·东 (by seat wind) in Chinese, the server's
+ *  name ("Bot East") in English. The name is for display only; the seat is marked a bot. */
+function botName(i, serverName) {
+  if (getLang() === 'en') return serverName || `Bot ${i + 1}`;
+  return `${t('bot')}·${'东南西北'[i % 4]}`;
+}
+
+/** Sounds for a message just handled (`fresh`: it was new, not one a snapshot covered): a
+ *  discard, pong, kong or win event; your turn (a new prompt with something to do). */
+function afterMessage(msg, fresh) {
+  if (msg.type === 'phrase') { onPhrase(msg); return; }
+  if (!fresh) return;
+  if (msg.type === 'event' && msg.event) {
+    const kind = { discard: 'discard', pong: 'pong', kong: 'kong', win: 'win' }[msg.event.type];
+    if (kind) playSound(kind);
+  }
+  if (msg.type === 'event' || msg.type === 'snapshot') {
+    const mine = S.seat !== null && S.seat !== undefined && S.legal.length > 0 && !S.sessionOver;
+    if (mine && S.prompt !== S.turnSoundPrompt) {
+      S.turnSoundPrompt = S.prompt;
+      playSound('turn');
+    }
+  }
+}
+
+/** One tick a second in the last 5 seconds of this seat's own decision. */
+function countdownSound(secs) {
+  const mine = S.seat !== null && S.seat !== undefined && S.legal.length > 0 && !S.pending;
+  // after the prompt's your-turn sound (the render of the message that opened it comes first)
+  if (!mine || secs > 5 || secs <= 0 || S.turnSoundPrompt !== S.prompt) return;
+  const key = `${S.prompt}:${secs}`;
+  if (S.tickSoundKey === key) return;
+  S.tickSoundKey = key;
+  playSound('tick');
+}
+
+/** A newer tab took this seat (close 4409): stop the countdown and the actions, say why. */
+function onReplaced() {
+  S.replaced = true;
+  S.deadline = null;
+  S.legal = [];
+  S.pending = false;
+  renderAll(); // the banner says why (no toast on top of it)
+}
+
+// ---- 快捷语
+const bubbles = new Map(); // seat -> {phrase, until}
+
+function onPhrase(msg) {
+  if (typeof msg.seat !== 'number' || !phraseText(msg.phrase, getLang())) return;
+  bubbles.set(msg.seat, { phrase: msg.phrase, until: Date.now() + BUBBLE_MS });
+  renderBubbles();
+  clearTimeout(onPhrase._t);
+  onPhrase._t = setTimeout(renderBubbles, BUBBLE_MS + 50);
+}
+
+function sendPhrase(id) {
+  if (!S.socket || S.seat === null || S.seat === undefined) return;
+  if (S.phraseUntil && Date.now() < S.phraseUntil) return;
+  if (S.socket.send({ type: 'phrase', phrase: id })) {
+    S.phraseUntil = Date.now() + PHRASE_SECONDS * 1000;
+    S.phraseOpen = false;
+    renderPhrasePanel();
+    setTimeout(renderPhrasePanel, PHRASE_SECONDS * 1000 + 50);
+  } else {
+    toast(t('conn_reconnecting'));
+  }
+}
+
+/** The panels where seat `i` sits: its table panel and its line in the waiting room. */
+function seatTargets(i) {
+  const out = [];
+  if (i === S.seat) out.push($('#my-head'));
+  else out.push(document.querySelector(`#opponents .seat-panel[data-seat="${i}"] .seat-head`));
+  out.push(document.querySelector(`#seat-list li[data-seat="${i}"]`));
+  return out.filter((el) => el && el.offsetParent !== null);
+}
+
+function renderBubbles() {
+  document.querySelectorAll('.phrase-bubble').forEach((el) => el.remove());
+  const now = Date.now();
+  for (const [seat, b] of bubbles) {
+    if (b.until <= now) { bubbles.delete(seat); continue; }
+    for (const target of seatTargets(seat)) {
+      const emote = isEmote(b.phrase);
+      target.append(h('span', {
+        class: `phrase-bubble ${emote ? 'emote' : ''}`, role: 'status',
+        dataset: { seat: String(seat), phrase: b.phrase },
+        'aria-label': phraseText(b.phrase, getLang()),
+        text: emote ? null : phraseText(b.phrase, getLang()),
+      }, emote ? emoteSvg(b.phrase) : null));
+    }
+  }
+}
+
+function renderPhrasePanel() {
+  const btn = $('#phrase-btn');
+  const panel = $('#phrase-panel');
+  const seated = S.seat !== null && S.seat !== undefined && !S.replaced && !!S.code;
+  btn.hidden = !seated;
+  const cooling = !!(S.phraseUntil && Date.now() < S.phraseUntil);
+  btn.disabled = cooling;
+  panel.hidden = !(seated && S.phraseOpen);
+  if (panel.hidden) return;
+  panel.replaceChildren();
+  const en = getLang() === 'en';
+  const list = h('div', { class: 'phrase-list' });
+  for (const p of PHRASES) {
+    list.append(h('button', { type: 'button', class: 'phrase', dataset: { phrase: p.id }, disabled: cooling, onclick: () => sendPhrase(p.id) }, en ? p.en : p.zh));
+  }
+  const emotes = h('div', { class: 'emote-list' });
+  for (const e of EMOTES) {
+    emotes.append(h('button', { type: 'button', class: 'emote', dataset: { phrase: e.id }, title: en ? e.en : e.zh, 'aria-label': en ? e.en : e.zh, disabled: cooling, onclick: () => sendPhrase(e.id) }, emoteSvg(e.id)));
+  }
+  const head = h('div', { class: 'phrase-head' }, h('b', { text: t('phrases') }),
+    h('button', { type: 'button', id: 'phrase-close', class: 'ghost small', 'aria-label': t('close'), onclick: () => { S.phraseOpen = false; renderPhrasePanel(); } }, '×'));
+  panel.append(head, list, emotes);
+}
+
+// ---- spectators
+/** A room link without a seat in this browser: offer 观战 once the room is known to exist. */
+function offerSpectate(code) {
+  const btn = $('#spectate-btn');
+  btn.hidden = true;
+  btn.dataset.code = code;
+  if (store.seat(code)) return;
+  api.room(code).then(() => {
+    if ($('#join-code').value.trim().toUpperCase() === code && !$('#lobby').hidden) btn.hidden = false;
+  }).catch(() => {});
+}
+
+function spectate() {
+  const code = $('#spectate-btn').dataset.code || $('#join-code').value.trim().toUpperCase();
+  if (!code) return;
+  setUrlRoom(code);
+  const url = new URL(location.href);
+  url.searchParams.set('watch', '1');
+  history.replaceState(null, '', url.toString());
+  enterRoom(code, null);
+}
+
+// ---- lobby: bots one seat at a time
+async function seatBot(seat, add) {
+  try {
+    if (add) await api.addBot(S.code, seat, S.token);
+    else await api.removeBot(S.code, seat, S.token);
+  } catch (e) {
+    toast(apiErrorText(e));
+    $('#toast').dataset.code = e.code || '';
+  }
+  await refreshRoom();
+}
+
+/** Each empty seat of an open room gets 加机器人, each bot seat 移除 (seated players only). */
+function decorateSeatList() {
+  const r = S.room;
+  const open = !!r && r.status === 'open' && !S.view;
+  const can = open && !!S.token && !S.replaced;
+  document.querySelectorAll('#seat-list li').forEach((li) => {
+    const seat = Number(li.dataset.seat);
+    const info = r && (r.seats || []).find((x) => x && x.seat === seat);
+    if (info && info.bot) li.dataset.bot = 'true';
+    if (!can) return;
+    if (!info) {
+      li.append(h('button', { type: 'button', class: 'ghost small seat-bot-add', dataset: { action: 'add_bot', seat: String(seat) }, onclick: () => seatBot(seat, true) }, t('add_bot_here')));
+    } else if (info.bot) {
+      li.append(h('button', { type: 'button', class: 'ghost small seat-bot-remove', dataset: { action: 'remove_bot', seat: String(seat) }, onclick: () => seatBot(seat, false) }, t('remove_bot')));
+    }
+  });
+}
+
+function renderSocial() {
+  decorateSeatList();
+  renderPhrasePanel();
+  renderBubbles();
+  const rb = $('#replaced-banner');
+  rb.hidden = !S.replaced;
+  const spectator = !!S.code && (S.seat === null || S.seat === undefined);
+  $('#spectator-badge').hidden = !spectator;
+  $('#add-bots').hidden = spectator; // bots are a seated player's call
+  const hint = $('#add-bots').parentNode.querySelector('small');
+  if (hint) hint.textContent = spectator ? `${t('spectating')} · ${t('start_hint')}` : t('start_hint');
+  document.body.dataset.spectator = spectator ? 'true' : 'false';
+}
+
+function renderMute() {
+  const b = $('#mute-toggle');
+  const m = isMuted();
+  b.dataset.muted = m ? 'true' : 'false';
+  b.setAttribute('aria-pressed', m ? 'true' : 'false');
+  b.replaceChildren(speakerIcon(m));
+  b.title = m ? t('sound_off') : t('sound_on');
+  b.setAttribute('aria-label', b.title);
+}
+
+/** A speaker (with sound waves, or crossed out when muted) as SVG: no emoji font needed. */
+function speakerIcon(muted) {
+  const wrap = h('span', { class: 'speaker' });
+  const tail = muted
+    ? '<path d="M16 9 l6 6 M22 9 l-6 6" stroke="currentColor" stroke-width="2" stroke-linecap="round"/>'
+    : '<path d="M16 8.5 q3 3.5 0 7 M18.5 6 q5.5 6 0 12" fill="none" stroke="currentColor" stroke-width="1.8" stroke-linecap="round"/>';
+  wrap.innerHTML = `<svg viewBox="0 0 24 24" width="18" height="18" aria-hidden="true"><path d="M3 9 h4 l5 -4 v14 l-5 -4 h-4z" fill="currentColor"/>${tail}</svg>`;
+  return wrap;
+}
+
+function bindSocial() {
+  $('#mute-toggle').addEventListener('click', () => { setMuted(!isMuted()); renderMute(); });
+  renderMute();
+  $('#phrase-btn').addEventListener('click', () => { S.phraseOpen = !S.phraseOpen; renderPhrasePanel(); });
+  // a tap anywhere else (or Escape) closes the phrase panel
+  document.addEventListener('pointerdown', (e) => {
+    if (S.phraseOpen && !e.target.closest('#phrase-panel, #phrase-btn')) { S.phraseOpen = false; renderPhrasePanel(); }
+  });
+  document.addEventListener('keydown', (e) => {
+    if (e.key === 'Escape' && S.phraseOpen) { S.phraseOpen = false; renderPhrasePanel(); }
+  });
+  $('#spectate-btn').addEventListener('click', spectate);
+  $('#replaced-resume').addEventListener('click', () => { if (S.socket) S.socket.reopen(); });
+  $('#lang-toggle').addEventListener('click', renderMute);
 }
 
 // ------------------------------------------------------------------ boot
@@ -1619,6 +1847,7 @@ function bind() {
   $('#settlement-close').addEventListener('click', () => { S.settlementOpen = false; renderAll(); });
   $('#last-settlement-btn').addEventListener('click', () => { S.settlementOpen = true; renderAll(); });
   $('#reconnect-btn').addEventListener('click', () => { if (S.socket) S.socket.reopen(); });
+  bindSocial();
   const askDissolve = () => { S.confirmDissolve = true; S.voteResult = null; renderVote(); };
   $('#dissolve-btn').addEventListener('click', askDissolve);
   $('#settle-dissolve-btn').addEventListener('click', askDissolve);
@@ -1639,6 +1868,10 @@ function route() {
     const stored = store.seat(code);
     if (stored && stored.token) {
       enterRoom(code, stored);
+      return;
+    }
+    if (params.get('watch') === '1') { // a spectator's reload keeps watching
+      enterRoom(code, null);
       return;
     }
   }

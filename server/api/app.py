@@ -62,6 +62,10 @@ _STATUS = {
     "forbidden": 403,
     "bad_token": 403,
     "unavailable": 503,
+    "seat_taken": 409,
+    "seat_empty": 404,
+    "not_a_bot": 409,
+    "room_started": 409,
 }
 
 
@@ -380,10 +384,46 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
                     headers={"WWW-Authenticate": "Bearer"},
                 )
             await rooms.authenticate(code, token)
-            seats = await rooms.add_bots(code, body.count)
+            seats = await rooms.add_bots(code, body.count, body.seat)
         except RoomError as err:
             raise _http_error(err)
         return {"seats": seats}
+
+    @app.delete(
+        "/api/rooms/{code}/bots/{seat}",
+        status_code=204,
+        responses={401: {"description": "no seat token"}, 403: {"description": "bad token"}},
+    )
+    async def remove_bot(
+        code: str,
+        seat: int,
+        request: Request,
+        rooms: RoomManager = Depends(manager),
+        authorization: str | None = Header(default=None),
+    ) -> Response:
+        """Take the bot out of ``seat`` before the deal (204, the seat is free again). Needs
+        a seated human's token as ``POST .../bots`` does (401 ``token_required``, 403
+        ``bad_token``); 404 ``unknown_room`` / ``seat_empty``, 409 ``not_a_bot`` (a human
+        sits there) / ``room_started`` (the room is full and dealt); 429 beyond
+        ``JOINS_PER_MINUTE``."""
+        if (refused := await _limited(request, "joins", "joins")) is not None:
+            return refused
+        if not valid_code(code):
+            raise _unknown_room(code)
+        token = bearer(authorization)
+        try:
+            if token is None:
+                await rooms.info(code)
+                raise HTTPException(
+                    401,
+                    {"code": "token_required", "message": "a seated player's token is needed"},
+                    headers={"WWW-Authenticate": "Bearer"},
+                )
+            await rooms.authenticate(code, token)
+            await rooms.remove_bot(code, seat)
+        except RoomError as err:
+            raise _http_error(err)
+        return Response(status_code=204)
 
     @app.get("/api/games")
     def games() -> dict[str, Any]:

@@ -96,9 +96,18 @@ class JoinResponse(BaseModel):
 
 
 class BotsRequest(_Strict):
-    """``POST /api/rooms/{code}/bots``: how many free seats to fill with bots."""
+    """``POST /api/rooms/{code}/bots``: how many free seats to fill with bots (lowest
+    first), or with ``seat`` the one seat to give a bot (then ``count`` must be 1)."""
 
-    count: int = Field(ge=1, le=3)
+    count: int = Field(default=1, ge=1, le=3)
+    seat: int | None = Field(default=None, ge=0, le=3)
+
+    @model_validator(mode="after")
+    def _one_bot_for_a_seat(self) -> BotsRequest:
+        """A chosen seat takes one bot."""
+        if self.seat is not None and self.count != 1:
+            raise ValueError("a bot for a chosen seat: count must be 1")
+        return self
 
 
 class BotsResponse(BaseModel):
@@ -215,8 +224,25 @@ class PingMessage(_StrictClient):
     seq: Seq | None = None
 
 
+class PhraseMessage(_StrictClient):
+    """Say a quick phrase / emote (快捷语) to the table: ``phrase`` is an id of the fixed list
+    (``server/room/phrases.py``: ``hurry``, ``hurry_up``, ..., ``emote_wow``); free text is
+    not accepted. Errors: ``unknown_phrase``, ``phrase_rate_limited`` (one every 3 s per
+    seat), ``spectator``. Broadcast as ``{"type": "phrase", "seat", "phrase"}``."""
+
+    type: Literal["phrase"]
+    seq: Seq | None = None
+    phrase: Annotated[str, StringConstraints(max_length=32)]
+
+
 ClientMessage = Annotated[
-    ActionMessage | ReadyMessage | SyncMessage | AutoMessage | DissolveMessage | PingMessage,
+    ActionMessage
+    | ReadyMessage
+    | SyncMessage
+    | AutoMessage
+    | DissolveMessage
+    | PingMessage
+    | PhraseMessage,
     Field(discriminator="type"),
 ]
 ClientMessageAdapter: TypeAdapter[Any] = TypeAdapter(ClientMessage)
@@ -346,6 +372,15 @@ class RoomMessage(BaseModel):
     room: RoomInfo
 
 
+class PhraseSaidMessage(BaseModel):
+    """Seat ``seat`` said quick phrase ``phrase`` (an id of the list; the client shows its
+    text). Sent to every seat and to the spectators; no ``version``: not a game event."""
+
+    type: Literal["phrase"]
+    seat: int
+    phrase: str
+
+
 class PongMessage(BaseModel):
     """Answer to ``ping``."""
 
@@ -374,6 +409,8 @@ class ErrorMessage(BaseModel):
         "rate_limited",
         "spectator",
         "replaced",
+        "unknown_phrase",
+        "phrase_rate_limited",
         "internal",
     ]
     message: str
@@ -389,6 +426,7 @@ ServerMessage = Annotated[
     | SessionEndMessage
     | DissolveVoteMessage
     | RoomMessage
+    | PhraseSaidMessage
     | PongMessage
     | ErrorMessage,
     Field(discriminator="type"),

@@ -449,6 +449,8 @@ async def _handle(actor: Any, seat: int | None, msg: Any, send: Any) -> str:
             await actor.set_auto(seat, msg.on)
         elif msg.type == "dissolve":
             await actor.vote_dissolve(seat, msg.agree)
+        elif msg.type == "phrase":  # 快捷语: no game state, nothing logged
+            await actor.quick_phrase(seat, msg.phrase)
     except (IllegalAction, RoomError) as err:
         await send(_error(err.code, err.message, seq))
         return err.code

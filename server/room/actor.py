@@ -37,6 +37,7 @@ from typing import Any
 from server.bus.memory import MemoryBus
 from server.room.clock import Clock, RealClock, TimerHandle
 from server.room.errors import RoomError
+from server.room.phrases import PHRASE_SECONDS, PHRASES
 from server.room.vote import DissolveVote
 from server.rules.game import Game
 from server.rules.registry import DEFAULT_GAME, find_game
@@ -323,6 +324,8 @@ class RoomActor:
         )
         self._busy = 0
         self._started = asyncio.Event()
+        #: Clock time of each seat's last quick phrase (rate limit, :data:`PHRASE_SECONDS`).
+        self._phrase_at: dict[int, float] = {}
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -415,6 +418,25 @@ class RoomActor:
         if not self.running:
             return self._snapshot(seat)
         return await self.submit(Snapshot(seat))
+
+    async def quick_phrase(self, seat: int, phrase: str) -> None:
+        """Seat ``seat`` says quick phrase ``phrase`` (an id of :data:`PHRASES`): every
+        audience (the seats and the spectators) gets ``{"type": "phrase", "seat", "phrase"}``.
+        Changes no game state and logs nothing; safe to call from outside the actor's task.
+
+        Raises :class:`RoomError` and sends nothing: ``unknown_phrase`` (not an id of the
+        list), ``phrase_rate_limited`` (the seat's previous phrase was less than
+        :data:`PHRASE_SECONDS` seconds ago, by the room's clock)."""
+        if phrase not in PHRASES:
+            raise RoomError("unknown_phrase", "not a quick phrase of the list")
+        now = self.clock.now()
+        last = self._phrase_at.get(seat)
+        if last is not None and now - last < PHRASE_SECONDS:
+            raise RoomError(
+                "phrase_rate_limited", f"one quick phrase every {PHRASE_SECONDS:g} seconds"
+            )
+        self._phrase_at[seat] = now
+        await self._publish_all({"type": "phrase", "seat": seat, "phrase": phrase})
 
     # ------------------------------------------------------------------ read-only info
 

@@ -389,7 +389,11 @@ class RoomManager:
         if call == "join":
             return list(await self.join(code, str(kwargs["name"])))
         if call == "bots":
-            return await self.add_bots(code, int(kwargs["count"]))
+            seat = kwargs.get("seat")
+            chosen = None if seat is None else int(seat)
+            return await self.add_bots(code, int(kwargs["count"]), chosen)
+        if call == "remove_bot":
+            return await self.remove_bot(code, int(kwargs["seat"]))
         if call == "info":
             return actor.info()
         if call == "presence":
@@ -487,10 +491,10 @@ class RoomManager:
         async with self._lock(code):
             if actor.full:
                 raise RoomError("room_full", "every seat is taken")
-            seat = len(actor.seats)
+            seat = _free_seats(actor)[0]
             token = secrets.token_urlsafe(24)
             await self.store.add_player(code, seat, name, hash_token(token), False)
-            actor.seats.append(Seat(seat, name, False, hash_token(token)))
+            _seat(actor, Seat(seat, name, False, hash_token(token)))
             if actor.full:
                 actor.start()
         await actor.publish_room()
@@ -498,30 +502,57 @@ class RoomManager:
             await actor.wait_started(self.start_wait)
         return seat, token
 
-    async def add_bots(self, code: str, count: int) -> list[int]:
-        """Fill up to ``count`` free seats with bots; returns the seats filled.
-        Raises ``unknown_room`` / ``room_full`` (no free seat at all)."""
+    async def add_bots(self, code: str, count: int, seat: int | None = None) -> list[int]:
+        """Fill up to ``count`` free seats with bots, lowest seats first, or (``seat`` given,
+        ``count`` 1) exactly seat ``seat``; returns the seats filled. Raises
+        ``unknown_room`` / ``room_full`` (no free seat at all) / ``seat_taken`` (``seat`` is
+        not free) / ``bad_request`` (``seat`` outside the room's seats)."""
         actor = await self.get(code)
         if isinstance(actor, RoomHandle):
-            return list(await self.call(code, "bots", {"count": count}))
+            return list(await self.call(code, "bots", {"count": count, "seat": seat}))
         async with self._lock(code):
-            free = actor.players - len(actor.seats)
-            if free <= 0:
+            free = _free_seats(actor)
+            if not free:
                 raise RoomError("room_full", "every seat is taken")
+            if seat is not None:
+                if not 0 <= seat < actor.players:
+                    raise RoomError("bad_request", f"seats are 0..{actor.players - 1}")
+                if seat not in free:
+                    raise RoomError("seat_taken", f"seat {seat} is taken")
+                free = [seat]
             filled = []
-            for _ in range(min(count, free)):
-                seat = len(actor.seats)
-                name = BOT_NAMES[seat % len(BOT_NAMES)]
+            for s in free[:count]:
+                name = BOT_NAMES[s % len(BOT_NAMES)]
                 token_hash = hash_token(secrets.token_urlsafe(24))  # nobody holds it
-                await self.store.add_player(code, seat, name, token_hash, True)
-                actor.seats.append(Seat(seat, name, True, token_hash))
-                filled.append(seat)
+                await self.store.add_player(code, s, name, token_hash, True)
+                _seat(actor, Seat(s, name, True, token_hash))
+                filled.append(s)
             if actor.full:
                 actor.start()
         await actor.publish_room()
         if actor.full:
             await actor.wait_started(self.start_wait)
         return filled
+
+    async def remove_bot(self, code: str, seat: int) -> None:
+        """Take the bot out of ``seat`` before the deal (the seat is free again). Raises
+        ``unknown_room``, ``room_started`` (the room is no longer open: its hands are being
+        dealt), ``seat_empty`` (nobody sits there), ``not_a_bot`` (a human sits there)."""
+        actor = await self.get(code)
+        if isinstance(actor, RoomHandle):
+            await self.call(code, "remove_bot", {"seat": seat})
+            return
+        async with self._lock(code):
+            if actor.status != "open" or actor.full or actor.hand_no:
+                raise RoomError("room_started", "bots can only be removed before the deal")
+            found = next((s for s in actor.seats if s.seat == seat), None)
+            if found is None:
+                raise RoomError("seat_empty", f"nobody sits in seat {seat}")
+            if not found.bot:
+                raise RoomError("not_a_bot", f"seat {seat} is a player, not a bot")
+            await self.store.remove_bot(code, seat)
+            actor.seats.remove(found)
+        await actor.publish_room()
 
     async def authenticate(
         self, code: str, token: str | None
@@ -568,6 +599,18 @@ class RoomManager:
         self._leases.clear()
         if self.cluster is not None:
             await self.cluster.close()
+
+
+def _free_seats(actor: RoomActor) -> list[int]:
+    """The room's free seats, lowest first (a removed bot leaves a gap to fill)."""
+    taken = {s.seat for s in actor.seats}
+    return [s for s in range(actor.players) if s not in taken]
+
+
+def _seat(actor: RoomActor, seat: Seat) -> None:
+    """Add ``seat`` to ``actor.seats``, kept in seat order (a full room has seat i at i)."""
+    actor.seats.append(seat)
+    actor.seats.sort(key=lambda s: s.seat)
 
 
 async def rebuild(actor: RoomActor) -> None:

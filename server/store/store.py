@@ -39,7 +39,18 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
-from sqlalchemy import bindparam, create_engine, event, func, insert, or_, select, text, update
+from sqlalchemy import (
+    bindparam,
+    create_engine,
+    delete,
+    event,
+    func,
+    insert,
+    or_,
+    select,
+    text,
+    update,
+)
 from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import (
@@ -424,6 +435,23 @@ class Store:
             await self._write(work)
         except IntegrityError as exc:
             raise Conflict(f"seat {seat} of room {code!r} is taken") from exc
+
+    async def remove_bot(self, code: str, seat: int) -> None:
+        """Free ``seat`` of room ``code`` if a bot holds it (a room not dealt yet: the
+        caller checks). Raises :class:`NotFound` for an unknown room or no bot there."""
+
+        def work(conn: Connection) -> None:
+            done = conn.execute(
+                delete(Player).where(
+                    Player.room_id == self._room_id_in(conn, code),
+                    Player.seat == seat,
+                    Player.is_bot.is_(True),
+                )
+            )
+            if done.rowcount == 0:
+                raise NotFound(f"no bot in seat {seat} of room {code!r}")
+
+        await self._write(work)
 
     async def set_room_status(self, code: str, status: str) -> None:
         """Set the room's status (e.g. ``"open"``, ``"playing"``, ``"closed"``). Raises

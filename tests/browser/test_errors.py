@@ -19,9 +19,12 @@ CJK = re.compile(r"[\u4e00-\u9fff]")
 
 def server_codes() -> set[str]:
     """Every error code the server sends: the WebSocket ``error`` codes (the message model's
-    Literal) and each ``RoomError`` / ``{"code": ...}`` written in server/ (REST too)."""
+    Literal) and each ``RoomError`` / ``IllegalAction`` / ``{"code": ...}`` written in
+    server/ (REST too)."""
     codes = set(typing.get_args(ErrorMessage.model_fields["code"].annotation))
-    pattern = re.compile(r'(?:RoomError\(\s*|"code":\s*|code=|_error\(\s*)"([a-z_]+)"')
+    pattern = re.compile(
+        r'(?:RoomError\(\s*|IllegalAction\(\s*|"code":\s*|code=|_error\(\s*)"([a-z_]+)"'
+    )
     for path in (ROOT / "server").rglob("*.py"):
         codes |= set(pattern.findall(path.read_text(encoding="utf-8")))
     return codes
@@ -32,6 +35,16 @@ def test_every_server_error_code_has_a_chinese_message(browser: Any, live_server
     assert {"room_full", "unknown_room", "stale_prompt", "illegal_action", "bad_token"} <= set(
         codes
     )
+    # issue 13's own: quick phrases, bots per seat, and the engine's claim window
+    assert {
+        "unknown_phrase",
+        "phrase_rate_limited",
+        "seat_taken",
+        "seat_empty",
+        "not_a_bot",
+        "room_started",
+        "window_open",
+    } <= set(codes)
     ctx, page = new_page(browser)
     try:
         page.goto(live_server + "/")
