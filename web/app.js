@@ -1670,7 +1670,7 @@ function groupOf(p) {
     case 'hu': return { key: `hu|${p.to}`, sub: '' };
     case 'dou': return { key: `dou|${d.kind}|${d.tile}`, sub: DOU_KINDS[d.kind] || d.kind || '', tile: d.tile, kind: d.kind };
     case 'ji': case 'chong_feng_ji': case 'ze_ren_ji':
-      return { key: `${p.reason}|${d.tile}|${d.kind}|${!!d.jin}|${!!d.bao_ji}`, sub: chickenKind(d, p.reason), tile: d.tile, kind: d.kind, jin: !!d.jin, baoJi: !!d.bao_ji, perTile: p.reason === 'ji' };
+      return { key: `${p.reason}|${d.tile}|${d.kind}|${!!d.jin}|${!!d.bao_ji}`, sub: [chickenKind(d, p.reason), p.reason !== 'ji' && d.bao_ji ? '包鸡' : ''].filter(Boolean).join(' · '), tile: d.tile, kind: d.kind, jin: !!d.jin, baoJi: !!d.bao_ji, perTile: p.reason === 'ji' };
     case 'cha_que': return { key: 'cha_que', sub: d.suit ? `${t('que')}${suitChar(d.suit)}` : '' };
     case 'yuan_que': return { key: 'yuan_que', sub: d.suit ? `${t('que')}${suitChar(d.suit)}` : '' };
     default: return { key: p.reason, sub: '' };

@@ -16,7 +16,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from conftest import LiveServer
+from conftest import SHOTS, LiveServer
 from scripted import Hand, Step, find_seed, play_out
 from test_live import add_bots, create_room, new_page, no_overflow, play_scripted
 from test_table_layout import _in_view
@@ -24,6 +24,16 @@ from test_table_layout import _in_view
 from server.rules.registry import find_game
 
 SIZES = {"desktop": (1280, 800), "phone": (375, 812)}
+# the second hand is dealt and being played
+NEXT_HAND = (
+    "window.__gy.room && window.__gy.room.hand_no === 2 && window.__gy.view"
+    " && window.__gy.view.phase !== 'ended'"
+)
+# what the rules panel of a 三丁拐 一扣三 room says, among the rest
+RULE_WORDS = (
+    "三丁拐", "一扣三", "满堂鸡", "一炮多响", "过碰", "闷豆", "明豆", "转弯豆", "定缺",
+    "出牌秒数 20s", "抢牌秒数 10s",
+)  # fmt: skip
 # spec §6.2, 一扣二 / 连庄 column (standard table)
 FAN = {
     "ping_hu": 1, "da_dui_zi": 5, "qi_dui": 7, "long_qi_dui": 10, "qing_yi_se": 10,
@@ -127,8 +137,10 @@ def test_melds_hints_and_reload(live: LiveServer, browser: Any, shots_dir: Path)
                 if last is not None:
                     page.reload()
                     page.wait_for_selector("#hand .hand-tile.playable", timeout=15000)
-                    river = "#my-river" if last["seat"] == 0 else (
-                        f'#opponents .seat-panel[data-seat="{last["seat"]}"] .river'
+                    river = (
+                        "#my-river"
+                        if last["seat"] == 0
+                        else (f'#opponents .seat-panel[data-seat="{last["seat"]}"] .river')
                     )
                     page.wait_for_selector(f"{river} .tile.last-discard", timeout=5000)
                     idx = page.locator(f"{river} .tile").evaluate_all(
@@ -166,7 +178,12 @@ def play_bao(options: dict[str, Any], seed: str, dealer: int = 0, streak: int = 
             same = [a for a in bao if a.tile == action.tile]
             action = (same or bao or [action])[0]
         hand.steps.append(
-            Step(seat, action.to_dict(), [a.to_dict() for a in legal], rules.view(state, seat).to_dict())
+            Step(
+                seat,
+                action.to_dict(),
+                [a.to_dict() for a in legal],
+                rules.view(state, seat).to_dict(),
+            )
         )
         state, _ = rules.apply(state, seat, action)
     hand.settlement = rules.view(state, None)["settlement"]
@@ -174,7 +191,9 @@ def play_bao(options: dict[str, Any], seed: str, dealer: int = 0, streak: int = 
 
 
 def _hu_group(page: Any, seat: int) -> Any:
-    return page.locator(f'#settle-explain .settle-seat[data-seat="{seat}"] .sgroup[data-reason="hu"][data-dir="in"]')
+    return page.locator(
+        f'#settle-explain .settle-seat[data-seat="{seat}"] .sgroup[data-reason="hu"][data-dir="in"]'
+    )
 
 
 def _parts(group: Any) -> dict[str, int]:
@@ -191,11 +210,8 @@ def _check_settlement_view(page: Any, label: str) -> None:
         _in_view(page, "#settlement-body h2")
         _in_view(page, "#ready-btn")
         no_overflow(page)
-        page.screenshot(path=str(SHOTS_DIR / f"settle-{label}-{lbl}.png"))
+        page.screenshot(path=str(SHOTS / f"settle-{label}-{lbl}.png"))
     page.set_viewport_size({"width": 1280, "height": 800})
-
-
-SHOTS_DIR = Path(__file__).resolve().parents[2] / "screenshots"
 
 
 def test_ruan_bao_win_explained(live: LiveServer, browser: Any, shots_dir: Path) -> None:
@@ -245,9 +261,9 @@ def test_ruan_bao_win_explained(live: LiveServer, browser: Any, shots_dir: Path)
         win_tile = next(p["detail"]["tile"] for p in s["payments"] if p["reason"] == "hu")
         wt = page.locator('#settle-winners .winner[data-seat="0"] .tile.win-tile')
         assert wt.count() == 1 and wt.get_attribute("data-tile") == win_tile
-        shown = page.locator('#settle-winners .winner[data-seat="0"] .win-concealed .tile').evaluate_all(
-            "els => els.map(e => e.dataset.tile)"
-        )
+        shown = page.locator(
+            '#settle-winners .winner[data-seat="0"] .win-concealed .tile'
+        ).evaluate_all("els => els.map(e => e.dataset.tile)")
         rest = list(s["hands"][0])
         rest.remove(win_tile)
         assert Counter(shown) == Counter(rest)
@@ -261,9 +277,9 @@ def test_ruan_bao_win_explained(live: LiveServer, browser: Any, shots_dir: Path)
             assert sum(pts) == s["deltas"][i] == int(blk.get_attribute("data-delta"))
         # hand 2: the dealer kept the deal, but this room does not score 连庄: no 连N
         page.click("#ready-btn")
-        page.wait_for_function("window.__gy.room && window.__gy.room.hand_no === 2 && window.__gy.view && window.__gy.view.phase !== 'ended'", timeout=60000)
+        page.wait_for_function(NEXT_HAND, timeout=60000)
         assert page.evaluate("window.__gy.view.dealer_streak") == 2
-        badge = page.locator('#my-head .badge.dealer')
+        badge = page.locator("#my-head .badge.dealer")
         assert badge.inner_text() == "庄"
         assert "连" not in page.locator("#dealer-info").inner_text()
         assert not page.errors, page.errors  # type: ignore[attr-defined]
@@ -293,7 +309,7 @@ def test_lian_zhuang_and_jin_ji_explained(live: LiveServer, browser: Any, shots_
         play_scripted({0: page}, first)
         page.wait_for_selector("#settle-row-0", timeout=30000)
         page.click("#ready-btn")
-        page.wait_for_function("window.__gy.room && window.__gy.room.hand_no === 2 && window.__gy.view && window.__gy.view.phase !== 'ended'", timeout=60000)
+        page.wait_for_function(NEXT_HAND, timeout=60000)
         # 连庄 room: the dealer's streak is shown
         assert page.locator("#my-head .badge.dealer").get_attribute("data-streak") == "2"
         assert "连2" in page.locator("#dealer-info").inner_text()
@@ -303,7 +319,11 @@ def test_lian_zhuang_and_jin_ji_explained(live: LiveServer, browser: Any, shots_
         for w in s["winners"]:
             ht = s["hand_types"][str(w)]
             self_draw = s["win_kind"] in ("zi_mo", "gang_kai", "qiang_gang")
-            base = FAN[ht] + (1 if self_draw else 0) + (1 if s["win_kind"] in ("gang_kai", "re_pao") else 0)
+            base = (
+                FAN[ht]
+                + (1 if self_draw else 0)
+                + (1 if s["win_kind"] in ("gang_kai", "re_pao") else 0)
+            )
             parts = _parts(_hu_group(page, w))
             assert parts["hand_type"] == FAN[ht]
             if self_draw:
@@ -315,7 +335,9 @@ def test_lian_zhuang_and_jin_ji_explained(live: LiveServer, browser: Any, shots_
             if any(0 in (w, p) for p in payers):
                 assert parts["lian_zhuang"] == 2
             got = dict(
-                _hu_group(page, w).locator(".sg-other").evaluate_all(
+                _hu_group(page, w)
+                .locator(".sg-other")
+                .evaluate_all(
                     "els => els.map(e => [Number(e.dataset.seat), Number(e.dataset.points)])"
                 )
             )
@@ -328,7 +350,9 @@ def test_lian_zhuang_and_jin_ji_explained(live: LiveServer, browser: Any, shots_
             assert g.locator('.badge.jin[data-jin="true"]').count() == 1
             assert g.locator(".sg-count").get_attribute("data-each") == "2"
             count = int(g.locator(".sg-count").get_attribute("data-count"))
-            others = g.locator(".sg-other").evaluate_all("els => els.map(e => Number(e.dataset.points))")
+            others = g.locator(".sg-other").evaluate_all(
+                "els => els.map(e => Number(e.dataset.points))"
+            )
             assert all(x == 2 * count for x in others), (count, others)
         golden = [c["tile"] for c in s["chicken_values"] if c["jin"]]
         assert "1s" in golden
@@ -350,7 +374,7 @@ def test_rules_panel_during_play(live: LiveServer, browser: Any, shots_dir: Path
             page.wait_for_selector("#rules-dialog", state="visible")
             _in_view(page, "#rules-close")
             text = page.locator("#rules-body").inner_text()
-            for word in ("三丁拐", "一扣三", "满堂鸡", "一炮多响", "过碰", "闷豆", "明豆", "转弯豆", "定缺", "出牌秒数 20s", "抢牌秒数 10s"):
+            for word in RULE_WORDS:
                 assert word in text, (word, text)
             fans = page.locator("#rules-fan tbody tr").evaluate_all(
                 "els => els.map(e => [e.dataset.handType, Number(e.dataset.fan)])"
@@ -370,7 +394,8 @@ def test_rules_panel_during_play(live: LiveServer, browser: Any, shots_dir: Path
         page.click("#lang-toggle")
         page.click("#rules-btn")
         text = page.locator("#rules-body").inner_text()
-        assert "Full table" in text and "Pass-pong lock: off" in text and "Multiple winners: on" in text
+        for word in ("Full table", "Pass-pong lock: off", "Multiple winners: on", "Fan table"):
+            assert word in text, (word, text)
         page.screenshot(path=str(shots_dir / "rules-en-desktop.png"))
         page.click("#rules-close")
         page.click("#lang-toggle")
