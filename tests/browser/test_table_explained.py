@@ -402,3 +402,43 @@ def test_rules_panel_during_play(live: LiveServer, browser: Any, shots_dir: Path
         assert not page.errors, page.errors  # type: ignore[attr-defined]
     finally:
         ctx.close()
+
+
+def _own_men_dou(hand: Hand) -> bool:
+    return any(m["kind"] == "men_dou" for st in hand.of(0) for m in st.view["seats"][0]["melds"])
+
+
+def test_own_concealed_kong_is_marked(live: LiveServer, browser: Any, shots_dir: Path) -> None:
+    """The owner sees its 闷豆's four faces, marked concealed (dashed, tagged 闷)."""
+    ctx, page = new_page(browser, *SIZES["desktop"])
+    try:
+        code = create_room(page, live.base, "闷")
+        options = live.room(code)["options"]
+        hand = find_seed(options, _own_men_dou, prefix="own")
+        live.fix_seeds(code, [hand.seed])
+        add_bots(page)
+        page.wait_for_selector("#hand .hand-tile", timeout=15000)
+        seen = []
+
+        def check(page: Any, seat: int, st: Step) -> None:
+            melds = st.view["seats"][0]["melds"]
+            for j, m in enumerate(melds):
+                if m["kind"] != "men_dou":
+                    continue
+                meld = page.locator("#my-melds .meld").nth(j)
+                assert meld.get_attribute("data-kind") == "men_dou"
+                assert meld.locator(".tile.tile-back").count() == 0
+                faces = meld.locator(".tile.concealed-own").evaluate_all(
+                    "els => els.map(e => e.dataset.tile)"
+                )
+                assert faces == m["tiles"]
+                assert meld.locator(".meld-tag").inner_text() == "闷"
+                if not seen:
+                    _shots(page, shots_dir, "melds-own-men-dou")
+                seen.append(j)
+
+        play_scripted({0: page}, hand, check)
+        assert seen
+        assert not page.errors, page.errors  # type: ignore[attr-defined]
+    finally:
+        ctx.close()
