@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
-from ..hand import completing_tiles, is_all_triplets, is_seven_pairs, is_standard
+from ..hand import completing_tiles, is_all_triplets, is_seven_pairs, is_standard, shanten
 from ..tiles import NUM_KINDS, WU_GU_JI, YAO_JI, suit_of, tile_index, tile_name
 from .options import HAND_TYPES, GuiyangOptions, dou_points, hand_type_values
 from .state import DOU_KINDS, Meld, State
@@ -79,21 +80,33 @@ def ting_hints(state: State, seat: int, unseen: list[int]) -> dict[str, list[lis
     every river and meld counted; the discarded tile lands in its own river, so the counts
     hold after the discard too). Empty unless the seat holds 14 - 3 * melds tiles.
     """
-    counts = list(state.hands[seat])
     melds = state.melds[seat]
-    if sum(counts) != 14 - 3 * len(melds):
-        return {}
-    void = state.ding_que[seat]
-    hints: dict[str, list[list[object]]] = {}
+    found = _hint_waits(
+        tuple(state.hands[seat]), tuple((m.tile, m.size) for m in melds), state.ding_que[seat]
+    )
+    return {tile_name(k): [[tile_name(w), unseen[w]] for w in ws] for k, ws in found}
+
+
+@lru_cache(maxsize=4096)
+def _hint_waits(
+    counts: tuple[int, ...], melds: tuple[tuple[int, int], ...], void: int | None
+) -> tuple[tuple[int, tuple[int, ...]], ...]:
+    """(discard kind, its waits) of `ting_hints`, for a hand's counts, melds (tile, size) and
+    void suit: the same hand is viewed many times in a turn."""
+    hand = list(counts)
+    if sum(hand) != 14 - 3 * len(melds) or shanten(hand, len(melds)) > 0:
+        return ()  # more than one tile from ready: no discard leaves it ready (most turns)
+    shaped = [Meld("pong" if size == 3 else "men_dou", tile) for tile, size in melds]
+    out = []
     for k in range(NUM_KINDS):
-        if not counts[k]:
+        if not hand[k]:
             continue
-        counts[k] -= 1
-        found = waits_of(counts, melds, void)
-        counts[k] += 1
+        hand[k] -= 1
+        found = waits_of(hand, shaped, void)
+        hand[k] += 1
         if found:
-            hints[tile_name(k)] = [[tile_name(w), unseen[w]] for w in found]
-    return hints
+            out.append((k, tuple(found)))
+    return tuple(out)
 
 
 def ready_value(state: State, seat: int) -> int:
