@@ -442,3 +442,48 @@ def test_own_concealed_kong_is_marked(live: LiveServer, browser: Any, shots_dir:
         assert not page.errors, page.errors  # type: ignore[attr-defined]
     finally:
         ctx.close()
+
+
+def _hints_at_discard(hand: Hand) -> bool:
+    return any(st.view["ting_hints"] and st.action["kind"] == "discard" for st in hand.of(0))
+
+
+def test_phone_tap_shows_the_hint_of_the_raised_tile(
+    live: LiveServer, browser: Any, shots_dir: Path
+) -> None:
+    """On a phone the first tap raises a tile; if discarding it leaves the hand ready, its
+    hint (waits and unseen counts) is the one highlighted."""
+    ctx, page = new_page(browser, 375, 812, is_mobile=True, has_touch=True)
+    try:
+        code = create_room(page, live.base, "提示")
+        options = live.room(code)["options"]
+        hand = find_seed(options, _hints_at_discard, prefix="th")
+        live.fix_seeds(code, [hand.seed])
+        add_bots(page)
+        page.wait_for_selector("#hand .hand-tile", timeout=15000)
+        seen = []
+
+        def check(page: Any, seat: int, st: Step) -> None:
+            hints = st.view["ting_hints"]
+            if seen or not hints or st.action["kind"] != "discard":
+                return
+            tile = sorted(hints)[0]
+            page.locator(f'#hand .hand-tile.ting[data-tile="{tile}"]').last.tap()
+            page.wait_for_selector(f'#ting-hints .ting-hint.focus[data-tile="{tile}"]')
+            assert page.locator("#ting-hints .ting-hint.focus").count() == 1
+            waits = page.locator(f'#ting-hints .ting-hint.focus[data-tile="{tile}"] .wait')
+            shown = waits.evaluate_all(
+                "els => els.map(e => [e.dataset.tile, Number(e.dataset.unseen)])"
+            )
+            assert shown == hints[tile]
+            assert page.locator("#my-river .tile").count() == len(st.view["seats"][0]["discards"])
+            page.screenshot(path=str(shots_dir / "ting-hint-tapped-phone.png"))
+            # back to nothing raised, so the scripted move is made as predicted
+            page.evaluate("window.__gy.selected = null")
+            seen.append(tile)
+
+        play_scripted({0: page}, hand, check)
+        assert seen
+        assert not page.errors, page.errors  # type: ignore[attr-defined]
+    finally:
+        ctx.close()
