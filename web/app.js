@@ -1687,7 +1687,9 @@ function huParts(d) {
 }
 
 function partLabel(k) {
-  if (k === 'lian_zhuang') return '连庄';
+  const key = `p_${k}`;
+  const label = t(key);
+  if (label !== key) return label;
   return WIN_KINDS[k] || handTypeText(k);
 }
 
@@ -1946,6 +1948,7 @@ function bind() {
   $('#last-settlement-btn').addEventListener('click', () => { S.settlementOpen = true; renderAll(); });
   $('#reconnect-btn').addEventListener('click', () => { if (S.socket) S.socket.reopen(); });
   $('#rules-btn').addEventListener('click', () => { S.rulesOpen = true; renderRules(); });
+  $('#settle-rules-btn').addEventListener('click', () => { S.rulesOpen = true; renderRules(); });
   $('#rules-close').addEventListener('click', () => { S.rulesOpen = false; renderRules(); });
   $('#rules-overlay').addEventListener('click', (e) => { if (e.target.id === 'rules-overlay') { S.rulesOpen = false; renderRules(); } });
   const askDissolve = () => { S.confirmDissolve = true; S.voteResult = null; renderVote(); };

@@ -357,6 +357,19 @@ def test_lian_zhuang_and_jin_ji_explained(live: LiveServer, browser: Any, shots_
         golden = [c["tile"] for c in s["chicken_values"] if c["jin"]]
         assert "1s" in golden
         _check_settlement_view(page, "lian-zhuang-jin-ji")
+        # in English: the parts named, the same numbers; the rules open over the settlement
+        page.click("#lang-toggle")
+        parts = _hu_group(page, s["winners"][0]).locator(".part").all_inner_texts()
+        assert any(p.startswith("+self-draw") for p in parts) == (
+            s["win_kind"] in ("zi_mo", "gang_kai", "qiang_gang")
+        ), parts
+        _check_settlement_view(page, "lian-zhuang-jin-ji-en")
+        page.click("#settle-rules-btn")
+        page.wait_for_selector("#rules-dialog", state="visible")
+        _in_view(page, "#rules-close")
+        assert "Dealer streak" in page.locator("#rules-body").inner_text()
+        page.click("#rules-close")
+        page.click("#lang-toggle")
         assert not page.errors, page.errors  # type: ignore[attr-defined]
     finally:
         ctx.close()
