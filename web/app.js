@@ -685,7 +685,7 @@ function noteEvent(ev) {
       text = `${ws} ${t('act_win')} ${tn}${ev.kind && WIN_KINDS[ev.kind] ? ' · ' + WIN_KINDS[ev.kind] : ''}`;
       break;
     }
-    case 'discard': if (ev.bao_ting) text = `${who} ${t('bao_ting')}`; else return; break;
+    case 'discard': if (ev.bao_ting) text = `${who} ${t('bao_ting')}`; break; // a plain discard clears "X 碰 …"
     case 'huang_zhuang': text = t('result_huang'); break;
     default: return;
   }
@@ -776,6 +776,7 @@ function renderAll() {
   renderSettlement();
   renderVote();
   renderSocial();
+  renderRules();
   tick();
 }
 
@@ -820,13 +821,19 @@ function renderStatus() {
   wc.textContent = `${t('wall')} ${v.wall_count ?? '-'}`;
   const di = $('#dealer-info');
   const streak = v.dealer_streak ?? r.dealer_streak;
-  di.textContent = `${t('dealer')}: ${seatName(v.dealer)}${streak > 1 ? ' ' + t('streak', { n: streak }) : ''}`;
+  di.textContent = `${t('dealer')}: ${seatName(v.dealer)}${streak > 1 && scoresStreak() ? ' ' + t('streak', { n: streak }) : ''}`;
   di.dataset.dealer = String(v.dealer);
   $('#last-settlement-btn').hidden = !(S.settlement && !S.settlementOpen);
   $('#dissolve-btn').hidden = !canProposeDissolve();
   const ss = $('#session-state');
   ss.textContent = S.sessionOver ? (S.dissolved ? t('session_dissolved') : t('session_over')) : '';
   ss.dataset.state = S.sessionOver ? (S.dissolved ? 'dissolved' : 'finished') : '';
+}
+
+/** The dealer streak (连N) means something only in rooms that score 连庄 (spec §10.2). */
+function scoresStreak() {
+  const o = S.room && S.room.options;
+  return !!(o && o.scoring === 'lian_zhuang');
 }
 
 /** A seat may propose to dissolve while the session runs and no vote is open. */
@@ -871,7 +878,8 @@ function seatHead(i, sv) {
   if (rel && i !== S.seat) head.append(h('span', { class: 'muted rel', text: rel }));
   if (v && v.dealer === i) {
     const streak = v.dealer_streak || 1;
-    head.append(h('span', { class: 'badge dealer', dataset: { dealer: 'true' }, text: t('dealer') + (streak > 1 ? t('streak', { n: streak }) : '') }));
+    const shown = scoresStreak() && streak > 1;
+    head.append(h('span', { class: 'badge dealer', dataset: { dealer: 'true', streak: shown ? String(streak) : '' }, text: t('dealer') + (shown ? t('streak', { n: streak }) : '') }));
   }
   if (sv.bao_ting) head.append(h('span', { class: 'badge baoting', dataset: { baoTing: 'true' }, text: t('bao_ting') }));
   if (sv.ding_que) head.append(h('span', { class: `badge que suit-${sv.ding_que}`, dataset: { que: sv.ding_que }, text: `${t('que')}${suitChar(sv.ding_que)}` }));
@@ -894,21 +902,63 @@ function flowersEl(sv) {
   return box;
 }
 
-function meldsEl(sv) {
-  const box = h('div', { class: 'melds' });
+const KONG_TAGS = { men_dou: 'tag_men_dou', ming_dou: 'tag_ming_dou', zhuan_wan_dou: 'tag_zhuan_wan_dou', concealed_kong: 'tag_men_dou', exposed_kong: 'tag_ming_dou', added_kong: 'tag_zhuan_wan_dou' };
+
+/** Which tile of a claimed meld is turned, as at a real table: it points at the seat it came
+ *  from, seen from the meld's owner: 上家 (left) the first tile, 对家 the middle one, 下家
+ *  (right) the last. null for a meld of one's own tiles. */
+function turnedIndex(owner, from, size) {
+  if (from === undefined || from === null || owner === undefined || owner === null) return null;
+  const n = nPlayers();
+  const off = (from - owner + n) % n;
+  if (off === 0) return null;
+  if (n === 2 || (n === 4 && off === 2)) return 1;
+  if (off === 1) return size - 1;
+  return 0;
+}
+
+/** A seat's melds. A claimed tile is turned sideways towards the seat it came from; a
+ *  concealed kong (闷豆) shows the others three backs and the one tile laid open (spec §4),
+ *  and its owner all four faces, marked 闷 (concealed); kongs carry a small tag. */
+function meldsEl(sv, owner) {
+  const box = h('div', { class: 'melds', dataset: { count: String((sv.melds || []).length) } });
+  const mine = owner !== undefined && owner === S.seat;
   for (const m of sv.melds || []) {
-    const grp = h('span', { class: `meld meld-${m.kind || ''}`, dataset: { kind: m.kind || '' } });
+    const kind = m.kind || '';
+    const concealed = kind === 'men_dou' || kind === 'concealed_kong';
+    const grp = h('span', { class: `meld meld-${kind}`, dataset: { kind, from: m.from ?? '' } });
     const tiles = m.tiles || [];
-    tiles.forEach((tl) => grp.append(tileEl(tl, { size: 'sm' })));
-    if (m.from !== undefined && m.from !== null) grp.title = `← ${seatName(m.from)}`;
+    const turn = concealed ? null : turnedIndex(owner, m.from, tiles.length);
+    tiles.forEach((tl, k) => {
+      if (concealed && !mine) {
+        grp.append(k === 1 ? tileEl(tl, { size: 'sm', classes: ['kong-shown'] }) : tileEl('back', { size: 'sm' }));
+        return;
+      }
+      const cls = [];
+      if (k === turn) cls.push('turned-claim');
+      if (concealed) cls.push('concealed-own');
+      grp.append(tileEl(tl, { size: 'sm', classes: cls }));
+    });
+    if (turn !== null) grp.dataset.turned = String(turn);
+    if (m.from !== undefined && m.from !== null) grp.title = `${t(`act_${kind === 'pong' || kind === 'chow' ? kind : 'kong'}`)} ← ${seatName(m.from)}`;
+    if (KONG_TAGS[kind]) grp.append(h('small', { class: 'meld-tag', text: t(KONG_TAGS[kind]) }));
     box.append(grp);
   }
   return box;
 }
 
+/** The latest discard still in its river: ``{seat, tile, index?}``. The view's
+ *  ``last_discard`` (claim window) or ``river_last`` (also after a reload), else what this
+ *  page saw last. */
 function lastDiscard() {
   const v = S.view;
   if (v && v.last_discard) return v.last_discard;
+  if (v && v.river_last) {
+    const ds = seatView(v.river_last.seat).discards || [];
+    const d = ds[v.river_last.index];
+    return { seat: v.river_last.seat, index: v.river_last.index, tile: typeof d === 'string' ? d : d && d.tile };
+  }
+  if (v && 'river_last' in v) return null;
   return S.lastDiscardSeen;
 }
 
@@ -920,8 +970,10 @@ function riverEl(i, sv) {
   const claimed = new Set(Array.isArray(sv.claimed) ? sv.claimed : []);
   ds.forEach((d, k) => {
     const tl = typeof d === 'string' ? d : d && d.tile;
-    const isLast = last && last.seat === i && k === ds.length - 1 && last.tile === tl && !claimed.has(k);
+    const isLast = last && last.seat === i && k === (last.index ?? ds.length - 1) && last.tile === tl && !claimed.has(k);
     const el = tileEl(tl, { size: 'sm', classes: isLast ? ['last-discard'] : [] });
+    // the 报听 discard (always the seat's first, spec §5) lies sideways
+    if (k === 0 && sv.bao_ting) { el.classList.add('bao-ting-discard'); el.dataset.baoTing = 'true'; }
     if (isLast) el.dataset.last = 'true';
     if (claimed.has(k)) el.classList.add('claimed');
     if (d && typeof d === 'object') {
@@ -959,7 +1011,7 @@ function renderOpponents() {
     const backs = h('span', { class: 'backs' });
     for (let k = 0; k < Math.min(cc, 14); k++) backs.append(h('span', { class: 'back-mini' }));
     hidden.append(backs, h('span', { class: 'count', text: `×${cc}` }));
-    const row = h('div', { class: 'opp-row' }, hidden, meldsEl(sv));
+    const row = h('div', { class: 'opp-row' }, hidden, meldsEl(sv, i));
     panel.append(row, flowersEl(sv), riverEl(i, sv));
     box.append(panel);
   }
@@ -1017,7 +1069,7 @@ function renderMe() {
   }
   $('#my-head').replaceWith(myHead);
   $('#my-river').replaceWith(Object.assign(riverEl(S.seat, sv), { id: 'my-river' }));
-  $('#my-melds').replaceWith(Object.assign(meldsEl(sv), { id: 'my-melds' }));
+  $('#my-melds').replaceWith(Object.assign(meldsEl(sv, S.seat), { id: 'my-melds' }));
   $('#my-flowers').replaceWith(Object.assign(flowersEl(sv), { id: 'my-flowers' }));
   const waits = $('#waits');
   waits.replaceChildren();
@@ -1072,6 +1124,7 @@ function renderHand() {
   const { main, drawn } = handTiles();
   const discardable = new Set(legalOf('discard').map((a) => a.tile));
   const sv = seatView(S.seat);
+  const hints = (v.ting_hints && typeof v.ting_hints === 'object') ? v.ting_hints : {};
   checkSelection();
   const mk = (tile, isDrawn, idx) => {
     const el = tileEl(tile, { tag: 'button', size: 'lg', classes: ['hand-tile'] });
@@ -1088,6 +1141,14 @@ function renderHand() {
       el.classList.add('selected');
       el.dataset.selected = 'true';
     }
+    const hint = hints[tile];
+    if (hint && discardable.has(tile) && !S.pending) {
+      // 听牌提示: discarding this tile leaves the hand ready
+      el.classList.add('ting');
+      el.dataset.ting = hint.map(([w, n]) => `${w}:${n}`).join(',');
+      el.addEventListener('mouseenter', () => { S.hoverTile = tile; renderTingHints(); });
+      el.addEventListener('mouseleave', () => { if (S.hoverTile === tile) { S.hoverTile = null; renderTingHints(); } });
+    }
     // the pointer that made the click: a touch tap selects first, a mouse click discards
     let touch = false;
     el.addEventListener('pointerdown', (e) => { touch = e.pointerType === 'touch'; });
@@ -1100,6 +1161,36 @@ function renderHand() {
   if (drawn) box.append(h('div', { class: 'hand-drawn' }, mk(drawn, true, main.length)));
   box.dataset.count = String(main.length + (drawn ? 1 : 0));
   box.classList.toggle('can-discard', discardable.size > 0 && !S.pending);
+  renderTingHints();
+}
+
+/** 听牌提示 while choosing a discard: each discard that leaves the hand ready, with the
+ *  waits it would give and how many of each this seat has not seen (the view's
+ *  ``ting_hints``, computed by the server for this seat only). The tile under the pointer
+ *  (or raised by a tap) is highlighted. */
+function renderTingHints() {
+  const box = $('#ting-hints');
+  if (!box) return;
+  box.replaceChildren();
+  const v = S.view;
+  const hints = v && v.ting_hints && typeof v.ting_hints === 'object' ? v.ting_hints : {};
+  const discardable = new Set(legalOf('discard').map((a) => a.tile));
+  const keys = sortTiles(Object.keys(hints).filter((k) => discardable.has(k)));
+  if (!keys.length || S.pending || S.seat === null || S.seat === undefined) { box.hidden = true; return; }
+  box.hidden = false;
+  const focus = (S.selected && S.selected.tile) || S.hoverTile || null;
+  box.append(h('span', { class: 'waits-label', text: t('ting_hints') }));
+  for (const k of keys) {
+    const entry = h('span', {
+      class: `ting-hint ${k === focus ? 'focus' : ''}`,
+      dataset: { tile: k, waits: hints[k].map(([w, n]) => `${w}:${n}`).join(',') },
+    }, h('small', { text: t('hint_discard') }), tileEl(k, { size: 'xs' }), h('small', { class: 'arrow', text: t('hint_wait') }));
+    for (const [w, n] of hints[k]) {
+      entry.append(h('span', { class: 'wait', dataset: { tile: w, unseen: String(n) } },
+        tileEl(w, { size: 'xs' }), h('small', { text: t('unseen', { n }) })));
+    }
+    box.append(entry);
+  }
 }
 
 function actionLabel(a) {
@@ -1348,14 +1439,16 @@ function renderSettlement() {
   dt.append(tb2);
   body.append(h('div', { class: 'scroll-x', id: 'settle-totals-box' }, dt));
 
-  // winners
+  // winners, each with the winning hand: concealed tiles, melds, the winning tile apart
   if (winners.length) {
-    const wl = h('div', { id: 'settle-winners', class: 'settle-line' }, h('span', { class: 'label', text: t('winners') }));
+    const wl = h('div', { id: 'settle-winners', class: 'settle-block' });
     for (const w of winners) {
       const ht = handTypeOf(s, w);
       const extras = winExtrasOf(s, w);
-      wl.append(h('span', { class: 'winner', dataset: { seat: String(w), handType: ht || '' } },
-        h('b', { text: seatName(w) }), ' ', handTypeText(ht), extras.length ? ` · ${extras.join(' ')}` : ''));
+      wl.append(h('div', { class: 'winner', dataset: { seat: String(w), handType: ht || '' } },
+        h('div', { class: 'winner-title' }, h('span', { class: 'label', text: t('winners') }), h('b', { text: seatName(w) }), ' ',
+          h('span', { class: 'hand-type', text: handTypeText(ht) }), extras.length ? ` · ${extras.join(' ')}` : ''),
+        winningHandEl(s, w, pays)));
     }
     body.append(wl);
   }
@@ -1392,6 +1485,9 @@ function renderSettlement() {
   }
 
 
+  // each seat's points explained: grouped lines, then every ledger row (folded)
+  body.append(explainEl(s, pays, deltas, n));
+
   // payments, one row each (the ledger's rows)
   const pt = h('table', { id: 'settle-payments', class: 'grid' },
     h('thead', {}, h('tr', {}, h('th', { text: t('from') }), h('th', { text: t('to') }), h('th', { text: t('points') }), h('th', { text: t('reason') }))));
@@ -1403,7 +1499,7 @@ function renderSettlement() {
       h('td', { class: 'num', text: String(p.points) }), h('td', {}, reasonText(p.reason), detailEl(p.detail, p.reason))));
   }
   pt.append(tb);
-  body.append(h('h3', { text: t('payments') }), h('div', { class: 'scroll-x' }, pt));
+  body.append(h('details', { id: 'settle-payments-box' }, h('summary', { text: t('payments') }), h('div', { class: 'scroll-x' }, pt)));
 
   // revealed hands
   if (s.hands && typeof s.hands === 'object') {
@@ -1444,6 +1540,244 @@ function renderSettlement() {
   const rs = $('#ready-state');
   rs.hidden = !S.readySent;
   rs.textContent = t('ready_sent');
+}
+
+// ------------------------------------------------------------------ room rules
+// 番 of each hand type (spec §6.2): 一扣二 / 连庄 with the standard or the apps' table, 一扣三.
+const FAN_TABLES = {
+  standard: { ping_hu: 1, da_dui_zi: 5, qi_dui: 7, long_qi_dui: 10, qing_yi_se: 10, qing_da_dui: 15, qing_qi_dui: 17, qing_long_bei: 20, dan_diao: 7, qing_dan_diao: 17 },
+  app: { ping_hu: 1, da_dui_zi: 5, qi_dui: 10, long_qi_dui: 20, qing_yi_se: 10, qing_da_dui: 15, qing_qi_dui: 20, qing_long_bei: 30, dan_diao: 10, qing_dan_diao: 20 },
+  yi_kou_san: { ping_hu: 3, da_dui_zi: 8, qi_dui: 12, long_qi_dui: 20, qing_yi_se: 12, qing_da_dui: 20, qing_qi_dui: 24, qing_long_bei: 36, dan_diao: 12, qing_dan_diao: 24 },
+};
+
+function fanTable(o) {
+  if (o.scoring === 'yi_kou_san') return FAN_TABLES.yi_kou_san;
+  return o.fan_table === 'app' ? FAN_TABLES.app : FAN_TABLES.standard;
+}
+
+/** The room's rules, complete and in the page's language, reachable at any time (规则). */
+function rulesEl(room) {
+  const o = (room && room.options) || {};
+  const box = h('div', { id: 'rules-body' });
+  const onOff = (b) => t(b ? 'on' : 'off');
+  const section = (key, items) => {
+    const ul = h('ul', { class: 'rules-list' });
+    for (const [rule, text] of items) ul.append(h('li', { dataset: { rule } }, text));
+    box.append(h('section', { class: 'rules-section', dataset: { section: key } }, h('h3', { text: t(key) }), ul));
+  };
+  if (room && room.game === 'jintan') {
+    section('r_game', [
+      ['game', t('game_jintan')],
+      ['base', `${t('jt_base')} ${o.base}`], ['flower_value', `${t('jt_flower_value')} ${o.flower_value}`],
+      ['chow', o.chow ? t('jt_chow') : t('jt_no_chow')], ['hands', t('hands_n', { n: o.hands })],
+    ]);
+  } else {
+    const pl = { 4: t('players_4'), 3: t('players_3'), 2: t('players_2') }[o.players] || String(o.players);
+    section('r_game', [
+      ['players', pl], ['hands', t('hands_n', { n: o.hands })],
+      ['scoring', t(`scoring_${o.scoring || 'yi_kou_er'}`)],
+      ['base_points', `${t('base_points')} ${o.base_points ?? 1}`],
+    ]);
+    const fans = fanTable(o);
+    const tbl = h('table', { class: 'grid rules-fan', id: 'rules-fan' },
+      h('thead', {}, h('tr', {}, h('th', { text: t('hand_type') }), h('th', { text: t('fan') }))));
+    const tb = h('tbody');
+    for (const [k, v] of Object.entries(fans)) {
+      tb.append(h('tr', { dataset: { handType: k, fan: String(v) } }, h('td', { text: handTypeText(k) }), h('td', { class: 'num', text: String(v) })));
+    }
+    tbl.append(tb);
+    box.append(h('section', { class: 'rules-section', dataset: { section: 'r_fan' } },
+      h('h3', { text: `${t('r_fan')} (${o.fan_table === 'app' && o.scoring !== 'yi_kou_san' ? t('fan_app') : t('fan_standard')})` }), tbl));
+    const extras = [];
+    if (o.scoring !== 'yi_kou_san') extras.push(['zi_mo', t('x_zi_mo')]);
+    else extras.push(['zi_mo', t('x_zi_mo_none')]);
+    extras.push(['gang_kai', t('x_gang_kai')], ['re_pao', t('x_re_pao')], ['qiang_gang', t('x_qiang_gang')],
+      ['ruan_bao', t('x_ruan_bao')], ['ying_bao', t('x_ying_bao')], ['sha_bao', t('x_sha_bao')]);
+    if (o.scoring === 'lian_zhuang') extras.push(['lian_zhuang', t('x_lian_zhuang')]);
+    extras.push(['tong_xing', t('x_tong_xing')]);
+    section('r_extras', extras);
+    const dou = o.dou_values === 'all_three' ? { men_dou: 3, zhuan_wan_dou: 3, ming_dou: 3 } : { men_dou: 2, zhuan_wan_dou: 3, ming_dou: 1 };
+    section('r_dou', [
+      ['men_dou', t('d_men_dou', { n: dou.men_dou })], ['zhuan_wan_dou', t('d_zhuan_wan_dou', { n: dou.zhuan_wan_dou })],
+      ['ming_dou', t('d_ming_dou', { n: dou.ming_dou })], ['dou_ready', t('d_ready')],
+    ]);
+    const ji = [
+      ['yao_ji', t('j_yao_ji')],
+      ['fan_pai_ji', o.yao_bai_ji ? t('j_yao_bai_ji') : t('j_fan_pai_ji')],
+      ['jin_ji', t('j_jin_ji')], ['chong_feng_ji', t('j_chong_feng_ji')], ['ze_ren_ji', t('j_ze_ren_ji')],
+      ['man_tang_ji', o.man_tang_ji === false ? t('j_shou_shang_ji') : t('j_man_tang_ji')],
+      ['bao_ji', t('j_bao_ji')],
+    ];
+    for (const k of CHICKEN_OPTIONS) if (o[k]) ji.push([k, t(`j_${k}`)]);
+    section('r_chickens', ji);
+    const claims = [
+      ['multiple_winners', `${t('multiple_winners')}: ${onOff(o.multiple_winners !== false)}`],
+      ['pass_pong_lock', `${t('pass_pong_lock')}: ${onOff(!!o.pass_pong_lock)}`],
+      ['guo_hu', t('c_guo_hu')],
+    ];
+    if (o.players === 3 || o.players === 2) claims.push(['ding_que', t('c_ding_que')]);
+    section('r_claims', claims);
+  }
+  section('r_timers', [
+    ['turn_seconds', `${t('turn_seconds')} ${o.turn_seconds ?? '-'}s`],
+    ['claim_seconds', `${t('claim_seconds')} ${o.claim_seconds ?? '-'}s`],
+    ['bank_seconds', `${t('bank_seconds')} ${o.bank_seconds ?? 0}s`],
+  ]);
+  return box;
+}
+
+function renderRules() {
+  const overlay = $('#rules-overlay');
+  if (!overlay) return;
+  overlay.hidden = !S.rulesOpen;
+  const btn = $('#rules-btn');
+  if (btn) btn.hidden = !S.room;
+  if (!S.rulesOpen) return;
+  $('#rules-body').replaceWith(rulesEl(S.room));
+}
+
+/** The winning tile of ``w`` (the ``tile`` of its 胡 payments). */
+function winTileOf(pays, w) {
+  const p = pays.find((x) => x.reason === 'hu' && x.to === w && x.detail && x.detail.tile);
+  return p ? p.detail.tile : null;
+}
+
+/** A winner's hand as it won: concealed tiles sorted, the melds, and the winning tile apart
+ *  and highlighted. */
+function winningHandEl(s, w, pays) {
+  const hands = Array.isArray(s.hands) ? s.hands : [];
+  const tiles = [...(hands[w] || [])];
+  const winTile = winTileOf(pays, w);
+  if (winTile) {
+    const k = tiles.lastIndexOf(winTile);
+    if (k >= 0) tiles.splice(k, 1);
+  }
+  const box = h('div', { class: 'win-hand', dataset: { seat: String(w), winTile: winTile || '' } });
+  const conc = h('span', { class: 'win-concealed' });
+  for (const tl of sortTiles(tiles)) conc.append(tileEl(tl, { size: 'sm' }));
+  box.append(conc);
+  const sv = seatView(w);
+  if (Array.isArray(sv.melds) && sv.melds.length) {
+    const melds = meldsEl(sv, w);
+    // the hand is over: a concealed kong is shown whole
+    melds.querySelectorAll('.meld-men_dou .tile-back').forEach((b) => {
+      const face = b.closest('.meld').querySelector('.kong-shown');
+      if (face) b.replaceWith(tileEl(face.dataset.tile, { size: 'sm', classes: ['concealed-own'] }));
+    });
+    box.append(melds);
+  }
+  if (winTile) box.append(tileEl(winTile, { size: 'sm', classes: ['win-tile'] }));
+  return box;
+}
+
+const REASON_ORDER = ['hu', 'ying_bao', 'sha_bao', 'dou', 'ji', 'chong_feng_ji', 'ze_ren_ji', 'cha_jiao', 'cha_que', 'yuan_que'];
+
+/** The group a payment belongs to in a seat's explanation, and its label parts. */
+function groupOf(p) {
+  const d = p.detail || {};
+  switch (p.reason) {
+    case 'hu': return { key: `hu|${p.to}`, sub: '' };
+    case 'dou': return { key: `dou|${d.kind}|${d.tile}`, sub: DOU_KINDS[d.kind] || d.kind || '', tile: d.tile, kind: d.kind };
+    case 'ji': case 'chong_feng_ji': case 'ze_ren_ji':
+      return { key: `${p.reason}|${d.tile}|${d.kind}|${!!d.jin}|${!!d.bao_ji}`, sub: [chickenKind(d, p.reason), p.reason !== 'ji' && d.bao_ji ? '包鸡' : ''].filter(Boolean).join(' · '), tile: d.tile, kind: d.kind, jin: !!d.jin, baoJi: !!d.bao_ji, perTile: p.reason === 'ji' };
+    case 'cha_que': return { key: 'cha_que', sub: d.suit ? `${t('que')}${suitChar(d.suit)}` : '' };
+    case 'yuan_que': return { key: 'yuan_que', sub: d.suit ? `${t('que')}${suitChar(d.suit)}` : '' };
+    default: return { key: p.reason, sub: '' };
+  }
+}
+
+/** The parts of a 胡 payment (hand type, 自摸, 杠开, 热炮, 软报, 连庄 +N), from its detail. */
+function huParts(d) {
+  if (Array.isArray(d.parts)) return d.parts.map(([k, v]) => [k, v]);
+  const out = [[d.hand_type, d.fan]];
+  for (const e of d.extras || []) out.push([e, { zi_mo: 1, gang_kai: 1, re_pao: 1, ruan_bao: 10 }[e] ?? 0]);
+  if (d.streak) out.push(['lian_zhuang', d.streak]);
+  return out;
+}
+
+function partLabel(k) {
+  const key = `p_${k}`;
+  const label = t(key);
+  if (label !== key) return label;
+  return WIN_KINDS[k] || handTypeText(k);
+}
+
+/** Each seat's points explained (the apps' 结算明细): the seat's total first, then its
+ *  lines grouped: 胡 with its parts, 豆 by kind, 鸡 by kind (金 marked, per tile), 查叫 /
+ *  查缺 / 原缺 / 包鸡, and 烧. Points read from the ledger rows, nothing recomputed. */
+function explainEl(s, pays, deltas, n) {
+  const box = h('div', { id: 'settle-explain' }, h('h3', { text: t('s_by_seat') }));
+  const burned = new Set(Array.isArray(s.burned) ? s.burned : []);
+  const base = (S.room && S.room.options && S.room.options.base_points) || 1;
+  for (let i = 0; i < n; i++) {
+    const d = deltas[i] ?? 0;
+    const blk = h('section', { class: `settle-seat ${(s.winners || []).includes(i) ? 'winner-seat' : ''}`, dataset: { seat: String(i), delta: String(d) } },
+      h('div', { class: 'settle-seat-head' }, h('b', { text: seatName(i) }),
+        h('span', { class: `num delta ${d > 0 ? 'pos' : d < 0 ? 'neg' : ''}`, text: fmtPts(d) })));
+    const groups = new Map();
+    for (const p of pays) {
+      if (p.to !== i && p.from !== i) continue;
+      const dir = p.to === i ? 1 : -1;
+      const g = groupOf(p);
+      const key = `${dir}|${g.key}`;
+      if (!groups.has(key)) groups.set(key, { ...g, dir, reason: p.reason, total: 0, lines: 0, by: new Map(), first: p });
+      const e = groups.get(key);
+      e.total += dir * p.points;
+      e.lines += 1;
+      const other = dir > 0 ? p.from : p.to;
+      e.by.set(other, (e.by.get(other) || 0) + p.points);
+    }
+    const rows = [...groups.values()].sort((a, b) => (REASON_ORDER.indexOf(a.reason) - REASON_ORDER.indexOf(b.reason)) || (b.dir - a.dir));
+    const list = h('ul', { class: 'sgroups' });
+    for (const g of rows) {
+      const li = h('li', { class: `sgroup ${g.dir > 0 ? 'in' : 'out'}`, dataset: { reason: g.reason, dir: g.dir > 0 ? 'in' : 'out', points: String(g.total), kind: g.kind || '', tile: g.tile || '' } });
+      const what = h('span', { class: 'sg-what' }, h('b', { text: reasonText(g.reason) }));
+      if (g.sub) what.append(h('small', { class: 'sg-sub', text: g.sub }));
+      if (g.tile) what.append(tileEl(g.tile, { size: 'xs' }));
+      if (g.jin) what.append(h('small', { class: 'badge jin', dataset: { jin: 'true' }, text: '金' }));
+      const dd = g.first.detail || {};
+      if (g.reason === 'hu' && typeof dd.hua_total === 'number') {
+        what.append(jintanWinEl(dd)); // Jintan: 花 and 番
+      } else if (g.reason === 'hu') {
+        // the parts, in 底分: hand type 番, then each extra
+        const parts = h('span', { class: 'sg-parts' });
+        const winnerDetail = dd;
+        const all = huParts(winnerDetail);
+        // 连庄 +N only on payments with the dealer: show it when any line of the group has it
+        const streak = Math.max(0, ...pays.filter((x) => x.reason === 'hu' && ((g.dir > 0 && x.to === i) || (g.dir < 0 && x.from === i && x.to === g.first.to)))
+          .map((x) => (x.detail && x.detail.streak) || 0));
+        const shown = all.filter(([k]) => k !== 'lian_zhuang');
+        if (streak) shown.push(['lian_zhuang', streak]);
+        shown.forEach(([k, v], idx) => {
+          parts.append(h('span', { class: 'part', dataset: { part: idx === 0 ? 'hand_type' : k, name: k, points: String(v) } },
+            `${idx ? '+' : ''}${partLabel(k)} ${v}`));
+        });
+        if ((winnerDetail.times || 1) > 1) parts.append(h('span', { class: 'part', dataset: { part: 'times', points: String(winnerDetail.times) } }, t('s_times', { n: winnerDetail.times })));
+        if (base > 1) parts.append(h('span', { class: 'part', dataset: { part: 'base', points: String(base) } }, t('s_base', { n: base })));
+        what.append(parts);
+      } else if (g.perTile) {
+        const count = Math.round(g.lines / Math.max(1, g.by.size));
+        const each = g.first.points;
+        what.append(h('small', { class: 'sg-count', dataset: { count: String(count), each: String(each) } }, `${t('s_tiles', { n: count })} · ${t('s_per_tile', { n: each })}`));
+      } else if (g.reason === 'cha_jiao' && typeof dd.ready_value === 'number') {
+        what.append(h('small', { class: 'sg-sub', text: t('s_ready_value', { n: dd.ready_value }) + (dd.streak ? ` +连庄 ${dd.streak}` : '') }));
+      } else if (g.reason === 'cha_que' && typeof dd.tiles === 'number') {
+        what.append(h('small', { class: 'sg-sub', text: t('s_void_tiles', { n: dd.tiles }) }));
+      }
+      const who = h('span', { class: 'sg-who' });
+      for (const [other, pts] of g.by) {
+        who.append(h('span', { class: 'sg-other', dataset: { seat: String(other), points: String(pts) } },
+          `${g.dir > 0 ? '←' : '→'} ${seatName(other)} ${pts}`));
+      }
+      li.append(what, who, h('span', { class: `num sg-total ${g.dir > 0 ? 'pos' : 'neg'}`, text: fmtPts(g.total) }));
+      list.append(li);
+    }
+    if (burned.has(i)) list.append(h('li', { class: 'sgroup burned', dataset: { reason: 'shao' } }, h('span', { class: 'sg-what' }, h('b', { text: '烧' }), h('small', { class: 'sg-sub', text: t('s_burned') }))));
+    if (!list.children.length) list.append(h('li', { class: 'sgroup muted', text: t('no_payments') }));
+    blk.append(list);
+    box.append(blk);
+  }
+  return box;
 }
 
 // ------------------------------------------------------------------ dissolve vote
@@ -1848,6 +2182,10 @@ function bind() {
   $('#last-settlement-btn').addEventListener('click', () => { S.settlementOpen = true; renderAll(); });
   $('#reconnect-btn').addEventListener('click', () => { if (S.socket) S.socket.reopen(); });
   bindSocial();
+  $('#rules-btn').addEventListener('click', () => { S.rulesOpen = true; renderRules(); });
+  $('#settle-rules-btn').addEventListener('click', () => { S.rulesOpen = true; renderRules(); });
+  $('#rules-close').addEventListener('click', () => { S.rulesOpen = false; renderRules(); });
+  $('#rules-overlay').addEventListener('click', (e) => { if (e.target.id === 'rules-overlay') { S.rulesOpen = false; renderRules(); } });
   const askDissolve = () => { S.confirmDissolve = true; S.voteResult = null; renderVote(); };
   $('#dissolve-btn').addEventListener('click', askDissolve);
   $('#settle-dissolve-btn').addEventListener('click', askDissolve);

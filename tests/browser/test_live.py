@@ -349,7 +349,7 @@ def test_two_players_scripted_hand(live: LiveServer, browser: Any, shots_dir: Pa
             for w in s["winners"]:
                 assert page.locator(f'#settle-winners .winner[data-seat="{w}"]').count() == 1
             assert page.locator("#settle-seed").inner_text() == hand.seed
-            text = page.locator("#settle-payments").inner_text()
+            text = page.locator("#settle-payments").text_content()  # folded under 支付明细
             assert "豆" in text and "鸡" in text
             # each chicken payment names its kind (幺鸡, 翻牌鸡, 包鸡, ...)
             kinds = page.locator('#settle-payments tr.payment[data-reason="ji"] .ji-kind')

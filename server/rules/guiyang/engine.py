@@ -31,7 +31,7 @@ from ..tiles import (
     tile_name,
 )
 from .options import GuiyangOptions, hand_type_values
-from .scoring import hand_type, holds_void, is_ready, settle, waits
+from .scoring import hand_type, holds_void, is_ready, settle, ting_hints, waits
 from .state import Action, Discard, IllegalAction, Meld, State
 
 Event = dict[str, object]
@@ -599,6 +599,18 @@ def _unseen(state: State, seat: int) -> list[int]:
     return [max(0, u) for u in unseen]
 
 
+def _river_last(state: State) -> dict[str, int] | None:
+    """The latest discard while it still lies in its river (not claimed): ``{"seat",
+    "index"}`` (its place in that seat's ``discards``), else None. Public: everyone saw it."""
+    if state.last_discard is None:
+        return None
+    seat, tile = state.last_discard
+    river = state.discards[seat]
+    if not river or river[-1].claimed or river[-1].tile != tile:
+        return None
+    return {"seat": seat, "index": len(river) - 1}
+
+
 def view(state: State, seat: int | None) -> dict[str, object]:
     """The state as ``seat`` sees it (None = spectator), JSON-able (§13, docs/protocol.md).
 
@@ -644,6 +656,7 @@ def view(state: State, seat: int | None) -> dict[str, object]:
         "robbing": tile_name(state.rob_tile)
         if state.phase == "rob" and state.rob_tile is not None
         else None,
+        "river_last": _river_last(state),
     }
     if own:
         assert seat is not None
@@ -656,6 +669,8 @@ def view(state: State, seat: int | None) -> dict[str, object]:
         unseen = _unseen(state, seat)
         out["waits"] = [{"tile": tile_name(k), "unseen": unseen[k]} for k in waits(state, seat)]
         out["void_held"] = holds_void(state, seat)
+        own_turn = state.phase == "turn" and state.turn == seat
+        out["ting_hints"] = ting_hints(state, seat, unseen) if own_turn else {}
     if state.ended:
         out["settlement"] = settle(state)
     return out

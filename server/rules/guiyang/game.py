@@ -142,6 +142,8 @@ class GuiyangGame:
         out = dict(engine.view(live, seat))
         out["phase"], out["seed"] = state.phase, state.seed
         out["last_discard"], out["robbing"] = None, None
+        if "ting_hints" in out:
+            out["ting_hints"] = {}  # nothing left to discard
         out["settlement"] = settlement.to_dict()
         return View(out)
 

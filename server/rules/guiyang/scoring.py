@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
-from ..hand import completing_tiles, is_all_triplets, is_seven_pairs, is_standard
+from ..hand import completing_tiles, is_all_triplets, is_seven_pairs, is_standard, shanten
 from ..tiles import NUM_KINDS, WU_GU_JI, YAO_JI, suit_of, tile_index, tile_name
 from .options import HAND_TYPES, GuiyangOptions, dou_points, hand_type_values
 from .state import DOU_KINDS, Meld, State
@@ -54,19 +55,58 @@ def waits(state: State, seat: int) -> list[int]:
     Empty while the seat holds a void-suit tile; a kind whose four copies are all in the
     seat's own hand and melds is not a wait; nor is a kind of the void suit.
     """
-    if holds_void(state, seat):
+    return waits_of(state.hands[seat], state.melds[seat], state.ding_que[seat])
+
+
+def waits_of(counts: list[int], melds: list[Meld], void: int | None) -> list[int]:
+    """`waits` of concealed ``counts`` with ``melds`` and void suit ``void`` (0..2 or None)."""
+    if void is not None and any(counts[void * 9 : void * 9 + 9]):
         return []
-    counts = state.hands[seat]
-    melds = state.melds[seat]
     if sum(counts) != 13 - 3 * len(melds):
         return []
-    void = state.ding_que[seat]
     result = []
     for k in completing_tiles(counts, len(melds)):
         own = counts[k] + sum(m.size for m in melds if m.tile == k)
         if own < 4 and suit_of(k) != void:
             result.append(k)
     return result
+
+
+def ting_hints(state: State, seat: int, unseen: list[int]) -> dict[str, list[list[object]]]:
+    """听牌提示 (出牌提示) for a seat about to discard: each tile kind it holds whose discard
+    would leave it ready (§6.3) -> ``[[wait tile, unseen copies], ...]`` (waits sorted).
+
+    ``unseen[k]``: copies of kind k the seat cannot see (its hand of 14 - 3 * melds tiles,
+    every river and meld counted; the discarded tile lands in its own river, so the counts
+    hold after the discard too). Empty unless the seat holds 14 - 3 * melds tiles.
+    """
+    melds = state.melds[seat]
+    found = _hint_waits(
+        tuple(state.hands[seat]), tuple((m.tile, m.size) for m in melds), state.ding_que[seat]
+    )
+    return {tile_name(k): [[tile_name(w), unseen[w]] for w in ws] for k, ws in found}
+
+
+@lru_cache(maxsize=4096)
+def _hint_waits(
+    counts: tuple[int, ...], melds: tuple[tuple[int, int], ...], void: int | None
+) -> tuple[tuple[int, tuple[int, ...]], ...]:
+    """(discard kind, its waits) of `ting_hints`, for a hand's counts, melds (tile, size) and
+    void suit: the same hand is viewed many times in a turn."""
+    hand = list(counts)
+    if sum(hand) != 14 - 3 * len(melds) or shanten(hand, len(melds)) > 0:
+        return ()  # more than one tile from ready: no discard leaves it ready (most turns)
+    shaped = [Meld("pong" if size == 3 else "men_dou", tile) for tile, size in melds]
+    out = []
+    for k in range(NUM_KINDS):
+        if not hand[k]:
+            continue
+        hand[k] -= 1
+        found = waits_of(hand, shaped, void)
+        hand[k] += 1
+        if found:
+            out.append((k, tuple(found)))
+    return tuple(out)
 
 
 def ready_value(state: State, seat: int) -> int:
@@ -215,6 +255,10 @@ def _streak_bonus(state: State, a: int, b: int) -> int:
     return 0
 
 
+#: The win extras' values (§8.1 自摸, §8.3 杠开 / 热炮, §8.5 软报), in 底分.
+EXTRA_POINTS = {"zi_mo": 1, "gang_kai": 1, "re_pao": 1, "ruan_bao": 10}
+
+
 def _win_payments(state: State, ledger: _Ledger) -> dict[int, str]:
     """§9.1 hu, §8.5 ying_bao / sha_bao. Returns winner -> hand type."""
     n = state.players
@@ -229,13 +273,13 @@ def _win_payments(state: State, ledger: _Ledger) -> dict[int, str]:
         value = values[htype]
         extras: list[str] = []
         if self_draw and state.options.scoring != "yi_kou_san":
-            value += 1
+            value += EXTRA_POINTS["zi_mo"]
             extras.append("zi_mo")
         if kind in ("gang_kai", "re_pao"):
-            value += 1
+            value += EXTRA_POINTS[kind]
             extras.append(kind)
         if state.bao_ting[w]:
-            value += 10
+            value += EXTRA_POINTS["ruan_bao"]
             extras.append("ruan_bao")
         others = [p for p in range(n) if p != w]
         if kind in ("zi_mo", "gang_kai"):
@@ -245,7 +289,14 @@ def _win_payments(state: State, ledger: _Ledger) -> dict[int, str]:
             loser = state.loser
             once = value + _streak_bonus(state, w, loser)
             payers = {loser: once * (n - 1) if kind == "qiang_gang" else once}
+        # What the value is made of, in 底分 (the ledger multiplies by base_points):
+        # points = (sum of the parts) * times; times is n - 1 for 抢杠 (包三家, §8.4).
+        base_parts = [(htype, values[htype])] + [(e, EXTRA_POINTS[e]) for e in extras]
+        times = n - 1 if kind == "qiang_gang" else 1
         for p, points in payers.items():
+            streak = _streak_bonus(state, w, p)
+            parts = base_parts + ([("lian_zhuang", streak)] if streak else [])
+            assert sum(v for _, v in parts) * times == points
             ledger.pay(
                 p,
                 w,
@@ -255,8 +306,10 @@ def _win_payments(state: State, ledger: _Ledger) -> dict[int, str]:
                 win=kind,
                 fan=values[htype],
                 extras=extras,
-                streak=_streak_bonus(state, w, p),
+                streak=streak,
                 tile=tile_name(state.win_tile) if state.win_tile is not None else None,
+                parts=[[name, v] for name, v in parts],
+                times=times,
             )
         if state.ying_bao:
             for p in others:

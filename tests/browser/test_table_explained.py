@@ -1,0 +1,502 @@
+"""The table and the settlement explained (issue 13), in Debian Chromium at 1280x800 and
+375x812, on hands chosen offline (`scripted`) and played by clicking:
+
+* melds: a concealed kong (闷豆) of another seat shows one face and three backs; a ponged
+  tile is turned towards the seat it came from; the last-discard mark is back after a reload;
+* 听牌提示: while choosing a discard, each tile that leaves the hand ready shows its waits and
+  how many of each are unseen (counted here from the view: 4 minus hand, rivers, melds);
+* the settlement: a 软报 win, a 连庄 win and a 金鸡 hand show their parts with the values of
+  the spec (§6.2, §8.1, §8.5, §9.3, §10.2), read from the DOM;
+* the room's rules: always reachable during play, complete, localised; 连N only in 连庄 rooms.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from conftest import SHOTS, LiveServer
+from scripted import Hand, Step, find_seed, play_out
+from test_live import add_bots, create_room, new_page, no_overflow, play_scripted
+from test_table_layout import _in_view
+
+from server.rules.registry import find_game
+
+SIZES = {"desktop": (1280, 800), "phone": (375, 812)}
+# the second hand is dealt and being played
+NEXT_HAND = (
+    "window.__gy.room && window.__gy.room.hand_no === 2 && window.__gy.view"
+    " && window.__gy.view.phase !== 'ended'"
+)
+# what the rules panel of a 三丁拐 一扣三 room says, among the rest
+RULE_WORDS = (
+    "三丁拐", "一扣三", "满堂鸡", "一炮多响", "过碰", "闷豆", "明豆", "转弯豆", "定缺",
+    "出牌秒数 20s", "抢牌秒数 10s",
+)  # fmt: skip
+# spec §6.2, 一扣二 / 连庄 column (standard table)
+FAN = {
+    "ping_hu": 1, "da_dui_zi": 5, "qi_dui": 7, "long_qi_dui": 10, "qing_yi_se": 10,
+    "qing_da_dui": 15, "qing_qi_dui": 17, "qing_long_bei": 20, "dan_diao": 7, "qing_dan_diao": 17,
+}  # fmt: skip
+
+
+def _shots(page: Any, shots: Path, name: str) -> None:
+    """Screenshots at both sizes; the page is left at the desktop size."""
+    for label, (w, h) in SIZES.items():
+        page.set_viewport_size({"width": w, "height": h})
+        page.wait_for_timeout(150)
+        page.screenshot(path=str(shots / f"{name}-{label}.png"))
+        no_overflow(page)
+    page.set_viewport_size({"width": 1280, "height": 800})
+
+
+def _rel(owner: int, src: int, n: int = 4) -> int:
+    """Index of the turned tile of a pong: 上家 first, 对家 middle, 下家 last."""
+    return {3: 0, 2: 1, 1: 2}[(src - owner) % n]
+
+
+def _unseen(view: dict[str, Any], tile: str) -> int:
+    """Copies of ``tile`` the seat cannot see: 4 minus its hand (and drawn tile), every
+    unclaimed river tile and every meld tile."""
+    seen = list(view["hand"]) + ([view["drawn"]] if view["drawn"] else [])
+    for s in view["seats"]:
+        claimed = set(s["claimed"])
+        seen += [t for i, t in enumerate(s["discards"]) if i not in claimed]
+        seen += [t for m in s["melds"] for t in m["tiles"]]
+    return 4 - Counter(seen)[tile]
+
+
+def _men_dou_and_hints(hand: Hand) -> bool:
+    steps = hand.of(0)
+    md = any(
+        m["kind"] == "men_dou"
+        for st in steps
+        for s in st.view["seats"]
+        if s["seat"] != 0
+        for m in s["melds"]
+    )
+    hints = any(st.view["ting_hints"] and st.action["kind"] == "discard" for st in steps)
+    pong = any(m["kind"] == "pong" for st in steps for s in st.view["seats"] for m in s["melds"])
+    return md and hints and pong
+
+
+def test_melds_hints_and_reload(live: LiveServer, browser: Any, shots_dir: Path) -> None:
+    ctx, page = new_page(browser, *SIZES["desktop"])
+    try:
+        code = create_room(page, live.base, "桌")
+        options = live.room(code)["options"]
+        hand = find_seed(options, _men_dou_and_hints, prefix="md")
+        live.fix_seeds(code, [hand.seed])
+        add_bots(page)
+        page.wait_for_selector("#hand .hand-tile", timeout=15000)
+        seen = {"men_dou": 0, "pong": 0, "hints": 0, "reload": 0}
+
+        def check(page: Any, seat: int, st: Step) -> None:
+            v = st.view
+            for s in v["seats"]:
+                k = s["seat"]
+                where = "#my-melds" if k == 0 else f'#opponents .seat-panel[data-seat="{k}"]'
+                for j, m in enumerate(s["melds"]):
+                    meld = page.locator(f"{where} .meld").nth(j)
+                    assert meld.get_attribute("data-kind") == m["kind"]
+                    if m["kind"] == "men_dou" and k != 0:
+                        # spec §4: one tile shown to all, three backs
+                        faces = meld.locator(".tile:not(.tile-back)")
+                        assert faces.count() == 1
+                        assert faces.first.get_attribute("data-tile") == m["tiles"][0]
+                        assert meld.locator(".tile.tile-back").count() == 3
+                        seen["men_dou"] += 1
+                    if m["kind"] == "pong":
+                        turned = _rel(k, m["from"])
+                        assert meld.get_attribute("data-turned") == str(turned)
+                        tiles = meld.locator(".tile")
+                        assert "turned-claim" in (tiles.nth(turned).get_attribute("class") or "")
+                        assert meld.locator(".tile.turned-claim").count() == 1
+                        seen["pong"] += 1
+            hints = v["ting_hints"]
+            if hints and st.action["kind"] == "discard":
+                shown = page.locator("#ting-hints .ting-hint").evaluate_all(
+                    "els => els.map(e => [e.dataset.tile, e.dataset.waits])"
+                )
+                want = [[t, ",".join(f"{w}:{n}" for w, n in ws)] for t, ws in hints.items()]
+                assert sorted(shown) == sorted(want)
+                for t, ws in hints.items():
+                    for w, n in ws:  # the unseen counts, counted again from the view
+                        assert n == _unseen(v, w), (t, w, n)
+                marked = page.locator("#hand .hand-tile.ting").evaluate_all(
+                    "els => [...new Set(els.map(e => e.dataset.tile))]"
+                )
+                assert sorted(marked) == sorted(hints)
+                if not seen["hints"]:
+                    _shots(page, shots_dir, "ting-hints")
+                seen["hints"] += 1
+            if seen["men_dou"] and not seen["reload"] and st.action["kind"] == "discard":
+                _shots(page, shots_dir, "melds-men-dou")
+                last = v["river_last"]
+                if last is not None:
+                    page.reload()
+                    page.wait_for_selector("#hand .hand-tile.playable", timeout=15000)
+                    river = (
+                        "#my-river"
+                        if last["seat"] == 0
+                        else (f'#opponents .seat-panel[data-seat="{last["seat"]}"] .river')
+                    )
+                    page.wait_for_selector(f"{river} .tile.last-discard", timeout=5000)
+                    idx = page.locator(f"{river} .tile").evaluate_all(
+                        "els => els.findIndex(e => e.classList.contains('last-discard'))"
+                    )
+                    assert idx == last["index"]
+                    assert page.locator(".tile.last-discard").count() == 1
+                    seen["reload"] += 1
+
+        play_scripted({0: page}, hand, check)
+        assert seen["men_dou"] and seen["pong"] and seen["hints"] and seen["reload"], seen
+        page.wait_for_selector("#settle-row-0", timeout=30000)
+        assert not page.errors, page.errors  # type: ignore[attr-defined]
+    finally:
+        ctx.close()
+
+
+def play_bao(options: dict[str, Any], seed: str, dealer: int = 0, streak: int = 1) -> Hand | None:
+    """`scripted.play_out`, but seat 0 declares 报听 (软报) with its first discard when it
+    may (the bots never do); None when its first discard cannot declare."""
+    rules = find_game("guiyang")
+    state = rules.deal(rules.options(options), seed, dealer, streak)
+    if not any(a.kind == "discard" and a.bao_ting for a in rules.legal_actions(state, 0)):
+        return None
+    hand = Hand(seed)
+    while not rules.ended(state):
+        if rules.claims_decided(state):
+            state, _ = rules.resolve_claims(state)
+            continue
+        seat = rules.acting_seats(state)[0]
+        action = rules.bot_action(state, seat)
+        legal = rules.legal_actions(state, seat)
+        if seat == 0 and action.kind == "discard":
+            bao = [a for a in legal if a.kind == "discard" and a.bao_ting]
+            same = [a for a in bao if a.tile == action.tile]
+            action = (same or bao or [action])[0]
+        hand.steps.append(
+            Step(
+                seat,
+                action.to_dict(),
+                [a.to_dict() for a in legal],
+                rules.view(state, seat).to_dict(),
+            )
+        )
+        state, _ = rules.apply(state, seat, action)
+    hand.settlement = rules.view(state, None)["settlement"]
+    return hand
+
+
+def _hu_group(page: Any, seat: int) -> Any:
+    return page.locator(
+        f'#settle-explain .settle-seat[data-seat="{seat}"] .sgroup[data-reason="hu"][data-dir="in"]'
+    )
+
+
+def _parts(group: Any) -> dict[str, int]:
+    rows = group.locator(".part").evaluate_all(
+        "els => els.map(e => [e.dataset.part, Number(e.dataset.points)])"
+    )
+    return dict(rows)
+
+
+def _check_settlement_view(page: Any, label: str) -> None:
+    for lbl, (w, h) in SIZES.items():
+        page.set_viewport_size({"width": w, "height": h})
+        page.wait_for_timeout(200)
+        _in_view(page, "#settlement-body h2")
+        _in_view(page, "#ready-btn")
+        no_overflow(page)
+        page.screenshot(path=str(SHOTS / f"settle-{label}-{lbl}.png"))
+    page.set_viewport_size({"width": 1280, "height": 800})
+
+
+def test_ruan_bao_win_explained(live: LiveServer, browser: Any, shots_dir: Path) -> None:
+    ctx, page = new_page(browser, *SIZES["desktop"])
+    try:
+        code = create_room(page, live.base, "报")
+        options = live.room(code)["options"]
+        hand = None
+        for n in range(4000):
+            h = play_bao(options, f"rb-{n}")
+            s = h.settlement if h else {}
+            if h and any(
+                p["reason"] == "hu" and p["to"] == 0 and "ruan_bao" in p["detail"]["extras"]
+                for p in s["payments"]
+            ):
+                hand = h
+                break
+        assert hand is not None, "no 软报 win in 4000 seeds"
+        live.fix_seeds(code, [hand.seed])
+        add_bots(page)
+        page.wait_for_selector("#hand .hand-tile", timeout=15000)
+        play_scripted({0: page}, hand)
+        page.wait_for_selector("#settle-row-0", timeout=30000)
+        s = hand.settlement
+        ht = s["hand_types"]["0"]
+        self_draw = s["win_kind"] in ("zi_mo", "gang_kai", "qiang_gang")
+        # spec: hand type 番 (§6.2) + 自摸 1 (§8.1) + 杠开 / 热炮 1 (§8.3) + 软报 10 (§8.5)
+        want = {"hand_type": FAN[ht], "ruan_bao": 10}
+        if self_draw:
+            want["zi_mo"] = 1
+        if s["win_kind"] in ("gang_kai", "re_pao"):
+            want[s["win_kind"]] = 1
+        group = _hu_group(page, 0)
+        assert group.count() == 1
+        assert _parts(group) == want
+        value = sum(want.values())
+        payers = 3 if self_draw else 1
+        assert int(group.get_attribute("data-points")) == value * payers
+        got = dict(
+            group.locator(".sg-other").evaluate_all(
+                "els => els.map(e => [Number(e.dataset.seat), Number(e.dataset.points)])"
+            )
+        )
+        assert got == ({1: value, 2: value, 3: value} if self_draw else {s["loser"]: value})
+        # the 报听 discard lies sideways in the river, the winning tile is highlighted
+        assert page.locator('#my-river .tile[data-bao-ting="true"]').count() == 1
+        win_tile = next(p["detail"]["tile"] for p in s["payments"] if p["reason"] == "hu")
+        wt = page.locator('#settle-winners .winner[data-seat="0"] .tile.win-tile')
+        assert wt.count() == 1 and wt.get_attribute("data-tile") == win_tile
+        shown = page.locator(
+            '#settle-winners .winner[data-seat="0"] .win-concealed .tile'
+        ).evaluate_all("els => els.map(e => e.dataset.tile)")
+        rest = list(s["hands"][0])
+        rest.remove(win_tile)
+        assert Counter(shown) == Counter(rest)
+        _check_settlement_view(page, "ruan-bao")
+        # each seat's total first, and the seat blocks sum to the deltas
+        for i in range(4):
+            blk = page.locator(f'#settle-explain .settle-seat[data-seat="{i}"]')
+            pts = blk.locator(".sgroup[data-points]").evaluate_all(
+                "els => els.map(e => Number(e.dataset.points))"
+            )
+            assert sum(pts) == s["deltas"][i] == int(blk.get_attribute("data-delta"))
+        # hand 2: the dealer kept the deal, but this room does not score 连庄: no 连N
+        page.click("#ready-btn")
+        page.wait_for_function(NEXT_HAND, timeout=60000)
+        assert page.evaluate("window.__gy.view.dealer_streak") == 2
+        badge = page.locator("#my-head .badge.dealer")
+        assert badge.inner_text() == "庄"
+        assert "连" not in page.locator("#dealer-info").inner_text()
+        assert not page.errors, page.errors  # type: ignore[attr-defined]
+    finally:
+        ctx.close()
+
+
+def test_lian_zhuang_and_jin_ji_explained(live: LiveServer, browser: Any, shots_dir: Path) -> None:
+    ctx, page = new_page(browser, *SIZES["desktop"])
+    try:
+        code = create_room(page, live.base, "庄", checks=("#opt-lian-zhuang", "#opt-yao-bai-ji"))
+        options = live.room(code)["options"]
+        assert options["scoring"] == "lian_zhuang"
+        first = find_seed(options, lambda h: h.settlement["winners"] == [0], prefix="lz")
+
+        def second_ok(seed: str) -> Hand | None:
+            h = play_out(options, seed, dealer=0, streak=2)
+            pays = h.settlement["payments"]
+            streak = any(p["reason"] == "hu" and p["detail"]["streak"] == 2 for p in pays)
+            jin = any(p["reason"] == "ji" and p["detail"]["jin"] for p in pays)
+            return h if streak and jin else None
+
+        second = next(h for n in range(3000) if (h := second_ok(f"lz2-{n}")))
+        live.fix_seeds(code, [first.seed, second.seed])
+        add_bots(page)
+        page.wait_for_selector("#hand .hand-tile", timeout=15000)
+        play_scripted({0: page}, first)
+        page.wait_for_selector("#settle-row-0", timeout=30000)
+        page.click("#ready-btn")
+        page.wait_for_function(NEXT_HAND, timeout=60000)
+        # 连庄 room: the dealer's streak is shown
+        assert page.locator("#my-head .badge.dealer").get_attribute("data-streak") == "2"
+        assert "连2" in page.locator("#dealer-info").inner_text()
+        play_scripted({0: page}, second)
+        page.wait_for_selector("#settle-row-0", timeout=30000)
+        s = second.settlement
+        for w in s["winners"]:
+            ht = s["hand_types"][str(w)]
+            self_draw = s["win_kind"] in ("zi_mo", "gang_kai", "qiang_gang")
+            base = (
+                FAN[ht]
+                + (1 if self_draw else 0)
+                + (1 if s["win_kind"] in ("gang_kai", "re_pao") else 0)
+            )
+            parts = _parts(_hu_group(page, w))
+            assert parts["hand_type"] == FAN[ht]
+            if self_draw:
+                assert parts["zi_mo"] == 1
+            # §10.2: +N (N = 2) on each payment between the dealer (seat 0) and another seat
+            others = [p for p in range(4) if p != w]
+            payers = others if self_draw else [s["loser"]]
+            want = {p: base + (2 if 0 in (w, p) else 0) for p in payers}
+            if any(0 in (w, p) for p in payers):
+                assert parts["lian_zhuang"] == 2
+            got = dict(
+                _hu_group(page, w)
+                .locator(".sg-other")
+                .evaluate_all(
+                    "els => els.map(e => [Number(e.dataset.seat), Number(e.dataset.points)])"
+                )
+            )
+            assert got == want
+        # 金鸡: each golden 幺鸡 is worth 2 (§9.3), marked 金
+        jin = page.locator('#settle-explain .sgroup[data-reason="ji"][data-tile="1s"]')
+        assert jin.count() > 0
+        for k in range(jin.count()):
+            g = jin.nth(k)
+            assert g.locator('.badge.jin[data-jin="true"]').count() == 1
+            assert g.locator(".sg-count").get_attribute("data-each") == "2"
+            count = int(g.locator(".sg-count").get_attribute("data-count"))
+            others = g.locator(".sg-other").evaluate_all(
+                "els => els.map(e => Number(e.dataset.points))"
+            )
+            assert all(x == 2 * count for x in others), (count, others)
+        golden = [c["tile"] for c in s["chicken_values"] if c["jin"]]
+        assert "1s" in golden
+        _check_settlement_view(page, "lian-zhuang-jin-ji")
+        # in English: the parts named, the same numbers; the rules open over the settlement
+        page.click("#lang-toggle")
+        parts = _hu_group(page, s["winners"][0]).locator(".part").all_inner_texts()
+        assert any(p.startswith("+self-draw") for p in parts) == (
+            s["win_kind"] in ("zi_mo", "gang_kai", "qiang_gang")
+        ), parts
+        _check_settlement_view(page, "lian-zhuang-jin-ji-en")
+        page.click("#settle-rules-btn")
+        page.wait_for_selector("#rules-dialog", state="visible")
+        _in_view(page, "#rules-close")
+        assert "Dealer streak" in page.locator("#rules-body").inner_text()
+        page.click("#rules-close")
+        page.click("#lang-toggle")
+        assert not page.errors, page.errors  # type: ignore[attr-defined]
+    finally:
+        ctx.close()
+
+
+def test_rules_panel_during_play(live: LiveServer, browser: Any, shots_dir: Path) -> None:
+    ctx, page = new_page(browser, *SIZES["desktop"])
+    try:
+        create_room(page, live.base, "规", players=3, checks=("#opt-yi-kou-san",))
+        add_bots(page)
+        page.wait_for_selector("#hand .hand-tile", timeout=15000)
+        for label, (w, h) in SIZES.items():
+            page.set_viewport_size({"width": w, "height": h})
+            page.click("#rules-btn")
+            page.wait_for_selector("#rules-dialog", state="visible")
+            _in_view(page, "#rules-close")
+            text = page.locator("#rules-body").inner_text()
+            for word in RULE_WORDS:
+                assert word in text, (word, text)
+            fans = page.locator("#rules-fan tbody tr").evaluate_all(
+                "els => els.map(e => [e.dataset.handType, Number(e.dataset.fan)])"
+            )
+            # spec §6.2, 一扣三 column
+            assert dict(fans) == {
+                "ping_hu": 3, "da_dui_zi": 8, "qi_dui": 12, "long_qi_dui": 20, "qing_yi_se": 12,
+                "qing_da_dui": 20, "qing_qi_dui": 24, "qing_long_bei": 36, "dan_diao": 12,
+                "qing_dan_diao": 24,
+            }  # fmt: skip
+            dou = page.locator('#rules-body li[data-rule="men_dou"]').inner_text()
+            assert "2" in dou
+            page.screenshot(path=str(shots_dir / f"rules-{label}.png"))
+            page.click("#rules-close")
+            page.wait_for_selector("#rules-dialog", state="hidden")
+        # in English too
+        page.click("#lang-toggle")
+        page.click("#rules-btn")
+        text = page.locator("#rules-body").inner_text()
+        for word in ("Full table", "Pass-pong lock: off", "Multiple winners: on", "Fan table"):
+            assert word in text, (word, text)
+        page.screenshot(path=str(shots_dir / "rules-en-desktop.png"))
+        page.click("#rules-close")
+        page.click("#lang-toggle")
+        assert not page.errors, page.errors  # type: ignore[attr-defined]
+    finally:
+        ctx.close()
+
+
+def _own_men_dou(hand: Hand) -> bool:
+    return any(m["kind"] == "men_dou" for st in hand.of(0) for m in st.view["seats"][0]["melds"])
+
+
+def test_own_concealed_kong_is_marked(live: LiveServer, browser: Any, shots_dir: Path) -> None:
+    """The owner sees its 闷豆's four faces, marked concealed (dashed, tagged 闷)."""
+    ctx, page = new_page(browser, *SIZES["desktop"])
+    try:
+        code = create_room(page, live.base, "闷")
+        options = live.room(code)["options"]
+        hand = find_seed(options, _own_men_dou, prefix="own")
+        live.fix_seeds(code, [hand.seed])
+        add_bots(page)
+        page.wait_for_selector("#hand .hand-tile", timeout=15000)
+        seen = []
+
+        def check(page: Any, seat: int, st: Step) -> None:
+            melds = st.view["seats"][0]["melds"]
+            for j, m in enumerate(melds):
+                if m["kind"] != "men_dou":
+                    continue
+                meld = page.locator("#my-melds .meld").nth(j)
+                assert meld.get_attribute("data-kind") == "men_dou"
+                assert meld.locator(".tile.tile-back").count() == 0
+                faces = meld.locator(".tile.concealed-own").evaluate_all(
+                    "els => els.map(e => e.dataset.tile)"
+                )
+                assert faces == m["tiles"]
+                assert meld.locator(".meld-tag").inner_text() == "闷"
+                if not seen:
+                    _shots(page, shots_dir, "melds-own-men-dou")
+                seen.append(j)
+
+        play_scripted({0: page}, hand, check)
+        assert seen
+        assert not page.errors, page.errors  # type: ignore[attr-defined]
+    finally:
+        ctx.close()
+
+
+def _hints_at_discard(hand: Hand) -> bool:
+    return any(st.view["ting_hints"] and st.action["kind"] == "discard" for st in hand.of(0))
+
+
+def test_phone_tap_shows_the_hint_of_the_raised_tile(
+    live: LiveServer, browser: Any, shots_dir: Path
+) -> None:
+    """On a phone the first tap raises a tile; if discarding it leaves the hand ready, its
+    hint (waits and unseen counts) is the one highlighted."""
+    ctx, page = new_page(browser, 375, 812, is_mobile=True, has_touch=True)
+    try:
+        code = create_room(page, live.base, "提示")
+        options = live.room(code)["options"]
+        hand = find_seed(options, _hints_at_discard, prefix="th")
+        live.fix_seeds(code, [hand.seed])
+        add_bots(page)
+        page.wait_for_selector("#hand .hand-tile", timeout=15000)
+        seen = []
+
+        def check(page: Any, seat: int, st: Step) -> None:
+            hints = st.view["ting_hints"]
+            if seen or not hints or st.action["kind"] != "discard":
+                return
+            tile = sorted(hints)[0]
+            page.locator(f'#hand .hand-tile.ting[data-tile="{tile}"]').last.tap()
+            page.wait_for_selector(f'#ting-hints .ting-hint.focus[data-tile="{tile}"]')
+            assert page.locator("#ting-hints .ting-hint.focus").count() == 1
+            waits = page.locator(f'#ting-hints .ting-hint.focus[data-tile="{tile}"] .wait')
+            shown = waits.evaluate_all(
+                "els => els.map(e => [e.dataset.tile, Number(e.dataset.unseen)])"
+            )
+            assert shown == hints[tile]
+            assert page.locator("#my-river .tile").count() == len(st.view["seats"][0]["discards"])
+            page.screenshot(path=str(shots_dir / "ting-hint-tapped-phone.png"))
+            # back to nothing raised, so the scripted move is made as predicted
+            page.evaluate("window.__gy.selected = null")
+            seen.append(tile)
+
+        play_scripted({0: page}, hand, check)
+        assert seen
+        assert not page.errors, page.errors  # type: ignore[attr-defined]
+    finally:
+        ctx.close()
