@@ -241,6 +241,16 @@ def _public_tiles(view: dict[str, Any]) -> Counter[str]:
     return out
 
 
+def _centre_tile(view: dict[str, Any]) -> str | None:
+    """The tile the table's centre repeats: the claim window's discard, else ``river_last``."""
+    if view.get("last_discard"):
+        return str(view["last_discard"]["tile"])
+    if last := view.get("river_last"):
+        d = view["seats"][last["seat"]]["discards"][last["index"]]
+        return str(d if isinstance(d, str) else d["tile"])
+    return None
+
+
 def test_spectator_sees_no_concealed_tile(browser: Any, live: LiveServer, shots_dir: Path) -> None:
     ctx_a, a = desktop(browser)
     specs = [desktop(browser), phone_page(browser)]
@@ -276,7 +286,7 @@ def test_spectator_sees_no_concealed_tile(browser: Any, live: LiveServer, shots_
             )
             assert all(public and not hidden for _, public, hidden in placed), placed
             dom = Counter(t for t, _, _ in placed)
-            center = Counter([view["last_discard"]["tile"]] if view.get("last_discard") else [])
+            center = Counter([t] if (t := _centre_tile(view)) else [])
             assert dom == _public_tiles(view) + center, (dom, view)
             # the messages it received carry no concealed tile, no wall
             log = page.evaluate("window.__wsLog")
