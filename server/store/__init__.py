@@ -12,6 +12,7 @@ from server.store.store import (
     PlayerRecord,
     RoomRecord,
     Store,
+    transient,
 )
 
 __all__ = [
@@ -22,4 +23,5 @@ __all__ = [
     "PlayerRecord",
     "RoomRecord",
     "Store",
+    "transient",
 ]

@@ -1,0 +1,295 @@
+"""A store that fails loses no command (issue 16): the actor retries a failed write with
+backoff, applies the action once it is logged and only then, tells the seats it waits for
+its database, and re-arms the room from its state after any other failure.
+
+Real store (SQLite, and PostgreSQL with TEST_DATABASE_URL) and the in-memory bus; the faults
+are injected by :class:`FlakyStore` around the real store: a call fails *before* reaching
+the database (nothing written) or *after* its transaction committed (the answer lost: the
+ambiguous commit). The outage of the real PostgreSQL, cut by a TCP proxy, is in
+``tests/integration/test_store_outage.py``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from redis.backoff import ConstantBackoff
+
+from server.bus.memory import MemoryBus
+from server.room.actor import RoomActor, RoomError, Seat, Timing, replay_hand, seat_channel
+from server.room.clock import ManualClock
+from server.rules.guiyang import GuiyangOptions, settle
+from server.rules.types import Action
+
+TIMING = Timing(claim_seconds=10, turn_seconds=20, claim_min_ms=0, auto_seconds=1, ready_seconds=30)
+CODE = "FLAKY1"
+
+
+@dataclass
+class Fault:
+    left: int
+    after: bool
+    exc: Callable[[], Exception]
+    when: Callable[..., bool] | None
+
+
+class FlakyStore:
+    """The real ``store`` with faults: :meth:`fail` makes the next ``times`` calls of
+    ``method`` (those ``when(*args)`` accepts) raise ``exc()``, before the call reaches the
+    database or, with ``after``, once the real call returned (committed, answer lost).
+    ``failed[method]`` counts the faults raised."""
+
+    def __init__(self, store: Any) -> None:
+        self.store = store
+        self.faults: dict[str, Fault] = {}
+        self.failed: dict[str, int] = {}
+
+    def fail(
+        self,
+        method: str,
+        times: int = 1,
+        *,
+        after: bool = False,
+        exc: Callable[[], Exception] = lambda: ConnectionResetError(104, "reset by peer"),
+        when: Callable[..., bool] | None = None,
+    ) -> None:
+        self.faults[method] = Fault(times, after, exc, when)
+
+    def __getattr__(self, name: str) -> Any:
+        real = getattr(self.store, name)
+        if name not in self.faults:
+            return real
+
+        async def call(*args: Any, **kwargs: Any) -> Any:
+            fault = self.faults[name]
+            if fault.left > 0 and (fault.when is None or fault.when(*args, **kwargs)):
+                fault.left -= 1
+                self.failed[name] = self.failed.get(name, 0) + 1
+                if fault.after:
+                    await real(*args, **kwargs)
+                raise fault.exc()
+            return await real(*args, **kwargs)
+
+        return call
+
+
+async def make_room(store: Any, bus: MemoryBus, bots: list[bool], hands: int = 4) -> RoomActor:
+    """A room of ``bots`` (True: a bot seat) on ``store``, not started, retrying every 1 ms."""
+    opts = GuiyangOptions(hands=hands).model_dump()
+    await store.create_room(CODE, "guiyang", opts)
+    for i, is_bot in enumerate(bots):
+        await store.add_player(CODE, i, f"p{i}", f"hash{i}", is_bot)
+    actor = RoomActor(
+        CODE,
+        opts,
+        store,
+        bus,
+        ManualClock(),
+        TIMING,
+        seats=[Seat(i, f"p{i}", b, f"hash{i}") for i, b in enumerate(bots)],
+    )
+    seeds = iter(f"flaky-seed-{n}" for n in range(100))
+    actor.new_seed = lambda: next(seeds)
+    actor.backoff = ConstantBackoff(0.001)
+    return actor
+
+
+async def drain(sub: Any) -> list[dict[str, Any]]:
+    """Every message already delivered to ``sub``."""
+    out = []
+    while True:
+        try:
+            out.append(await sub.get(timeout=0.01))
+        except TimeoutError:
+            return out
+
+
+async def check_session(store: Any, actor: RoomActor) -> None:
+    """Every hand of the finished session as :func:`check_hand` checks it, and the totals
+    (the actor's and the store's) are the sums of the hands' deltas, each counted once."""
+    assert actor.status == "finished"
+    hands = await store.hands(CODE)
+    assert [h.hand_no for h in hands] == list(range(1, actor.opts.hands + 1))
+    totals = [0] * actor.players
+    for hand in hands:
+        deltas = (await check_hand(store, actor, hand.hand_no))["deltas"]
+        totals = [t + d for t, d in zip(totals, deltas, strict=True)]
+    assert actor.totals == totals == await store.totals(CODE)
+    settled = 0
+    for hand in hands:
+        settled += len(await store.ledger_by_hand(CODE, hand.hand_no))
+    assert len(await store.ledger(code=CODE, limit=10_000)) == settled
+
+
+async def check_hand(store: Any, actor: RoomActor, hand_no: int = 1) -> dict[str, Any]:
+    """The hand's log has each action once (indices 0..n-1, as the actor counted them), it
+    replays to the stored settlement, and the ledger holds each payment exactly once."""
+    hand = [h for h in await store.hands(CODE) if h.hand_no == hand_no][0]
+    actions = await store.hand_actions(CODE, hand_no)
+    state, _ = replay_hand(
+        actor.opts, hand.seed, hand.dealer, hand.dealer_streak, actions, hand.weekday
+    )
+    expected = settle(state)
+    assert expected is not None, "the logged actions do not end the hand"
+    assert hand.settlement == expected
+    assert hand.deltas == expected["deltas"] and sum(hand.deltas) == 0
+    rows = await store.ledger_by_hand(CODE, hand_no)
+    assert rows == [
+        {k: p.get(k) for k in ("from", "to", "points", "reason", "detail")}
+        for p in expected["payments"]
+    ]
+    return expected
+
+
+async def test_failed_append_is_retried_and_applied_once(store: Any, bus: MemoryBus) -> None:
+    flaky = FlakyStore(store)
+    actor = await make_room(flaky, bus, [True, True, True, True])
+    spectator = await bus.subscribe(seat_channel(CODE, None))
+    flaky.fail("append_action", 3, when=lambda code, hand_no, idx, *_: idx == 5)
+    actor.start()
+    await actor.idle()
+    assert flaky.failed == {"append_action": 3}
+    await check_session(flaky, actor)
+    assert actor.action_idx == len(await store.hand_actions(CODE, actor.hand_no))
+    kinds = [m["type"] for m in await drain(spectator)]
+    # the second failure in a row tells the seats; the success after it, again
+    assert kinds.count("degraded") == 1 and kinds.count("recovered") == 1
+    assert kinds.index("degraded") < kinds.index("recovered")
+    assert actor.degraded == set()
+    await actor.stop()
+
+
+async def test_append_committed_but_answer_lost_is_applied_once(store: Any, bus: MemoryBus) -> None:
+    flaky = FlakyStore(store)
+    actor = await make_room(flaky, bus, [True, True, True, True])
+    # action 4 is written, then the connection "breaks" before the answer: the retry meets
+    # its own row (Conflict) and takes it as done
+    flaky.fail("append_action", 1, after=True, when=lambda code, hand_no, idx, *_: idx == 4)
+    actor.start()
+    await actor.idle()
+    assert flaky.failed == {"append_action": 1}
+    await check_session(flaky, actor)
+    await actor.stop()
+
+
+async def test_settlement_committed_but_answer_lost_settles_once(
+    store: Any, bus: MemoryBus
+) -> None:
+    flaky = FlakyStore(store)
+    actor = await make_room(flaky, bus, [True, True, True, True])
+    # hand 1's settlement commits, its answer is lost, and the next attempt fails too; hand
+    # 2's start commits and its answer is lost
+    flaky.fail("finish_hand", 2, after=True)
+    flaky.fail("start_hand", 1, after=True, when=lambda code, hand_no, *_: hand_no == 2)
+    actor.start()
+    await actor.idle()
+    assert flaky.failed == {"finish_hand": 2, "start_hand": 1}
+    # each hand started once, settled once; the totals are the committed ones, counted once
+    await check_session(flaky, actor)
+    await actor.stop()
+
+
+async def test_human_action_waits_for_the_store_and_is_applied_once(
+    store: Any, bus: MemoryBus
+) -> None:
+    flaky = FlakyStore(store)
+    actor = await make_room(flaky, bus, [False, True, True, True])
+    seat0 = await bus.subscribe(seat_channel(CODE, 0))
+    actor.start()
+    await actor.wait_started()
+    await actor.idle()
+    snap = await actor.snapshot(0)
+    assert snap["degraded"] == []
+    legal = snap["legal"]
+    assert legal, "the dealer (seat 0, human) must act first"
+    action = Action.from_dict(legal[-1])
+    idx = actor.action_idx
+    flaky.fail("append_action", 5)
+    await actor.act(0, action, snap["prompt"])  # returns once logged and applied
+    assert flaky.failed == {"append_action": 5}
+    actions = await store.hand_actions(CODE, 1)
+    assert actions[idx] == (0, {"action": action.to_dict(), "source": "player"})
+    assert len([a for a in actions if a[0] == 0]) == 1
+    assert actor.action_idx > idx
+    kinds = [m["type"] for m in await drain(seat0)]
+    assert kinds[:2] == ["snapshot", "degraded"] and "recovered" in kinds
+    assert kinds.index("recovered") < kinds.index("event")  # recovered, then the change
+    await actor.stop()
+
+
+async def test_snapshot_is_answered_while_the_store_is_down(store: Any, bus: MemoryBus) -> None:
+    flaky = FlakyStore(store)
+    actor = await make_room(flaky, bus, [False, True, True, True])
+    actor.start()
+    await actor.wait_started()
+    await actor.idle()
+    snap = await actor.snapshot(0)
+    flaky.fail("append_action", 10**9)  # down until the test says otherwise
+    actor.backoff = ConstantBackoff(0.01)
+    act = asyncio.ensure_future(
+        actor.act(0, Action.from_dict(snap["legal"][-1]), snap["prompt"])
+    )
+    while actor.degraded != {"database"}:
+        await asyncio.sleep(0.005)
+    during = await actor.snapshot(1)  # not stuck behind the waiting command
+    assert during["degraded"] == ["database"] and during["version"] == snap["version"]
+    assert not act.done()
+    flaky.faults["append_action"].left = 0  # the database is back
+    await act
+    assert (await actor.snapshot(1))["degraded"] == []
+    await actor.stop()
+
+
+async def test_a_failed_bot_move_is_rearmed(store: Any, bus: MemoryBus) -> None:
+    """A failure that is no outage (here a bug-like RuntimeError) fails the command; the
+    room re-arms its bots from the state and the hand still ends, settled once."""
+    flaky = FlakyStore(store)
+    actor = await make_room(flaky, bus, [True, True, True, True])
+    flaky.fail("append_action", 2, exc=lambda: RuntimeError("boom"), when=lambda *a: a[2] == 3)
+    actor.start()
+    for _ in range(2000):
+        if actor.status == "finished":
+            break
+        await asyncio.sleep(0.005)
+    assert flaky.failed == {"append_action": 2}
+    await check_session(flaky, actor)
+    await actor.stop()
+
+
+async def test_a_lost_lease_stops_the_retries(store: Any, bus: MemoryBus) -> None:
+    """Fencing holds through an outage: once the lease is not ours the waiting write gives
+    up (``unavailable``) instead of writing for a room another process runs."""
+    flaky = FlakyStore(store)
+    actor = await make_room(flaky, bus, [False, True, True, True])
+    held = {"ok": True}
+
+    async def lease_check(verify: bool) -> bool:
+        return held["ok"]
+
+    actor.lease_check = lease_check
+    actor.start()
+    await actor.wait_started()
+    await actor.idle()
+    snap = await actor.snapshot(0)
+    flaky.fail("append_action", 10**9)
+    act = asyncio.ensure_future(
+        actor.act(0, Action.from_dict(snap["legal"][-1]), snap["prompt"])
+    )
+    while not flaky.failed.get("append_action", 0) >= 3:
+        await asyncio.sleep(0.002)
+    held["ok"] = False  # the lease lapsed during the outage
+    try:
+        await act
+    except RoomError as err:
+        assert err.code == "unavailable"
+    else:
+        raise AssertionError("the write went on without the lease")
+    writes = flaky.failed["append_action"]
+    flaky.faults["append_action"].left = 0
+    await asyncio.sleep(0.05)
+    assert flaky.failed["append_action"] == writes  # no further attempt
+    assert await store.hand_actions(CODE, 1) == []
+    await actor.stop()
