@@ -229,9 +229,7 @@ async def test_snapshot_is_answered_while_the_store_is_down(store: Any, bus: Mem
     snap = await actor.snapshot(0)
     flaky.fail("append_action", 10**9)  # down until the test says otherwise
     actor.backoff = ConstantBackoff(0.01)
-    act = asyncio.ensure_future(
-        actor.act(0, Action.from_dict(snap["legal"][-1]), snap["prompt"])
-    )
+    act = asyncio.ensure_future(actor.act(0, Action.from_dict(snap["legal"][-1]), snap["prompt"]))
     while actor.degraded != {"database"}:
         await asyncio.sleep(0.005)
     during = await actor.snapshot(1)  # not stuck behind the waiting command
@@ -275,9 +273,7 @@ async def test_a_lost_lease_stops_the_retries(store: Any, bus: MemoryBus) -> Non
     await actor.idle()
     snap = await actor.snapshot(0)
     flaky.fail("append_action", 10**9)
-    act = asyncio.ensure_future(
-        actor.act(0, Action.from_dict(snap["legal"][-1]), snap["prompt"])
-    )
+    act = asyncio.ensure_future(actor.act(0, Action.from_dict(snap["legal"][-1]), snap["prompt"]))
     while not flaky.failed.get("append_action", 0) >= 3:
         await asyncio.sleep(0.002)
     held["ok"] = False  # the lease lapsed during the outage
