@@ -289,3 +289,55 @@ async def test_a_lost_lease_stops_the_retries(store: Any, bus: MemoryBus) -> Non
     assert flaky.failed["append_action"] == writes  # no further attempt
     assert await store.hand_actions(CODE, 1) == []
     await actor.stop()
+
+
+class FlakyBus(MemoryBus):
+    """The in-memory bus whose ``publish_many`` calls number ``fail_from`` to
+    ``fail_from + times - 1`` raise Redis's ``ConnectionError`` (nothing delivered), as
+    when Redis is unreachable; ``seen`` records ``probe()`` at each failure."""
+
+    def __init__(self, fail_from: int, times: int, probe: Callable[[], Any]) -> None:
+        super().__init__()
+        self.calls = 0
+        self.fail_from, self.times = fail_from, times
+        self.probe = probe
+        self.seen: list[Any] = []
+
+    async def publish_many(self, messages: Any) -> list[int]:
+        self.calls += 1
+        if self.fail_from <= self.calls < self.fail_from + self.times:
+            from redis.exceptions import ConnectionError as RedisConnectionError
+
+            self.seen.append(self.probe())
+            raise RedisConnectionError("Connection refused")
+        return await super().publish_many(messages)
+
+
+async def test_failed_publish_is_retried_before_anything_else(store: Any) -> None:
+    """A publish that fails is retried before the room does anything more: the action
+    after it is not even logged meanwhile, and every audience gets every event, in order,
+    without a gap."""
+    holder: dict[str, RoomActor] = {}
+    bus = FlakyBus(30, 6, lambda: (holder["a"].action_idx, holder["a"].version))
+    actor = holder["a"] = await make_room(store, bus, [True, True, True, True])
+    spectator = await bus.subscribe(seat_channel(CODE, None))
+    actor.start()
+    await actor.idle()
+    assert len(bus.seen) == 6
+    assert len(set(bus.seen)) == 1  # nothing logged, nothing counted while it failed
+    await check_session(store, actor)
+    messages = await drain(spectator)
+    last: dict[int, int] = {}
+    for m in messages:
+        if m["type"] == "snapshot":
+            last[m["hand_no"]] = m["version"]
+        elif m["type"] in ("event", "hand_end"):
+            assert m["prev_version"] == last[m["hand_no"]], m  # nothing missing
+            assert m["version"] == last[m["hand_no"]] + 1
+            last[m["hand_no"]] = m["version"]
+    assert sorted(last) == [1, 2, 3, 4]
+    # the events of the failed publish reached the spectator once (one retry succeeded)
+    versions = [(m["hand_no"], m["version"]) for m in messages if m["type"] == "event"]
+    assert len(versions) == len(set(versions))
+    await actor.stop()
+    await bus.close()
