@@ -252,6 +252,8 @@ class SnapshotMessage(BaseModel):
     settlement: dict[str, Any] | None = None
     vote: DissolveVoteMessage | None = None
     standings: list[Standing] | None = None
+    #: Services the room is waiting for (see :class:`DegradedMessage`); empty normally.
+    degraded: list[Literal["database"]] = []
 
 
 class EventMessage(BaseModel):
@@ -335,6 +337,21 @@ class RoomMessage(BaseModel):
     room: RoomInfo
 
 
+class DegradedMessage(BaseModel):
+    """The room is waiting for ``service`` (it could not write to its database and keeps
+    retrying; actions sent meanwhile are applied once it is back)."""
+
+    type: Literal["degraded"]
+    service: Literal["database"]
+
+
+class RecoveredMessage(BaseModel):
+    """``service`` is back: the room carries on (what waited follows as usual events)."""
+
+    type: Literal["recovered"]
+    service: Literal["database"]
+
+
 class PongMessage(BaseModel):
     """Answer to ``ping``."""
 
@@ -378,6 +395,8 @@ ServerMessage = Annotated[
     | SessionEndMessage
     | DissolveVoteMessage
     | RoomMessage
+    | DegradedMessage
+    | RecoveredMessage
     | PongMessage
     | ErrorMessage,
     Field(discriminator="type"),

@@ -18,6 +18,7 @@ from typing import Any
 
 from redis.backoff import ConstantBackoff
 
+from server.api.messages import ServerMessageAdapter
 from server.bus.memory import MemoryBus
 from server.room.actor import RoomActor, RoomError, Seat, Timing, replay_hand, seat_channel
 from server.room.clock import ManualClock
@@ -214,8 +215,13 @@ async def test_human_action_waits_for_the_store_and_is_applied_once(
     assert actions[idx] == (0, {"action": action.to_dict(), "source": "player"})
     assert len([a for a in actions if a[0] == 0]) == 1
     assert actor.action_idx > idx
-    kinds = [m["type"] for m in await drain(seat0)]
+    messages = await drain(seat0)
+    for m in messages:  # every message as the protocol documents it
+        ServerMessageAdapter.validate_python(m)
+    kinds = [m["type"] for m in messages]
     assert kinds[:2] == ["snapshot", "degraded"] and "recovered" in kinds
+    assert messages[1] == {"type": "degraded", "service": "database"}
+    assert messages[kinds.index("recovered")] == {"type": "recovered", "service": "database"}
     assert kinds.index("recovered") < kinds.index("event")  # recovered, then the change
     await actor.stop()
 
