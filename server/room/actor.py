@@ -65,6 +65,9 @@ FAILURES = frozenset({"unavailable", "internal"})
 
 #: The services a room may wait for (``degraded`` / ``recovered`` messages name them).
 DATABASE, BUS = "database", "bus"
+#: A database write without an answer for this long (seconds) counts as an outage for the
+#: seats (``degraded``), though the write goes on waiting (a partition that may heal).
+SLOW_SECONDS = 2.0
 
 
 def retry_backoff() -> AbstractBackoff:
@@ -360,6 +363,7 @@ class RoomActor:
         self._waiting = False
         self._rearm_timer: asyncio.TimerHandle | None = None
         self._rearm_failures = 0
+        self._side_tasks: set[asyncio.Task[None]] = set()
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -808,20 +812,27 @@ class RoomActor:
         ``server.bus.transient``) is retried after ``backoff`` (25 ms doubling to 2 s),
         inside the current command: no later command runs meanwhile, so nothing is applied
         before it is logged and the room does not advance past events it could not publish.
-        From the second failure in a row the seats get ``{"type": "degraded", "service":
-        "database"}`` (the bus cannot carry news of its own failure), and ``{"type":
-        "recovered", ...}`` once it succeeds. A write whose failed attempt may have
-        committed (its answer lost) is retried as is: ``committed()`` (a read) tells whether
-        a :class:`Conflict` of a retry is that earlier attempt's own row, which then counts
-        as success (the result is then ``None``). Writes (``write``) are fenced: before each
-        attempt the lease must be held and after each failure it is proven in Redis, else
-        :class:`RoomError` ``unavailable`` is raised (the room moved: stop writing). Any
-        other error is raised at once. Cancellation (``stop``) ends the wait."""
+        From the second failure in a row, or once a write has waited :data:`SLOW_SECONDS`
+        for its answer (a partition: no error, no answer), the seats get ``{"type":
+        "degraded", "service": "database"}`` (the bus cannot carry news of its own
+        failure), and ``{"type": "recovered", ...}`` at the next success. A write whose
+        failed attempt may have committed (its answer lost) is retried as is:
+        ``committed()`` (a read) tells whether a :class:`Conflict` of a retry is that
+        earlier attempt's own row, which then counts as success (the result is then
+        ``None``). Writes (``write``) are fenced: before each attempt the lease must be
+        held and after each failure it is proven in Redis, else :class:`RoomError`
+        ``unavailable`` is raised (the room moved: stop writing). Any other error is raised
+        at once. Cancellation (``stop``) ends the wait."""
         failures, began = 0, time.monotonic()
         try:
             while True:
                 if write:
                     await self._fenced()
+                slow = (
+                    asyncio.get_running_loop().call_later(SLOW_SECONDS, self._slow, service)
+                    if service == DATABASE
+                    else None
+                )
                 try:
                     try:
                         result = await attempt()
@@ -845,22 +856,43 @@ class RoomActor:
                             "room %s: %s unavailable (%s: %s); retrying (attempt %d)",
                             self.code, service, type(exc).__name__, exc, failures + 1,
                         )  # fmt: skip
-                    if failures == 2 and service == DATABASE and service not in self.degraded:
-                        self.degraded.add(service)
-                        await self._announce({"type": "degraded", "service": service})
+                    if failures == 2 and service == DATABASE:
+                        await self._degrade(service)
                     await asyncio.sleep(self.backoff.compute(failures - 1))
                     continue
-                if failures:
+                finally:
+                    if slow is not None:
+                        slow.cancel()
+                if service in self.degraded:
                     log.warning(
                         "room %s: %s back after %d attempts (%.1f s)",
                         self.code, service, failures + 1, time.monotonic() - began,
                     )  # fmt: skip
-                    if service in self.degraded:
-                        self.degraded.discard(service)
-                        await self._announce({"type": "recovered", "service": service})
+                    self.degraded.discard(service)
+                    await self._announce({"type": "recovered", "service": service})
+                elif failures:
+                    log.info("room %s: %s back after %d attempts", self.code, service, failures)
                 return result
         finally:
             self._waiting = False
+
+    def _slow(self, service: str) -> None:
+        """A write waited :data:`SLOW_SECONDS` for its answer: the room is waiting for its
+        database even though nothing failed (yet); say so (from a timer callback)."""
+        if service not in self.degraded:
+            log.warning(
+                "room %s: %s has not answered for %g s; waiting", self.code, service, SLOW_SECONDS
+            )
+            self._waiting = True
+            task = asyncio.get_running_loop().create_task(self._degrade(service))
+            self._side_tasks.add(task)
+            task.add_done_callback(self._side_tasks.discard)
+
+    async def _degrade(self, service: str) -> None:
+        """Mark ``service`` as awaited and tell every audience (once)."""
+        if service not in self.degraded:
+            self.degraded.add(service)
+            await self._announce({"type": "degraded", "service": service})
 
     async def _announce(self, message: dict[str, Any]) -> None:
         """Tell every audience ``message`` (``degraded`` / ``recovered``): one attempt, a

@@ -16,8 +16,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import pytest
 from redis.backoff import ConstantBackoff
 
+import server.room.actor as actor_module
 from server.api.messages import ServerMessageAdapter
 from server.bus.memory import MemoryBus
 from server.room.actor import RoomActor, RoomError, Seat, Timing, replay_hand, seat_channel
@@ -35,6 +37,7 @@ class Fault:
     after: bool
     exc: Callable[[], Exception]
     when: Callable[..., bool] | None
+    gate: asyncio.Event | None = None
 
 
 class FlakyStore:
@@ -66,6 +69,8 @@ class FlakyStore:
 
         async def call(*args: Any, **kwargs: Any) -> Any:
             fault = self.faults[name]
+            if fault.gate is not None:  # no answer (a partition) until the gate opens
+                await fault.gate.wait()
             if fault.left > 0 and (fault.when is None or fault.when(*args, **kwargs)):
                 fault.left -= 1
                 self.failed[name] = self.failed.get(name, 0) + 1
@@ -347,3 +352,35 @@ async def test_failed_publish_is_retried_before_anything_else(store: Any) -> Non
     assert len(versions) == len(set(versions))
     await actor.stop()
     await bus.close()
+
+
+async def test_a_write_without_answer_tells_the_seats(
+    store: Any, bus: MemoryBus, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A partition: the write neither fails nor answers. After ``SLOW_SECONDS`` the seats
+    are told the room waits for its database; the write goes on waiting (it is not given
+    up: it may have committed) and the action is applied once when the answer comes."""
+    monkeypatch.setattr(actor_module, "SLOW_SECONDS", 0.05)
+    flaky = FlakyStore(store)
+    actor = await make_room(flaky, bus, [False, True, True, True])
+    seat1 = await bus.subscribe(seat_channel(CODE, 1))
+    actor.start()
+    await actor.wait_started()
+    await actor.idle()
+    snap = await actor.snapshot(0)
+    gate = asyncio.Event()
+    flaky.fail("append_action", 0)
+    flaky.faults["append_action"].gate = gate
+    idx = actor.action_idx
+    act = asyncio.ensure_future(actor.act(0, Action.from_dict(snap["legal"][-1]), snap["prompt"]))
+    await asyncio.sleep(0.2)
+    assert not act.done() and actor.degraded == {"database"}
+    assert (await actor.snapshot(1))["degraded"] == ["database"]
+    gate.set()
+    await act
+    actions = await store.hand_actions(CODE, 1)
+    assert actions[idx][0] == 0 and actor.action_idx > idx
+    kinds = [m["type"] for m in await drain(seat1)]
+    assert kinds[:3] == ["snapshot", "degraded", "recovered"], kinds
+    assert actor.degraded == set()
+    await actor.stop()
