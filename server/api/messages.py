@@ -380,6 +380,7 @@ class ErrorMessage(BaseModel):
         "rate_limited",
         "spectator",
         "replaced",
+        "unavailable",
         "internal",
     ]
     message: str

@@ -214,3 +214,59 @@ async def test_database_outage_two_processes(
         a.stop()
         b.stop()
         proxy.close()
+
+
+@pytest.mark.postgres
+@pytest.mark.redis
+async def test_owner_that_loses_its_lease_during_the_outage_stops_writing(
+    postgres_url: str, redis_url: str, tmp_path: Path
+) -> None:
+    """Fencing through an outage: while PostgreSQL is cut, the owner's lease vanishes (its
+    key deleted, as when it lapses); the owner stops the room (its waiting write is given
+    up), the room is taken over once the database is back (by either process, under a new
+    lease generation), and the hand still finishes with the ledger exact: in the log no
+    action of the old generation follows one of the new."""
+    import redis.asyncio as aioredis
+
+    proxy, via_proxy = _start_proxy(postgres_url)
+    env = {**ENV, "DATABASE_URL": via_proxy, "REDIS_URL": redis_url, "LEASE_SECONDS": "2"}
+    a = ServerProcess(env, tmp_path / "a.log")
+    b = ServerProcess(env, tmp_path / "b.log")
+    client = aioredis.from_url(redis_url)
+    try:
+        a.wait_ready()
+        b.wait_ready()
+        code, p0, p1 = await _paused_room(a, b)
+        assert p0.task is not None and p1.task is not None
+        proxy.cut()
+        p0.resume.set()  # forwarded to the owner, which waits for the database
+        await asyncio.sleep(1.0)
+        assert await client.delete(f"zhuoji:lease:{code}") == 1
+        for _ in range(100):  # the owner's next renewal finds the lease gone
+            if "lease lost" in a.log.read_text(errors="replace"):
+                break
+            await asyncio.sleep(0.1)
+        else:
+            raise AssertionError("the owner never noticed it lost the lease")
+        await asyncio.sleep(OUTAGE_SECONDS - 3)
+        assert not p0.task.done() and not p1.task.done()
+        proxy.restore()
+        end0, end1 = await asyncio.wait_for(asyncio.gather(p0.task, p1.task), 60)
+        assert end0["settlement"] == end1["settlement"]
+        await p0.close()
+        await p1.close()
+        store = Store(postgres_url)
+        try:
+            actions = await store.hand_actions(code, 1)
+        finally:
+            await store.close()
+        generations = [payload["lease"] for _, payload in actions]
+        assert generations == sorted(generations), generations  # fenced: never interleaved
+        assert len(set(generations)) >= 2, generations  # the room was taken over
+        await _check_ledger(postgres_url, code, end0)
+        _audit(postgres_url)
+    finally:
+        await client.aclose()
+        a.stop()
+        b.stop()
+        proxy.close()
