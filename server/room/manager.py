@@ -325,6 +325,8 @@ class RoomManager:
             if actor.status in ("open", "playing", "between"):
                 try:
                     await self.get(code)  # a handle if another process holds it now
+                except RoomError as err:  # the database is away: the sweep or watcher retries
+                    log.warning("room %s: not taken back now: %s", code, err.message)
                 except Exception:
                     log.exception("room %s: taking the room back failed", code)
 
@@ -457,6 +459,8 @@ class RoomManager:
         async def run() -> None:
             try:
                 await coro
+            except RoomError as err:  # e.g. the database is away: the next round retries
+                log.warning("room %s: lease watcher: %s (%s)", code, err.code, err.message)
             except Exception:
                 log.exception("room %s: lease watcher", code)
             finally:
