@@ -384,3 +384,41 @@ async def test_a_write_without_answer_tells_the_seats(
     assert kinds[:3] == ["snapshot", "degraded", "recovered"], kinds
     assert actor.degraded == set()
     await actor.stop()
+
+
+async def test_a_timeout_during_the_outage_is_played_once(store: Any, bus: MemoryBus) -> None:
+    """The default action of a human seat whose timer fired while the store is down is
+    retried like any other command: logged once (``source: timeout``), the seat on auto."""
+    flaky = FlakyStore(store)
+    actor = await make_room(flaky, bus, [False, True, True, True])
+    actor.start()
+    await actor.wait_started()
+    await actor.idle()
+    assert actor._acting() == [0]
+    idx = actor.action_idx
+    flaky.fail("append_action", 4)
+    actor.clock.advance(TIMING.turn_seconds + TIMING.bank_seconds)  # type: ignore[attr-defined]
+    await actor.idle()
+    assert flaky.failed == {"append_action": 4}
+    actions = await store.hand_actions(CODE, 1)
+    assert actions[idx][0] == 0 and actions[idx][1]["source"] == "timeout"
+    assert [a for a in actions if a[1]["source"] == "timeout"] == [actions[idx]]
+    assert 0 in actor.auto and actor.action_idx > idx
+    await actor.stop()
+
+
+async def test_a_deal_that_fails_is_rearmed(store: Any, bus: MemoryBus) -> None:
+    """The first deal fails with an error that is no outage: the room is not dead, it is
+    re-armed and deals (once), and the session is played to its end."""
+    flaky = FlakyStore(store)
+    actor = await make_room(flaky, bus, [True, True, True, True])
+    flaky.fail("start_hand", 1, exc=lambda: RuntimeError("boom"))
+    actor.start()
+    await actor.wait_started()
+    for _ in range(2000):
+        if actor.status == "finished":
+            break
+        await asyncio.sleep(0.005)
+    assert flaky.failed == {"start_hand": 1}
+    await check_session(flaky, actor)
+    await actor.stop()
