@@ -11,7 +11,9 @@ waited for its database (``degraded``) and that it is back (``recovered``).
 
 (a) one process (no Redis); (b) two processes on PostgreSQL + Redis, the waiting human on
 the process that does not own the room (its answer is forwarded), and the owner keeps the
-room throughout (one lease generation in the whole log).
+room throughout (one lease generation in the whole log). Also: the cut lands on a bot's
+turn (the issue's frozen room), and the owner loses its lease during the outage (fenced:
+it stops writing, the room is taken over).
 """
 
 from __future__ import annotations
@@ -269,4 +271,70 @@ async def test_owner_that_loses_its_lease_during_the_outage_stops_writing(
         await client.aclose()
         a.stop()
         b.stop()
+        proxy.close()
+
+
+async def _bots_turn_room(
+    server: ServerProcess, store: Store, proxy: TcpProxy
+) -> tuple[str, Watcher, int]:
+    """A room of one human (seat 0, paused before its third answer) and three bots; seat 0
+    then answers and PostgreSQL is cut as soon as that answer is logged, in the claim window
+    it opens (so the cut lands before the bots' next move). Returns the code, the player and
+    how many actions were logged at the cut. A new room if the hand ended before the pause
+    or at that discard (a bot won at once)."""
+    for _attempt in range(5):
+        created = await _post(server.http, "/api/rooms", {"game": "guiyang", "options": {}})
+        code = created["code"]
+        joined = await _post(server.http, f"/api/rooms/{code}/join", {"name": "ann"})
+        p0 = Watcher(code, 0, joined["token"], server.ws, pause_at=2)
+        await p0.connect()
+        await _post(server.http, f"/api/rooms/{code}/bots", {"count": 3}, joined["token"])
+        p0.task = asyncio.create_task(p0.play())
+        paused = asyncio.create_task(p0.paused.wait())
+        await asyncio.wait([paused, p0.task], timeout=60, return_when="FIRST_COMPLETED")
+        if paused.done():
+            logged = len(await store.hand_actions(code, 1))
+            p0.resume.set()  # seat 0 discards: the bots' turns follow, each after a window
+            for _ in range(500):
+                if len(await store.hand_actions(code, 1)) > logged:
+                    break
+                await asyncio.sleep(0.005)
+            proxy.cut()
+            at_cut = len(await store.hand_actions(code, 1))
+            if (await store.hands(code))[0].settlement is None:
+                return code, p0, at_cut
+            proxy.restore()
+        paused.cancel()
+        p0.task.cancel()
+        await p0.close()
+    raise AssertionError("five hands in a row ended too early")
+
+
+@pytest.mark.postgres
+async def test_database_outage_on_a_bots_turn(postgres_url: str, tmp_path: Path) -> None:
+    """The issue's case: the database goes while the bots are playing (one human, three
+    bots; every claim window held 150 ms, so the cut lands between two bot moves). The bot
+    whose move meets the outage plays it once the database is back; the hand finishes."""
+    proxy, via_proxy = _start_proxy(postgres_url)
+    env = {**ENV, "CLAIM_MIN_MS": "150", "DATABASE_URL": via_proxy, "REDIS_URL": ""}
+    server = ServerProcess(env, tmp_path / "a.log")
+    store = Store(postgres_url)  # the test's own view of the database, past the proxy
+    try:
+        server.wait_ready()
+        code, p0, before = await _bots_turn_room(server, store, proxy)
+        assert p0.task is not None
+        await asyncio.sleep(OUTAGE_SECONDS)
+        assert not p0.task.done()
+        assert len(await store.hand_actions(code, 1)) == before  # nothing written meanwhile
+        assert "degraded" in p0.kinds
+        proxy.restore()
+        end = await asyncio.wait_for(p0.task, 60)
+        await p0.close()
+        actions = await store.hand_actions(code, 1)
+        assert actions[before][0] != 0 and actions[before][1]["source"] == "bot"
+        assert await _check_ledger(postgres_url, code, end) == {None}
+        _audit(postgres_url)
+    finally:
+        await store.close()
+        server.stop()
         proxy.close()
