@@ -67,6 +67,7 @@ const S = {
   confirmDissolve: false,
   standings: null, // final standings (session_end / snapshot)
   dissolved: false,
+  degraded: [], // services the room waits for (`degraded` / `recovered`, snapshot.degraded)
 };
 window.__gy = S; // for debugging and tests
 
@@ -368,6 +369,8 @@ function showLobby(code) {
   $('#room-badge').hidden = true;
   $('#conn-state').hidden = true;
   $('#reconnect-btn').hidden = true;
+  S.degraded = [];
+  renderDegraded();
   $('#name').value = store.name();
   if (code) {
     $('#join-code').value = code;
@@ -504,9 +507,31 @@ function noteSeen(msg, fromEvent) {
   }
 }
 
+/** The room waits for its database: a small banner in the top bar until it is back. */
+function renderDegraded() {
+  let el = $('#degraded-banner');
+  if (!el) {
+    el = h('span', { id: 'degraded-banner', role: 'status' });
+    // set through the CSSOM (allowed by the CSP, unlike a style attribute)
+    Object.assign(el.style, {
+      fontSize: '12px', padding: '2px 8px', borderRadius: '10px', background: '#b45309', color: '#fff',
+    });
+    $('#conn-state').after(el);
+  }
+  el.textContent = t('waiting_database');
+  el.hidden = !S.degraded.includes('database');
+}
+
 function onMessage(msg) {
   switch (msg.type) {
+    case 'degraded':
+    case 'recovered':
+      S.degraded = S.degraded.filter((s) => s !== msg.service);
+      if (msg.type === 'degraded') S.degraded.push(msg.service);
+      renderDegraded();
+      break;
     case 'snapshot':
+      if (Array.isArray(msg.degraded)) { S.degraded = msg.degraded; renderDegraded(); }
       if (S.seen && !isNewer(msg) && msg.hand_no === S.seen.hand && msg.version < S.seen.version) {
         // an older picture than the events already shown (a sync crossed them): keep ours
         if (msg.room) S.room = msg.room;
@@ -762,6 +787,7 @@ function discardTile(tile) {
 // ------------------------------------------------------------------ rendering
 function renderAll() {
   if (!S.code) return;
+  renderDegraded();
   renderRoomInfo();
   const v = S.view;
   $('#table').hidden = !v;

@@ -288,6 +288,8 @@ class SnapshotMessage(BaseModel):
     replay: ReplayLink | None = None
     vote: DissolveVoteMessage | None = None
     standings: list[Standing] | None = None
+    #: Services the room is waiting for (see :class:`DegradedMessage`); empty normally.
+    degraded: list[Literal["database"]] = []
 
 
 class EventMessage(BaseModel):
@@ -381,6 +383,21 @@ class PhraseSaidMessage(BaseModel):
     phrase: str
 
 
+class DegradedMessage(BaseModel):
+    """The room is waiting for ``service`` (it could not write to its database and keeps
+    retrying; actions sent meanwhile are applied once it is back)."""
+
+    type: Literal["degraded"]
+    service: Literal["database"]
+
+
+class RecoveredMessage(BaseModel):
+    """``service`` is back: the room carries on (what waited follows as usual events)."""
+
+    type: Literal["recovered"]
+    service: Literal["database"]
+
+
 class PongMessage(BaseModel):
     """Answer to ``ping``."""
 
@@ -411,6 +428,7 @@ class ErrorMessage(BaseModel):
         "replaced",
         "unknown_phrase",
         "phrase_rate_limited",
+        "unavailable",
         "internal",
     ]
     message: str
@@ -427,6 +445,8 @@ ServerMessage = Annotated[
     | DissolveVoteMessage
     | RoomMessage
     | PhraseSaidMessage
+    | DegradedMessage
+    | RecoveredMessage
     | PongMessage
     | ErrorMessage,
     Field(discriminator="type"),

@@ -48,7 +48,7 @@ MAX_MESSAGE_BYTES = 4096
 RATE_LIMIT = (40, 20.0)
 #: Refused (``rate_limited``) messages in a row after which the socket is closed (1008).
 FLOOD_LIMIT = 20
-CLOSE_CODES = {"bad_token": 4401, "unknown_room": 4404}
+CLOSE_CODES = {"bad_token": 4401, "unknown_room": 4404, "unavailable": 1013}
 #: Close code of a socket refused by a cap (``too_many_sockets``, ``too_many_spectators``).
 CAPACITY_CLOSE = 4430
 #: What the server meets when the client has gone: a normal end of a connection.

@@ -109,6 +109,22 @@ class Bus(Protocol):
         ...
 
 
+def transient(exc: BaseException) -> bool:
+    """True if ``exc`` (raised by a publish) means the bus could not be reached or the
+    connection broke (Redis down or restarting, a connection pool exhausted), so the same
+    publish may succeed later; a message of a failed ``publish_many`` may or may not have
+    gone out. Never :class:`BusError` (a closed bus) or an encoding error."""
+    if isinstance(exc, (BusError, TypeError, ValueError)):
+        return False
+    if isinstance(exc, OSError):
+        return True
+    from redis.exceptions import ConnectionError as RedisConnectionError
+    from redis.exceptions import TimeoutError as RedisTimeoutError
+
+    # (BusyLoadingError and MaxConnectionsError are ConnectionErrors)
+    return isinstance(exc, (RedisConnectionError, RedisTimeoutError))
+
+
 def make_bus(redis_url: str | None, *, prefix: str = "zhuoji:") -> Bus:
     """A :class:`RedisBus` on ``redis_url`` (channel names get ``prefix``), or a
     :class:`MemoryBus` when ``redis_url`` is ``None`` or empty."""
@@ -129,4 +145,5 @@ __all__ = [
     "SubscriptionClosed",
     "encode",
     "make_bus",
+    "transient",
 ]

@@ -20,6 +20,13 @@ Work is done once per state: the legal actions of every seat are computed once p
 Timers (claim window, turn, auto-play, ready) run on an injectable :class:`Clock`; their
 callbacks only post commands to the inbox, so the actor stays the single writer.
 
+A store or bus failure loses no command (:meth:`RoomActor._retry`): a write or publish that
+fails because the service is unreachable is retried with backoff inside the command (the
+action is applied only once it is logged; no later command runs before the events are
+published), the seats are told the room waits for its database (``degraded`` /
+``recovered``), and any other failure re-arms the room from its state (:meth:`_rearm`:
+the deal, the settlement, bots' moves, timers), so no turn is left that nobody will play.
+
 Bus channels: ``room:{code}:seat:{n}`` for seat ``n`` and ``room:{code}:spectator``. Message
 shapes are documented in ``docs/protocol.md`` (models in :mod:`server.api.messages`).
 """
@@ -28,12 +35,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import secrets
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar, cast
 
+from redis.backoff import AbstractBackoff, EqualJitterBackoff
+
+from server.bus import transient as bus_transient
 from server.bus.memory import MemoryBus
 from server.room.clock import Clock, RealClock, TimerHandle
 from server.room.errors import RoomError
@@ -43,8 +55,27 @@ from server.rules.game import Game
 from server.rules.registry import DEFAULT_GAME, find_game
 from server.rules.replay import log_steps, replay
 from server.rules.types import Action, Event, IllegalAction
+from server.store import Conflict
+from server.store import transient as store_transient
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+#: RoomError codes that are failures, not refusals: the room is re-armed after them.
+FAILURES = frozenset({"unavailable", "internal"})
+
+#: The services a room may wait for (``degraded`` / ``recovered`` messages name them).
+DATABASE, BUS = "database", "bus"
+#: A database write without an answer for this long (seconds) counts as an outage for the
+#: seats (``degraded``), though the write goes on waiting (a partition that may heal).
+SLOW_SECONDS = 2.0
+
+
+def retry_backoff() -> AbstractBackoff:
+    """The default backoff between retries of a failed store write or publish: exponential
+    from 25-50 ms, doubling, equal jitter, at most 1-2 s apart (redis-py's
+    ``EqualJitterBackoff``), so a room resumes within about 2 s of its service's return."""
+    return EqualJitterBackoff(cap=2.0, base=0.05)
 
 
 #: Prompt numbers of hand ``h`` are ``h * PROMPT_BASE + 1, + 2, ...`` (then the ready
@@ -77,6 +108,11 @@ def prompt_of_log(game: Game, players: int, hand_no: int, states: list[Any]) -> 
             window += 1
         prompt = (kind, acting)
     return window
+
+
+def _same(logged: tuple[int, dict[str, Any]], ours: tuple[int, dict[str, Any]]) -> bool:
+    """Whether a logged ``(seat, payload)`` is ``ours`` (compared as stored: JSON)."""
+    return json.dumps(logged, sort_keys=True) == json.dumps(ours, sort_keys=True)
 
 
 def seat_channel(code: str, seat: int | None) -> str:
@@ -195,6 +231,11 @@ class VoteTimeout(Command):
 
 
 @dataclass
+class Rearm(Command):
+    """Schedule again whatever the room waits for (after a failed command)."""
+
+
+@dataclass
 class _SeatTimer:
     handle: TimerHandle
     deadline: float
@@ -285,6 +326,8 @@ class RoomActor:
     #: In a cluster: proves the lease is still held before a durable write (False: lost);
     #: with ``True`` it asks Redis even if the lease looks valid locally.
     lease_check: Callable[[bool], Awaitable[bool]] | None = None
+    #: Delays between retries of a store write or publish that failed (see `_retry`).
+    backoff: AbstractBackoff = field(default_factory=retry_backoff)
 
     def __post_init__(self) -> None:
         self.opts = self.game.options(self.options)
@@ -326,6 +369,14 @@ class RoomActor:
         self._started = asyncio.Event()
         #: Clock time of each seat's last quick phrase (rate limit, :data:`PHRASE_SECONDS`).
         self._phrase_at: dict[int, float] = {}
+        #: Services the room is waiting for (announced to the seats: ``degraded``).
+        self.degraded: set[str] = set()
+        #: True while a command waits for a failed service (the state is still consistent:
+        #: a snapshot is then answered at once, without the inbox).
+        self._waiting = False
+        self._rearm_timer: asyncio.TimerHandle | None = None
+        self._rearm_failures = 0
+        self._side_tasks: set[asyncio.Task[None]] = set()
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -358,6 +409,9 @@ class RoomActor:
         if self._ready_timer:
             self._ready_timer.cancel()
         self.vote.cancel()
+        if self._rearm_timer is not None:
+            self._rearm_timer.cancel()
+            self._rearm_timer = None
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -414,8 +468,10 @@ class RoomActor:
 
     async def snapshot(self, seat: int | None) -> dict[str, Any]:
         """A ``snapshot`` message for ``seat`` (``None`` = spectator), consistent with the
-        event stream: every later event has a higher ``version``."""
-        if not self.running:
+        event stream: every later event has a higher ``version``. While the room waits for
+        a failed service it is answered at once (from the state before the waiting command's
+        change, or after it if only its publish waits: either is consistent)."""
+        if not self.running or self._waiting:
             return self._snapshot(seat)
         return await self.submit(Snapshot(seat))
 
@@ -530,6 +586,7 @@ class RoomActor:
             else None,
             "vote": self.vote.message() if self.vote.is_open else None,
             "standings": self.standings() if self.status in ("finished", "dissolved") else None,
+            "degraded": sorted(self.degraded),
         }
 
     def _replay_for(self, seat: int | None) -> dict[str, Any] | None:
@@ -579,7 +636,15 @@ class RoomActor:
 
     async def _publish(self, seat: int | None, message: dict[str, Any]) -> None:
         """Publish ``message`` to ``seat``'s audience (see :meth:`_stamp`)."""
-        await self.bus.publish(seat_channel(self.code, seat), self._stamp(seat, message))
+        await self._send([(seat_channel(self.code, seat), self._stamp(seat, message))])
+
+    async def _send(self, messages: list[tuple[str, dict[str, Any]]]) -> None:
+        """Publish ``messages`` in one round trip (``Bus.publish_many``), retried until the
+        bus takes them (`_retry`): the room does not move on past events it could not
+        publish. (A retried batch may reach some audiences twice; clients and relays drop
+        a versioned message that is not newer than what they have.)"""
+        if messages:
+            await self._retry(BUS, lambda: self.bus.publish_many(messages), write=False)
 
     def _stamp(self, seat: int | None, message: dict[str, Any]) -> dict[str, Any]:
         """``message`` as sent to ``seat``'s audience. An ``event`` / ``hand_end`` gets
@@ -598,7 +663,7 @@ class RoomActor:
 
     async def _publish_all(self, message: dict[str, Any]) -> None:
         # one pipelined round trip for every audience (Bus.publish_many)
-        await self.bus.publish_many(
+        await self._send(
             [(seat_channel(self.code, s), self._stamp(s, message)) for s in self._listening()]
         )
 
@@ -607,19 +672,28 @@ class RoomActor:
     async def _run(self) -> None:
         self._busy += 1
         try:
-            if self.state is None and self.status in ("open", "playing"):
-                await self._start_hand()
-            elif (
-                self.state is not None and self.game.ended(self.state) and self.status == "playing"
-            ):
-                await self._end_hand()  # rebuilt after a crash between the last action and settle
-            elif self.status == "between":
-                self._begin_ready()
-            elif self.status == "playing":
-                self._after_change()
-                await self._resolve_due()
+            try:
+                if self.state is None and self.status in ("open", "playing"):
+                    await self._start_hand()
+                elif (
+                    self.state is not None
+                    and self.game.ended(self.state)
+                    and self.status == "playing"
+                ):
+                    await self._end_hand()  # rebuilt after a crash between last action and settle
+                elif self.status == "between":
+                    self._begin_ready()
+                elif self.status == "playing":
+                    self._after_change()
+                    await self._resolve_due()
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # the room stays alive: it is re-armed from its state
+                log.exception("room %s: starting failed; re-arming", self.code)
+                self._schedule_rearm()
+            else:
+                self._started.set()
             self._busy -= 1
-            self._started.set()
             while True:
                 cmd = await self.inbox.get()
                 self._busy += 1
@@ -628,6 +702,8 @@ class RoomActor:
                 except RoomError as err:
                     if cmd.future is not None and not cmd.future.done():
                         cmd.future.set_exception(err)
+                    if err.code in FAILURES:  # not a refusal: whatever it left undone
+                        self._schedule_rearm()
                 except asyncio.CancelledError:
                     raise
                 except Exception as err:  # a bug: keep the room alive, tell the caller
@@ -637,9 +713,13 @@ class RoomActor:
                         cmd.future.set_exception(
                             RoomError("internal", f"server error ({type(err).__name__})")
                         )
+                    self._schedule_rearm()
                 else:
                     if cmd.future is not None and not cmd.future.done():
                         cmd.future.set_result(result)
+                    if isinstance(cmd, Rearm):
+                        self._rearm_failures = 0
+                        self._started.set()
                 finally:
                     try:
                         await self._resolve_due()
@@ -647,6 +727,7 @@ class RoomActor:
                         raise
                     except Exception:
                         log.exception("room %s: closing a claim window failed", self.code)
+                        self._schedule_rearm()
                     self._busy -= 1
         except asyncio.CancelledError:
             raise
@@ -704,6 +785,8 @@ class RoomActor:
             case VoteTimeout(window=window):
                 if self.vote.is_open and window == self.vote.number:
                     await self._close_vote("expired")
+            case Rearm():
+                await self._rearm()
             case _:
                 raise RoomError("bad_message", f"unknown command {type(cmd).__name__}")
         return None
@@ -741,8 +824,13 @@ class RoomActor:
                 await self._publish_auto()
         try:
             await self._apply(seat, action, source, None)
-        except RoomError:
+        except RoomError as err:
+            if err.code in FAILURES:
+                raise  # not a refusal: the room is re-armed (`_run`)
             log.exception("room %s: %s action refused", self.code, source)
+            fallback = self.game.default_action(self.state, seat)
+            if fallback != action:  # a bot's refused move must not leave its turn unplayed
+                await self._apply(seat, fallback, source, None)
 
     # ------------------------------------------------------------------ hands
 
@@ -751,16 +839,180 @@ class RoomActor:
         if self.lease_check is not None and not await self.lease_check(verify):
             raise RoomError("unavailable", f"room {self.code} moved to another server")
 
+    async def _retry(
+        self,
+        service: str,
+        attempt: Callable[[], Awaitable[T]],
+        *,
+        committed: Callable[[], Awaitable[bool]] | None = None,
+        write: bool = True,
+    ) -> T:
+        """Run ``attempt()`` (one store write, ``service`` :data:`DATABASE`, or one publish,
+        :data:`BUS`) until it succeeds: the one retry mechanism of the room.
+
+        A failure that only says the service is unreachable (``server.store.transient`` /
+        ``server.bus.transient``) is retried after ``backoff`` (25 ms doubling to 2 s),
+        inside the current command: no later command runs meanwhile, so nothing is applied
+        before it is logged and the room does not advance past events it could not publish.
+        From the second failure in a row, or once a write has waited :data:`SLOW_SECONDS`
+        for its answer (a partition: no error, no answer), the seats get ``{"type":
+        "degraded", "service": "database"}`` (the bus cannot carry news of its own
+        failure), and ``{"type": "recovered", ...}`` at the next success. A write whose
+        failed attempt may have committed (its answer lost) is retried as is:
+        ``committed()`` (a read) tells whether a :class:`Conflict` of a retry is that
+        earlier attempt's own row, which then counts as success (the result is then
+        ``None``). Writes (``write``) are fenced: before each attempt the lease must be
+        held and after each failure it is proven in Redis, else :class:`RoomError`
+        ``unavailable`` is raised (the room moved: stop writing). Any other error is raised
+        at once. Cancellation (``stop``) ends the wait."""
+        failures, began = 0, time.monotonic()
+        try:
+            while True:
+                if write:
+                    await self._fenced()
+                slow = (
+                    asyncio.get_running_loop().call_later(SLOW_SECONDS, self._slow, service)
+                    if service == DATABASE
+                    else None
+                )
+                try:
+                    try:
+                        result = await attempt()
+                    except Conflict:
+                        if not (failures and committed is not None and await committed()):
+                            raise
+                        result = cast(T, None)
+                except Exception as exc:
+                    if isinstance(exc, RoomError) or not (
+                        store_transient(exc) if service == DATABASE else bus_transient(exc)
+                    ):
+                        if write and not isinstance(exc, RoomError):
+                            await self._fenced(verify=True)  # refused as stale? say so
+                        raise
+                    failures += 1
+                    self._waiting = True
+                    if write:
+                        await self._fenced(verify=True)  # lost the room meanwhile? stop here
+                    if failures == 1 or failures % 25 == 0:
+                        log.warning(
+                            "room %s: %s unavailable (%s: %s); retrying (attempt %d)",
+                            self.code, service, type(exc).__name__, exc, failures + 1,
+                        )  # fmt: skip
+                    if failures == 2 and service == DATABASE:
+                        await self._degrade(service)
+                    await asyncio.sleep(self.backoff.compute(failures - 1))
+                    continue
+                finally:
+                    if slow is not None:
+                        slow.cancel()
+                if service in self.degraded:
+                    log.warning(
+                        "room %s: %s back after %d attempts (%.1f s)",
+                        self.code, service, failures + 1, time.monotonic() - began,
+                    )  # fmt: skip
+                    self.degraded.discard(service)
+                    await self._announce({"type": "recovered", "service": service})
+                elif failures:
+                    log.info("room %s: %s back after %d attempts", self.code, service, failures)
+                return result
+        finally:
+            self._waiting = False
+
+    def _slow(self, service: str) -> None:
+        """A write waited :data:`SLOW_SECONDS` for its answer: the room is waiting for its
+        database even though nothing failed (yet); say so (from a timer callback)."""
+        if service not in self.degraded:
+            log.warning(
+                "room %s: %s has not answered for %g s; waiting", self.code, service, SLOW_SECONDS
+            )
+            self._waiting = True
+            task = asyncio.get_running_loop().create_task(self._degrade(service))
+            self._side_tasks.add(task)
+            task.add_done_callback(self._side_tasks.discard)
+
+    async def _degrade(self, service: str) -> None:
+        """Mark ``service`` as awaited and tell every audience (once)."""
+        if service not in self.degraded:
+            self.degraded.add(service)
+            await self._announce({"type": "degraded", "service": service})
+
+    async def _announce(self, message: dict[str, Any]) -> None:
+        """Tell every audience ``message`` (``degraded`` / ``recovered``): one attempt, a
+        failure only logged (the bus may be what fails; the snapshot's ``degraded`` tells
+        a socket that missed it)."""
+        try:
+            await self.bus.publish_many(
+                [(seat_channel(self.code, s), message) for s in self._listening()]
+            )
+        except Exception as exc:
+            log.warning("room %s: could not publish %s (%s)", self.code, message["type"], exc)
+
+    def _schedule_rearm(self) -> None:
+        """After a failed command: queue a :class:`Rearm` after a backoff delay (growing
+        with consecutive failures, so a failure that repeats does not spin)."""
+        if self._rearm_timer is not None:
+            return
+        self._rearm_failures += 1
+        delay = self.backoff.compute(min(self._rearm_failures, 8))
+
+        def fire() -> None:
+            self._rearm_timer = None
+            self.inbox.put_nowait(Rearm())
+
+        self._rearm_timer = asyncio.get_running_loop().call_later(delay, fire)
+
+    async def _rearm(self) -> None:
+        """Schedule again, from the state, whatever the room waits for: the deal of a hand
+        (first, next), the settlement of an ended hand, a move of every bot that must act,
+        the timer of every human seat that must act, the closing of a decided claim window.
+        Called after a failed command (`_schedule_rearm`), so that no failure leaves a turn
+        nobody will play. Doubles are harmless: stale window numbers are ignored."""
+        if self.status in ("finished", "dissolved"):
+            return
+        if self.state is None:
+            if self.full and self.status in ("open", "playing"):
+                await self._start_hand()
+            return
+        if self.status == "between":
+            if self._ready_timer is None:  # the next deal failed after the wait for ready
+                await self._next_hand()
+            return
+        if self.status != "playing":
+            return
+        if self.game.ended(self.state):
+            await self._end_hand()  # the settlement failed
+            return
+        window = self._window
+        for seat in self._acting():
+            if self.seats[seat].bot:
+                self.inbox.put_nowait(BotMove(seat, window))
+            elif (timer := self._timers.get(seat)) is None or timer.window != window:
+                self._set_timer(seat, window)
+        if self.game.claims_decided(self.state):
+            self.inbox.put_nowait(Resolve(window))
+
     async def _start_hand(self) -> None:
         await self._fenced()
-        self.hand_no += 1
+        hand_no, dealer, streak = self.hand_no + 1, self.dealer, self.dealer_streak
         seed = self.new_seed()
         weekday = self.game.weekday_at(self.opts, self.clock.now())  # taken at the deal, stored
-        started = await self.store.start_hand(
-            self.code, self.hand_no, seed, self.dealer, self.dealer_streak, weekday
+
+        found: list[Any] = []
+
+        async def started() -> bool:  # did an attempt whose answer was lost commit?
+            hands = await self.store.hands(self.code)
+            found[:] = [h for h in hands if h.hand_no == hand_no and h.seed == seed]
+            return bool(found)
+
+        result = await self._retry(
+            DATABASE,
+            lambda: self.store.start_hand(self.code, hand_no, seed, dealer, streak, weekday),
+            committed=started,
         )
+        record = result if result is not None else (found[0] if found else None)
+        self.hand_no = hand_no
         self.last_replay = replay_link(
-            getattr(started, "id", None), getattr(started, "replay_key", None)
+            getattr(record, "id", None), getattr(record, "replay_key", None)
         )
         self.state = self.game.deal(self.opts, seed, self.dealer, self.dealer_streak, weekday)
         self.version = 0
@@ -771,11 +1023,11 @@ class RoomActor:
         self.last_settlement = None
         if self.status != "playing":
             self.status = "playing"
-            await self.store.set_room_status(self.code, "playing")
+            await self._retry(DATABASE, lambda: self.store.set_room_status(self.code, "playing"))
         self._prompt = ("", frozenset())
         self._window = self.hand_no * PROMPT_BASE
         self._after_change()
-        await self.bus.publish_many(
+        await self._send(
             [
                 (seat_channel(self.code, s), self._stamp(s, self._snapshot(s)))
                 for s in self._listening()
@@ -798,12 +1050,17 @@ class RoomActor:
         payload: dict[str, Any] = {"action": action.to_dict(), "source": source}
         if self.lease_gen is not None:
             payload["lease"] = self.lease_gen
-        await self._fenced()
-        try:
-            await self.store.append_action(self.code, self.hand_no, self.action_idx, seat, payload)
-        except Exception:
-            await self._fenced(verify=True)  # refused as stale? then say so, and stop now
-            raise
+        idx = self.action_idx
+
+        async def logged() -> bool:  # did an attempt whose answer was lost commit?
+            actions = await self.store.hand_actions(self.code, self.hand_no)
+            return len(actions) > idx and _same(actions[idx], (seat, payload))
+
+        await self._retry(
+            DATABASE,
+            lambda: self.store.append_action(self.code, self.hand_no, idx, seat, payload),
+            committed=logged,
+        )
         self.action_idx += 1
         self.state = new_state
         self._answered.add(seat)
@@ -857,7 +1114,7 @@ class RoomActor:
                     "deadline": deadline,
                 }
                 out.append((seat_channel(self.code, aud), self._stamp(aud, message)))
-        await self.bus.publish_many(out)
+        await self._send(out)
         if ended:
             await self._end_hand()
 
@@ -869,16 +1126,22 @@ class RoomActor:
         # The wire form, made once: stored, kept for snapshots and sent to every audience.
         settlement = typed.to_dict()
         last = self.hand_no >= self.opts.hands
-        # settle + room status + totals in one transaction; the totals are kept here
-        finished = await self.store.finish_hand(
-            self.code,
-            self.hand_no,
-            settlement["result"],
-            settlement,
-            settlement["payments"],
-            settlement["deltas"],
-            status="finished" if last else "between",
-            totals=self.totals,
+        # settle + room status + totals in one transaction; the totals are kept here. Retried
+        # as a whole: the settle is conditional on the hand being unsettled, so an attempt
+        # whose answer was lost but committed makes the next one write nothing (and read
+        # the committed totals).
+        finished = await self._retry(
+            DATABASE,
+            lambda: self.store.finish_hand(
+                self.code,
+                self.hand_no,
+                settlement["result"],
+                settlement,
+                settlement["payments"],
+                settlement["deltas"],
+                status="finished" if last else "between",
+                totals=self.totals,
+            ),
         )
         self.totals = finished.totals
         self.last_settlement = settlement
@@ -953,7 +1216,7 @@ class RoomActor:
         if self.status == "playing":
             self.last_settlement = None
         self.status = "dissolved"
-        await self.store.set_room_status(self.code, "dissolved")
+        await self._retry(DATABASE, lambda: self.store.set_room_status(self.code, "dissolved"))
         await self._close_vote("dissolved")
         await self._publish_all(self._session_end(dissolved=True))
 
@@ -981,8 +1244,12 @@ class RoomActor:
 
     async def publish_room(self) -> None:
         """Tell every audience the room info changed (a seat taken, a socket came or went).
-        Read-only: safe to call from outside the actor's task."""
-        await self._publish_all({"type": "room", "room": self.info()})
+        Read-only: safe to call from outside the actor's task (one attempt: a failure is
+        raised to the caller)."""
+        message = {"type": "room", "room": self.info()}
+        await self.bus.publish_many(
+            [(seat_channel(self.code, s), message) for s in self._listening()]
+        )
 
     async def _publish_auto(self) -> None:
         await self._publish_all({"type": "auto", "auto": sorted(self.auto)})

@@ -37,6 +37,7 @@ from server.room.clock import Clock, RealClock
 from server.room.cluster import Cluster, Lease, NoOwner
 from server.rules.registry import DEFAULT_GAME, UnknownGame, find_game
 from server.rules.types import Action
+from server.store import transient as store_transient
 
 log = logging.getLogger(__name__)
 
@@ -217,12 +218,17 @@ class RoomManager:
         """The room's actor, rebuilt from the store if this process does not hold it.
 
         In a cluster: the actor if this process holds (or can take) the room's lease, else a
-        :class:`RoomHandle` on the owner. Raises ``RoomError("unknown_room")``."""
+        :class:`RoomHandle` on the owner. Raises ``RoomError("unknown_room")``, and
+        ``RoomError("unavailable")`` while the store cannot be reached to load the room."""
         try:
             return await self._get(code)
         except RoomError as err:
             if err.code == "unknown_room" and code not in self.rooms:
                 self._forget_lock(code)
+            raise
+        except Exception as exc:
+            if store_transient(exc):
+                raise _database_away(code, exc) from exc
             raise
 
     async def _get(self, code: str) -> RoomActor | RoomHandle:
@@ -320,6 +326,8 @@ class RoomManager:
             if actor.status in ("open", "playing", "between"):
                 try:
                     await self.get(code)  # a handle if another process holds it now
+                except RoomError as err:  # the database is away: the sweep or watcher retries
+                    log.warning("room %s: not taken back now: %s", code, err.message)
                 except Exception:
                     log.exception("room %s: taking the room back failed", code)
 
@@ -345,7 +353,13 @@ class RoomManager:
                 # call did nothing there, so it goes to the room's next owner
                 if err.code != "unavailable" or loop.time() > deadline:
                     raise
-            if not isinstance(await self.get(code), RoomActor):
+            try:
+                here = isinstance(await self.get(code), RoomActor)
+            except RoomError as err:  # the database is away: keep trying until the deadline
+                if err.code != "unavailable" or loop.time() > deadline:
+                    raise
+                here = False
+            if not here:
                 await asyncio.sleep(min(0.2, self.cluster.lease_seconds / 5))
 
     async def _request(self, code: str, call: str, kwargs: dict[str, Any]) -> Any:
@@ -450,6 +464,8 @@ class RoomManager:
         async def run() -> None:
             try:
                 await coro
+            except RoomError as err:  # e.g. the database is away: the next round retries
+                log.warning("room %s: lease watcher: %s (%s)", code, err.code, err.message)
             except Exception:
                 log.exception("room %s: lease watcher", code)
             finally:
@@ -563,7 +579,12 @@ class RoomManager:
         Raises ``unknown_room``, or ``bad_token`` for a token that holds no human seat."""
         actor = await self.get(code)
         if self.cluster is not None:
-            rec = await self.store.get_room(code)
+            try:
+                rec = await self.store.get_room(code)
+            except Exception as exc:
+                if store_transient(exc):
+                    raise _database_away(code, exc) from exc
+                raise
             if rec is None:
                 raise RoomError("unknown_room", f"no room {code}")
             seats = [Seat(p.seat, p.name, p.is_bot, p.token_hash) for p in rec.players]
@@ -611,6 +632,12 @@ def _seat(actor: RoomActor, seat: Seat) -> None:
     """Add ``seat`` to ``actor.seats``, kept in seat order (a full room has seat i at i)."""
     actor.seats.append(seat)
     actor.seats.sort(key=lambda s: s.seat)
+
+
+def _database_away(code: str, exc: BaseException) -> RoomError:
+    """The ``unavailable`` refusal of a call that needed the store while it is away."""
+    log.warning("room %s: database unavailable (%s)", code, type(exc).__name__)
+    return RoomError("unavailable", f"room {code}: its database is unavailable; try again")
 
 
 async def rebuild(actor: RoomActor) -> None:

@@ -19,6 +19,9 @@ import logging
 import random
 from typing import Any
 
+from server.bus import transient as bus_transient
+from server.store import transient as store_transient
+
 log = logging.getLogger(__name__)
 
 #: Room statuses with something to continue.
@@ -47,6 +50,11 @@ async def sweep(manager: Any, store: Any, cluster: Any | None) -> list[str]:
     return taken
 
 
+def transient(exc: BaseException) -> bool:
+    """A failure of the store or of Redis that a later attempt may not meet."""
+    return store_transient(exc) or bus_transient(exc)
+
+
 async def run(manager: Any, store: Any, cluster: Any | None, interval: float) -> None:
     """Sweep every ``interval`` seconds (with up to 20% jitter, so processes started
     together do not race each other every time) until cancelled."""
@@ -56,5 +64,8 @@ async def run(manager: Any, store: Any, cluster: Any | None, interval: float) ->
             await sweep(manager, store, cluster)
         except asyncio.CancelledError:
             raise
-        except Exception:
-            log.exception("sweep failed")
+        except Exception as exc:
+            if transient(exc):  # the database (or Redis) is away: the next sweep retries
+                log.warning("sweep skipped: %s unavailable (%s)", type(exc).__name__, exc)
+            else:
+                log.exception("sweep failed")

@@ -13,6 +13,7 @@ from server.store.store import (
     RoomRecord,
     StartedHand,
     Store,
+    transient,
 )
 
 __all__ = [
@@ -24,4 +25,5 @@ __all__ = [
     "RoomRecord",
     "StartedHand",
     "Store",
+    "transient",
 ]

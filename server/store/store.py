@@ -52,7 +52,8 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy.engine import Connection, Engine, make_url
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import DBAPIError, IntegrityError, InterfaceError, OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import (
     AsyncConnection,
     AsyncEngine,
@@ -74,6 +75,38 @@ class NotFound(LookupError):
 
 class Conflict(ValueError):
     """A unique key is already taken (room code, seat, hand number, action index)."""
+
+
+#: SQLSTATE classes of failures that say nothing about the data: 08 connection exception,
+#: 40 transaction rollback (serialization failure, deadlock), 53 insufficient resources
+#: (too many connections), 57 operator intervention (shutdown, starting up).
+_TRANSIENT_SQLSTATE = ("08", "40", "53", "57")
+
+
+def transient(exc: BaseException) -> bool:
+    """True if ``exc`` (raised by a :class:`Store` call) means the database could not be
+    reached or the connection broke, not that the call was wrong: the same call may succeed
+    later (retry it). Such a failed write may or may not have committed (the answer was lost).
+
+    Transient: ``OSError`` (refused, reset, timed out), a pool checkout timeout, an error
+    SQLAlchemy reports with ``connection_invalidated``, ``OperationalError`` /
+    ``InterfaceError``, and driver errors of SQLSTATE classes 08, 40, 53 and 57. Never
+    :class:`Conflict`, :class:`NotFound` or any other ``ValueError``."""
+    seen: set[int] = set()
+    cur: BaseException | None = exc
+    while cur is not None and id(cur) not in seen:
+        seen.add(id(cur))
+        if isinstance(cur, (Conflict, NotFound, ValueError)):
+            return False
+        if isinstance(cur, (OSError, PoolTimeout, OperationalError, InterfaceError)):
+            return True
+        if isinstance(cur, DBAPIError) and cur.connection_invalidated:
+            return True
+        state = getattr(cur, "sqlstate", None)
+        if isinstance(state, str) and state[:2] in _TRANSIENT_SQLSTATE:
+            return True
+        cur = getattr(cur, "orig", None) or cur.__cause__
+    return False
 
 
 @dataclass(frozen=True, slots=True)
@@ -1070,4 +1103,5 @@ __all__ = [
     "PlayerRecord",
     "RoomRecord",
     "Store",
+    "transient",
 ]

@@ -1,0 +1,424 @@
+"""A store that fails loses no command (issue 16): the actor retries a failed write with
+backoff, applies the action once it is logged and only then, tells the seats it waits for
+its database, and re-arms the room from its state after any other failure.
+
+Real store (SQLite, and PostgreSQL with TEST_DATABASE_URL) and the in-memory bus; the faults
+are injected by :class:`FlakyStore` around the real store: a call fails *before* reaching
+the database (nothing written) or *after* its transaction committed (the answer lost: the
+ambiguous commit). The outage of the real PostgreSQL, cut by a TCP proxy, is in
+``tests/integration/test_store_outage.py``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from redis.backoff import ConstantBackoff
+
+import server.room.actor as actor_module
+from server.api.messages import ServerMessageAdapter
+from server.bus.memory import MemoryBus
+from server.room.actor import RoomActor, RoomError, Seat, Timing, replay_hand, seat_channel
+from server.room.clock import ManualClock
+from server.rules.guiyang import GuiyangOptions, settle
+from server.rules.types import Action
+
+TIMING = Timing(claim_seconds=10, turn_seconds=20, claim_min_ms=0, auto_seconds=1, ready_seconds=30)
+CODE = "FLAKY1"
+
+
+@dataclass
+class Fault:
+    left: int
+    after: bool
+    exc: Callable[[], Exception]
+    when: Callable[..., bool] | None
+    gate: asyncio.Event | None = None
+
+
+class FlakyStore:
+    """The real ``store`` with faults: :meth:`fail` makes the next ``times`` calls of
+    ``method`` (those ``when(*args)`` accepts) raise ``exc()``, before the call reaches the
+    database or, with ``after``, once the real call returned (committed, answer lost).
+    ``failed[method]`` counts the faults raised."""
+
+    def __init__(self, store: Any) -> None:
+        self.store = store
+        self.faults: dict[str, Fault] = {}
+        self.failed: dict[str, int] = {}
+
+    def fail(
+        self,
+        method: str,
+        times: int = 1,
+        *,
+        after: bool = False,
+        exc: Callable[[], Exception] = lambda: ConnectionResetError(104, "reset by peer"),
+        when: Callable[..., bool] | None = None,
+    ) -> None:
+        self.faults[method] = Fault(times, after, exc, when)
+
+    def __getattr__(self, name: str) -> Any:
+        real = getattr(self.store, name)
+        if name not in self.faults:
+            return real
+
+        async def call(*args: Any, **kwargs: Any) -> Any:
+            fault = self.faults[name]
+            if fault.gate is not None:  # no answer (a partition) until the gate opens
+                await fault.gate.wait()
+            if fault.left > 0 and (fault.when is None or fault.when(*args, **kwargs)):
+                fault.left -= 1
+                self.failed[name] = self.failed.get(name, 0) + 1
+                if fault.after:
+                    await real(*args, **kwargs)
+                raise fault.exc()
+            return await real(*args, **kwargs)
+
+        return call
+
+
+async def make_room(store: Any, bus: MemoryBus, bots: list[bool], hands: int = 4) -> RoomActor:
+    """A room of ``bots`` (True: a bot seat) on ``store``, not started, retrying every 1 ms."""
+    opts = GuiyangOptions(hands=hands).model_dump()
+    await store.create_room(CODE, "guiyang", opts)
+    for i, is_bot in enumerate(bots):
+        await store.add_player(CODE, i, f"p{i}", f"hash{i}", is_bot)
+    actor = RoomActor(
+        CODE,
+        opts,
+        store,
+        bus,
+        ManualClock(),
+        TIMING,
+        seats=[Seat(i, f"p{i}", b, f"hash{i}") for i, b in enumerate(bots)],
+    )
+    seeds = iter(f"flaky-seed-{n}" for n in range(100))
+    actor.new_seed = lambda: next(seeds)
+    actor.backoff = ConstantBackoff(0.001)
+    return actor
+
+
+async def drain(sub: Any) -> list[dict[str, Any]]:
+    """Every message already delivered to ``sub``."""
+    out = []
+    while True:
+        try:
+            out.append(await sub.get(timeout=0.01))
+        except TimeoutError:
+            return out
+
+
+async def check_session(store: Any, actor: RoomActor) -> None:
+    """Every hand of the finished session as :func:`check_hand` checks it, and the totals
+    (the actor's and the store's) are the sums of the hands' deltas, each counted once."""
+    assert actor.status == "finished"
+    hands = await store.hands(CODE)
+    assert [h.hand_no for h in hands] == list(range(1, actor.opts.hands + 1))
+    totals = [0] * actor.players
+    for hand in hands:
+        deltas = (await check_hand(store, actor, hand.hand_no))["deltas"]
+        totals = [t + d for t, d in zip(totals, deltas, strict=True)]
+    assert actor.totals == totals == await store.totals(CODE)
+    settled = 0
+    for hand in hands:
+        settled += len(await store.ledger_by_hand(CODE, hand.hand_no))
+    assert len(await store.ledger(code=CODE, limit=10_000)) == settled
+
+
+async def check_hand(store: Any, actor: RoomActor, hand_no: int = 1) -> dict[str, Any]:
+    """The hand's log has each action once (indices 0..n-1, as the actor counted them), it
+    replays to the stored settlement, and the ledger holds each payment exactly once."""
+    hand = [h for h in await store.hands(CODE) if h.hand_no == hand_no][0]
+    actions = await store.hand_actions(CODE, hand_no)
+    state, _ = replay_hand(
+        actor.opts, hand.seed, hand.dealer, hand.dealer_streak, actions, hand.weekday
+    )
+    expected = settle(state)
+    assert expected is not None, "the logged actions do not end the hand"
+    assert hand.settlement == expected
+    assert hand.deltas == expected["deltas"] and sum(hand.deltas) == 0
+    rows = await store.ledger_by_hand(CODE, hand_no)
+    assert rows == [
+        {k: p.get(k) for k in ("from", "to", "points", "reason", "detail")}
+        for p in expected["payments"]
+    ]
+    return expected
+
+
+async def test_failed_append_is_retried_and_applied_once(store: Any, bus: MemoryBus) -> None:
+    flaky = FlakyStore(store)
+    actor = await make_room(flaky, bus, [True, True, True, True])
+    spectator = await bus.subscribe(seat_channel(CODE, None))
+    flaky.fail("append_action", 3, when=lambda code, hand_no, idx, *_: idx == 5)
+    actor.start()
+    await actor.idle()
+    assert flaky.failed == {"append_action": 3}
+    await check_session(flaky, actor)
+    assert actor.action_idx == len(await store.hand_actions(CODE, actor.hand_no))
+    kinds = [m["type"] for m in await drain(spectator)]
+    # the second failure in a row tells the seats; the success after it, again
+    assert kinds.count("degraded") == 1 and kinds.count("recovered") == 1
+    assert kinds.index("degraded") < kinds.index("recovered")
+    assert actor.degraded == set()
+    await actor.stop()
+
+
+async def test_append_committed_but_answer_lost_is_applied_once(store: Any, bus: MemoryBus) -> None:
+    flaky = FlakyStore(store)
+    actor = await make_room(flaky, bus, [True, True, True, True])
+    # action 4 is written, then the connection "breaks" before the answer: the retry meets
+    # its own row (Conflict) and takes it as done
+    flaky.fail("append_action", 1, after=True, when=lambda code, hand_no, idx, *_: idx == 4)
+    actor.start()
+    await actor.idle()
+    assert flaky.failed == {"append_action": 1}
+    await check_session(flaky, actor)
+    await actor.stop()
+
+
+async def test_settlement_committed_but_answer_lost_settles_once(
+    store: Any, bus: MemoryBus
+) -> None:
+    flaky = FlakyStore(store)
+    actor = await make_room(flaky, bus, [True, True, True, True])
+    # hand 1's settlement commits, its answer is lost, and the next attempt fails too; hand
+    # 2's start commits and its answer is lost
+    flaky.fail("finish_hand", 2, after=True)
+    flaky.fail("start_hand", 1, after=True, when=lambda code, hand_no, *_: hand_no == 2)
+    actor.start()
+    await actor.idle()
+    assert flaky.failed == {"finish_hand": 2, "start_hand": 1}
+    # each hand started once, settled once; the totals are the committed ones, counted once
+    await check_session(flaky, actor)
+    await actor.stop()
+
+
+async def test_human_action_waits_for_the_store_and_is_applied_once(
+    store: Any, bus: MemoryBus
+) -> None:
+    flaky = FlakyStore(store)
+    actor = await make_room(flaky, bus, [False, True, True, True])
+    seat0 = await bus.subscribe(seat_channel(CODE, 0))
+    actor.start()
+    await actor.wait_started()
+    await actor.idle()
+    snap = await actor.snapshot(0)
+    assert snap["degraded"] == []
+    legal = snap["legal"]
+    assert legal, "the dealer (seat 0, human) must act first"
+    action = Action.from_dict(legal[-1])
+    idx = actor.action_idx
+    flaky.fail("append_action", 5)
+    await actor.act(0, action, snap["prompt"])  # returns once logged and applied
+    assert flaky.failed == {"append_action": 5}
+    actions = await store.hand_actions(CODE, 1)
+    assert actions[idx] == (0, {"action": action.to_dict(), "source": "player"})
+    assert len([a for a in actions if a[0] == 0]) == 1
+    assert actor.action_idx > idx
+    messages = await drain(seat0)
+    for m in messages:  # every message as the protocol documents it
+        ServerMessageAdapter.validate_python(m)
+    kinds = [m["type"] for m in messages]
+    assert kinds[:2] == ["snapshot", "degraded"] and "recovered" in kinds
+    assert messages[1] == {"type": "degraded", "service": "database"}
+    assert messages[kinds.index("recovered")] == {"type": "recovered", "service": "database"}
+    assert kinds.index("recovered") < kinds.index("event")  # recovered, then the change
+    await actor.stop()
+
+
+async def test_snapshot_is_answered_while_the_store_is_down(store: Any, bus: MemoryBus) -> None:
+    flaky = FlakyStore(store)
+    actor = await make_room(flaky, bus, [False, True, True, True])
+    actor.start()
+    await actor.wait_started()
+    await actor.idle()
+    snap = await actor.snapshot(0)
+    flaky.fail("append_action", 10**9)  # down until the test says otherwise
+    actor.backoff = ConstantBackoff(0.01)
+    act = asyncio.ensure_future(actor.act(0, Action.from_dict(snap["legal"][-1]), snap["prompt"]))
+    while actor.degraded != {"database"}:
+        await asyncio.sleep(0.005)
+    during = await actor.snapshot(1)  # not stuck behind the waiting command
+    assert during["degraded"] == ["database"] and during["version"] == snap["version"]
+    assert not act.done()
+    flaky.faults["append_action"].left = 0  # the database is back
+    await act
+    assert (await actor.snapshot(1))["degraded"] == []
+    await actor.stop()
+
+
+async def test_a_failed_bot_move_is_rearmed(store: Any, bus: MemoryBus) -> None:
+    """A failure that is no outage (here a bug-like RuntimeError) fails the command; the
+    room re-arms its bots from the state and the hand still ends, settled once."""
+    flaky = FlakyStore(store)
+    actor = await make_room(flaky, bus, [True, True, True, True])
+    flaky.fail("append_action", 2, exc=lambda: RuntimeError("boom"), when=lambda *a: a[2] == 3)
+    actor.start()
+    for _ in range(2000):
+        if actor.status == "finished":
+            break
+        await asyncio.sleep(0.005)
+    assert flaky.failed == {"append_action": 2}
+    await check_session(flaky, actor)
+    await actor.stop()
+
+
+async def test_a_lost_lease_stops_the_retries(store: Any, bus: MemoryBus) -> None:
+    """Fencing holds through an outage: once the lease is not ours the waiting write gives
+    up (``unavailable``) instead of writing for a room another process runs."""
+    flaky = FlakyStore(store)
+    actor = await make_room(flaky, bus, [False, True, True, True])
+    held = {"ok": True}
+
+    async def lease_check(verify: bool) -> bool:
+        return held["ok"]
+
+    actor.lease_check = lease_check
+    actor.start()
+    await actor.wait_started()
+    await actor.idle()
+    snap = await actor.snapshot(0)
+    flaky.fail("append_action", 10**9)
+    act = asyncio.ensure_future(actor.act(0, Action.from_dict(snap["legal"][-1]), snap["prompt"]))
+    while not flaky.failed.get("append_action", 0) >= 3:
+        await asyncio.sleep(0.002)
+    held["ok"] = False  # the lease lapsed during the outage
+    try:
+        await act
+    except RoomError as err:
+        assert err.code == "unavailable"
+    else:
+        raise AssertionError("the write went on without the lease")
+    writes = flaky.failed["append_action"]
+    flaky.faults["append_action"].left = 0
+    await asyncio.sleep(0.05)
+    assert flaky.failed["append_action"] == writes  # no further attempt
+    assert await store.hand_actions(CODE, 1) == []
+    await actor.stop()
+
+
+class FlakyBus(MemoryBus):
+    """The in-memory bus whose ``publish_many`` calls number ``fail_from`` to
+    ``fail_from + times - 1`` raise Redis's ``ConnectionError`` (nothing delivered), as
+    when Redis is unreachable; ``seen`` records ``probe()`` at each failure."""
+
+    def __init__(self, fail_from: int, times: int, probe: Callable[[], Any]) -> None:
+        super().__init__()
+        self.calls = 0
+        self.fail_from, self.times = fail_from, times
+        self.probe = probe
+        self.seen: list[Any] = []
+
+    async def publish_many(self, messages: Any) -> list[int]:
+        self.calls += 1
+        if self.fail_from <= self.calls < self.fail_from + self.times:
+            from redis.exceptions import ConnectionError as RedisConnectionError
+
+            self.seen.append(self.probe())
+            raise RedisConnectionError("Connection refused")
+        return await super().publish_many(messages)
+
+
+async def test_failed_publish_is_retried_before_anything_else(store: Any) -> None:
+    """A publish that fails is retried before the room does anything more: the action
+    after it is not even logged meanwhile, and every audience gets every event, in order,
+    without a gap."""
+    holder: dict[str, RoomActor] = {}
+    bus = FlakyBus(30, 6, lambda: (holder["a"].action_idx, holder["a"].version))
+    actor = holder["a"] = await make_room(store, bus, [True, True, True, True])
+    spectator = await bus.subscribe(seat_channel(CODE, None))
+    actor.start()
+    await actor.idle()
+    assert len(bus.seen) == 6
+    assert len(set(bus.seen)) == 1  # nothing logged, nothing counted while it failed
+    await check_session(store, actor)
+    messages = await drain(spectator)
+    last: dict[int, int] = {}
+    for m in messages:
+        if m["type"] == "snapshot":
+            last[m["hand_no"]] = m["version"]
+        elif m["type"] in ("event", "hand_end"):
+            assert m["prev_version"] == last[m["hand_no"]], m  # nothing missing
+            assert m["version"] == last[m["hand_no"]] + 1
+            last[m["hand_no"]] = m["version"]
+    assert sorted(last) == [1, 2, 3, 4]
+    # the events of the failed publish reached the spectator once (one retry succeeded)
+    versions = [(m["hand_no"], m["version"]) for m in messages if m["type"] == "event"]
+    assert len(versions) == len(set(versions))
+    await actor.stop()
+    await bus.close()
+
+
+async def test_a_write_without_answer_tells_the_seats(
+    store: Any, bus: MemoryBus, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A partition: the write neither fails nor answers. After ``SLOW_SECONDS`` the seats
+    are told the room waits for its database; the write goes on waiting (it is not given
+    up: it may have committed) and the action is applied once when the answer comes."""
+    monkeypatch.setattr(actor_module, "SLOW_SECONDS", 0.05)
+    flaky = FlakyStore(store)
+    actor = await make_room(flaky, bus, [False, True, True, True])
+    seat1 = await bus.subscribe(seat_channel(CODE, 1))
+    actor.start()
+    await actor.wait_started()
+    await actor.idle()
+    snap = await actor.snapshot(0)
+    gate = asyncio.Event()
+    flaky.fail("append_action", 0)
+    flaky.faults["append_action"].gate = gate
+    idx = actor.action_idx
+    act = asyncio.ensure_future(actor.act(0, Action.from_dict(snap["legal"][-1]), snap["prompt"]))
+    await asyncio.sleep(0.2)
+    assert not act.done() and actor.degraded == {"database"}
+    assert (await actor.snapshot(1))["degraded"] == ["database"]
+    gate.set()
+    await act
+    actions = await store.hand_actions(CODE, 1)
+    assert actions[idx][0] == 0 and actor.action_idx > idx
+    kinds = [m["type"] for m in await drain(seat1)]
+    assert kinds[:3] == ["snapshot", "degraded", "recovered"], kinds
+    assert actor.degraded == set()
+    await actor.stop()
+
+
+async def test_a_timeout_during_the_outage_is_played_once(store: Any, bus: MemoryBus) -> None:
+    """The default action of a human seat whose timer fired while the store is down is
+    retried like any other command: logged once (``source: timeout``), the seat on auto."""
+    flaky = FlakyStore(store)
+    actor = await make_room(flaky, bus, [False, True, True, True])
+    actor.start()
+    await actor.wait_started()
+    await actor.idle()
+    assert actor._acting() == [0]
+    idx = actor.action_idx
+    flaky.fail("append_action", 4)
+    actor.clock.advance(TIMING.turn_seconds + TIMING.bank_seconds)  # type: ignore[attr-defined]
+    await actor.idle()
+    assert flaky.failed == {"append_action": 4}
+    actions = await store.hand_actions(CODE, 1)
+    assert actions[idx][0] == 0 and actions[idx][1]["source"] == "timeout"
+    assert [a for a in actions if a[1]["source"] == "timeout"] == [actions[idx]]
+    assert 0 in actor.auto and actor.action_idx > idx
+    await actor.stop()
+
+
+async def test_a_deal_that_fails_is_rearmed(store: Any, bus: MemoryBus) -> None:
+    """The first deal fails with an error that is no outage: the room is not dead, it is
+    re-armed and deals (once), and the session is played to its end."""
+    flaky = FlakyStore(store)
+    actor = await make_room(flaky, bus, [True, True, True, True])
+    flaky.fail("start_hand", 1, exc=lambda: RuntimeError("boom"))
+    actor.start()
+    await actor.wait_started()
+    for _ in range(2000):
+        if actor.status == "finished":
+            break
+        await asyncio.sleep(0.005)
+    assert flaky.failed == {"start_hand": 1}
+    await check_session(flaky, actor)
+    await actor.stop()
