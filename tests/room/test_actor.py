@@ -1,8 +1,9 @@
 """Room actor with a manual clock, a real store and the in-memory bus.
 
 Covers: turn timeout (default action = discard, seat goes on auto), claim timeout (= default
-action for each claimant, who do not go on auto: that would tell who could claim), refused actions change nothing, bot-only sessions run
-to the end with zero-sum hands, and rebuilding a room from the stored action log.
+action for each claimant, who do not go on auto: that would tell who could claim), refused
+actions change nothing, bot-only sessions run to the end with zero-sum hands, and rebuilding
+a room from the stored action log.
 """
 
 from __future__ import annotations

@@ -226,9 +226,7 @@ async def test_min_hold_alone_is_separated_by_the_statistic(store: Any, bus: Any
     assert set(b) == {0.8}  # nobody thinks in them: exactly claim_min_ms
 
 
-async def test_auto_and_presence_are_held_until_the_window_closes(
-    store: Any, bus: Any
-) -> None:
+async def test_auto_and_presence_are_held_until_the_window_closes(store: Any, bus: Any) -> None:
     """Seat 1 turns auto-play on and its socket goes away inside a claim window it was
     offered: it is told its own flag at once; the others learn both only once the window
     has closed (after its closing event), and the room info they can read meanwhile shows
@@ -290,7 +288,11 @@ async def test_auto_and_presence_are_held_until_the_window_closes(
     for s in (2, None):
         assert [m["type"] for m in await drain(s)] == []
     assert actor.info()["seats"][1] == {
-        "seat": 1, "name": "p1", "bot": False, "connected": True, "auto": False
+        "seat": 1,
+        "name": "p1",
+        "bot": False,
+        "connected": True,
+        "auto": False,
     }
     clock.advance(0.8)  # claim_min_ms: the window closes (others answer on their timers)
     for s in (0, 2, 3):
