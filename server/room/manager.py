@@ -683,3 +683,9 @@ async def rebuild(actor: RoomActor) -> None:
         actor.status = "dissolved"
         if last.settlement is None:
             actor.last_settlement = None
+    # An ended session's last prompt is over (as the live room counts it: one more after
+    # the last hand's end, one more for the pause between hands a vote ended).
+    if actor.status == "finished":
+        actor._window = window + 1
+    elif actor.status == "dissolved":
+        actor._window = window + (1 if last.settlement is None else 2)
