@@ -295,7 +295,7 @@ async def _serve_socket(
         await bus.publish(channel, {"type": "_takeover", "conn": conn_id})
         await actor.publish_room()
     elif actor.connected[key] == 1:  # spectators: the room is told on 0 <-> 1 only
-        await actor.publish_room()
+        await actor.publish_room(quiet=True)
     send_lock = asyncio.Lock()
 
     ctx: dict[str, Any] = {}
@@ -361,7 +361,7 @@ async def _serve_socket(
         actor.connected[key] = max(0, actor.connected.get(key, 1) - 1)
         if seat is not None or actor.connected[key] == 0:
             with contextlib.suppress(Exception):
-                await actor.publish_room()
+                await actor.publish_room(quiet=seat is None)
 
 
 async def _reader(

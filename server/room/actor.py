@@ -976,14 +976,17 @@ class RoomActor:
         self._answered.clear()
         await self._start_hand()
 
-    async def publish_room(self) -> None:
+    async def publish_room(self, quiet: bool = False) -> None:
         """Tell every audience the room info changed (a seat taken, a socket came or went).
         Read-only: safe to call from outside the actor's task. Held while a claim window
-        is open (sent when it closes); resumes a paused room that somebody watches now."""
+        is open (sent when it closes); resumes a paused room that somebody watches now.
+        ``quiet``: the info shown did not change (a spectator came or went): only resume."""
         if self._parked and not self.paused:
             parked, self._parked = self._parked, []
             for cmd in parked:
                 self.inbox.put_nowait(cmd)
+        if quiet:
+            return
         if self._claim_open():
             self._held.add("room")
             return

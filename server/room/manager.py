@@ -102,14 +102,15 @@ class RoomHandle:
         #: The lease holder last seen by the watcher (a change re-sends ``connected``).
         self.owner: str | None = None
 
-    async def publish_room(self) -> None:
-        """Report this process's socket counts to the owner (which publishes the room)."""
+    async def publish_room(self, quiet: bool = False) -> None:
+        """Report this process's socket counts to the owner (which publishes the room;
+        ``quiet``: only spectators changed, nothing shown changed)."""
         assert self.manager.cluster is not None
         counts = {str(k): v for k, v in self.connected.items()}
         await self.manager.call(
             self.code,
             "presence",
-            {"process": self.manager.cluster.process_id, "connected": counts},
+            {"process": self.manager.cluster.process_id, "connected": counts, "quiet": quiet},
         )
 
     def __getattr__(self, name: str) -> Any:
@@ -413,7 +414,7 @@ class RoomManager:
         if call == "presence":
             counts = {int(k): int(v) for k, v in dict(kwargs["connected"]).items()}
             actor.presence[str(kwargs["process"])] = counts
-            await actor.publish_room()
+            await actor.publish_room(quiet=bool(kwargs.get("quiet", False)))
             return None
         method = getattr(RoomActor, call, None)
         if call.startswith("_") or call in _LOCAL_ONLY or not inspect.iscoroutinefunction(method):
@@ -594,6 +595,9 @@ class RoomManager:
                     await lease.release()
             self._handles.pop(code, None)
             self._forget_lock(code)
+            forget = getattr(self.store, "forget", None)
+            if forget is not None:  # the store's cached row ids of the room
+                forget(code)
             unloaded.append(code)
             log.info("room %s: unloaded (%s)", code, actor.status if ended else "idle")
         return unloaded
