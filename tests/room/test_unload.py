@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from server.room import sweeper
 from server.room.actor import SPECTATORS, RoomActor, Timing
 from server.room.clock import ManualClock
 from server.room.manager import RoomManager
@@ -142,4 +143,25 @@ async def test_room_with_a_human_plays_on_unwatched(
         logged = len(await store.hand_actions(code, 1))
         assert (logged > 0) is moves, mode
         assert actor.paused is not moves
+        await manager.close()
+
+
+async def test_sweeper_leaves_unwatched_bot_rooms_to_their_first_socket(
+    store: Any, bus: Any, clock: ManualClock
+) -> None:
+    """After a restart the sweep resumes a room with a human seat at once, but not a room of
+    bots only while such rooms pause unwatched (``pause_unwatched`` not ``never``)."""
+    first = manager_of(store, bus, clock, BOTS_WAIT)
+    bots = await first.create_room({"hands": 4})
+    await first.add_bots(bots.code, 4)
+    hosted = await first.create_room({"hands": 4})
+    await first.join(hosted.code, "host")
+    await first.add_bots(hosted.code, 3)
+    assert (bots.status, hosted.status) == ("playing", "playing")
+    await first.close()
+
+    for timing, resumed in ((BOTS_WAIT, [hosted.code]), (Timing(), [bots.code, hosted.code])):
+        manager = manager_of(store, bus, clock, timing)
+        assert await sweeper.sweep(manager, store, None) == resumed
+        assert sorted(manager.rooms) == sorted(resumed)
         await manager.close()
