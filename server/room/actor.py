@@ -109,7 +109,8 @@ class Timing:
     ``claim_hold``: how a claim window is held for the human seats (off auto-play) it does
     not wait for: ``"min"``: ``claim_min_ms`` only; ``"mimic"``: each such seat (but the
     discarder) is taken to think as long as one of its own last :data:`THINK_SAMPLES` claim
-    decisions took (drawn at random), so the window lasts the longest of the real and the
+    decisions took (drawn at random; the other humans' while it has none), so the window
+    lasts the longest of the real and the
     drawn decision times and its length does not tell whether the seat could claim
     (docs/protocol.md "Claim windows").
     ``pause_unwatched``: a room nobody watches (no socket of a seat or spectator) parks its
@@ -1027,7 +1028,8 @@ class RoomActor:
     def _open_claim_window(self, acting: frozenset[int]) -> None:
         """A claim window opens: fix what the other seats are shown until it closes, and
         (``claim_hold="mimic"``) draw a decision time for each human seat off auto-play but
-        the discarder (``state.turn``) from its own past decisions."""
+        the discarder (``state.turn``) from its own past decisions (from the other humans'
+        while it has none)."""
         shown = {s.seat: self._sockets(s.seat) > 0 for s in self.seats}
         self._shown = (frozenset(self.auto), shown)
         humans = [s.seat for s in self.seats if not s.bot and s.seat not in self.auto]
@@ -1035,8 +1037,9 @@ class RoomActor:
         self._virtual = {}
         if self.timing.claim_hold == "mimic":
             discarder = getattr(self.state, "turn", None)
+            pooled = [t for past in self._think.values() for t in past]
             for seat in humans:
-                past = self._think.get(seat)
+                past = self._think.get(seat) or pooled
                 if seat != discarder and past:
                     self._virtual[seat] = self.hold_rng.choice(list(past))
 
