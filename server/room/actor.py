@@ -110,9 +110,8 @@ class Timing:
     not wait for: ``"min"``: ``claim_min_ms`` only; ``"mimic"``: each such seat (but the
     discarder) is taken to think as long as one of its own last :data:`THINK_SAMPLES` claim
     decisions took (drawn at random; the other humans' while it has none), so the window
-    lasts the longest of the real and the
-    drawn decision times and its length does not tell whether the seat could claim
-    (docs/protocol.md "Claim windows").
+    lasts the longest of the real and the drawn decision times and its length does not
+    tell whether the seat could claim (docs/protocol.md "Claim windows").
     ``pause_unwatched``: a room nobody watches (no socket of a seat or spectator) parks its
     bot moves and timer commands until somebody connects: ``"never"``; ``"bots"``: rooms
     without a human seat; ``"auto"``: also rooms whose every human seat is on auto-play.
