@@ -572,7 +572,8 @@ class RoomManager:
         process) that is finished or dissolved, or (with ``idle_seconds``) handled no
         command for ``idle_seconds``: stop its actor, release its lease, forget it. The
         room stays in the store; :meth:`get` rebuilds it on demand with the same versions
-        and prompt numbers. Returns the codes unloaded."""
+        and prompt numbers. In a cluster the handles of rooms owned elsewhere that have no
+        socket here are dropped too. Returns the codes unloaded (this process's rooms)."""
         now = self.clock.now()
         unloaded: list[str] = []
         for code, actor in list(self.rooms.items()):
@@ -600,6 +601,12 @@ class RoomManager:
                 forget(code)
             unloaded.append(code)
             log.info("room %s: unloaded (%s)", code, actor.status if ended else "idle")
+        for code, handle in list(self._handles.items()):
+            if code not in self.rooms and code not in self._busy and not any(
+                handle.connected.values()
+            ):
+                del self._handles[code]
+                self._forget_lock(code)
         return unloaded
 
     async def _unload_loop(self) -> None:

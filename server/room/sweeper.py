@@ -8,7 +8,9 @@ rebuilds the room from the action log, so a dead process's rooms continue whethe
 anybody is connected (rooms whose host left them to bots, players who are away). ``open``
 rooms (seats free, no hand) have nothing to continue and are left to be loaded when asked
 for; so are rooms without a human seat when unwatched rooms pause (``pause_unwatched``):
-the first socket on one resumes it.
+the first socket on one resumes it. (With ``pause_unwatched="auto"`` a room whose humans
+are all on auto-play cannot be told from the store: it is resumed, pauses again at once,
+and is unloaded again once idle.)
 
 Without a cluster (one process) the same sweep resumes, after a restart, every unfinished
 room at once instead of when it is first asked for.

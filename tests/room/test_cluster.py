@@ -359,6 +359,9 @@ async def test_an_unloaded_room_frees_its_lease_for_any_process(store: Any, redi
         assert seat == 3 and code in b.rooms and b.rooms[code].status == "playing"
         assert (await clusters[1].owners([code]))[code] == clusters[1].process_id
         assert [s.name for s in b.rooms[code].seats] == ["ann", "bob", "cy", "dee"]
+        assert (await a.info(code))["status"] == "playing"  # asked through A: a handle
+        assert code in a._handles
+        assert await a.unload_idle() == [] and code not in a._handles  # no socket on A
     finally:
         await a.close()
         await b.close()
