@@ -602,8 +602,10 @@ class RoomManager:
             unloaded.append(code)
             log.info("room %s: unloaded (%s)", code, actor.status if ended else "idle")
         for code, handle in list(self._handles.items()):
-            if code not in self.rooms and code not in self._busy and not any(
-                handle.connected.values()
+            if (
+                code not in self.rooms
+                and code not in self._busy
+                and not any(handle.connected.values())
             ):
                 del self._handles[code]
                 self._forget_lock(code)
