@@ -527,8 +527,10 @@ def start_server(config: str, mode: str, args: argparse.Namespace) -> Target:
     env["MESSAGES_PER_SECOND"] = "100000000"
     if mode == "closed":
         env["CLAIM_MIN_MS"] = "0"  # claim protection off: zero think time all the way
+        env["CLAIM_HOLD"] = "min"
     else:
         env.pop("CLAIM_MIN_MS", None)
+        env.pop("CLAIM_HOLD", None)
     cleanup: list[Any] = [lambda: shutil.rmtree(workdir, ignore_errors=True)]
     if config == "sqlite":
         env["DATABASE_URL"] = f"sqlite+aiosqlite:///{workdir / 'bench.db'}"

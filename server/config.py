@@ -2,7 +2,8 @@
 
 Every field can be set by the upper-case environment variable of the same name, e.g.
 ``DATABASE_URL``, ``REDIS_URL``, ``ADMIN_TOKEN``, ``CLAIM_SECONDS``, ``TURN_SECONDS``,
-``CLAIM_MIN_MS``, ``AUTO_SECONDS``, ``READY_SECONDS``, ``VOTE_SECONDS``,
+``CLAIM_MIN_MS``, ``CLAIM_HOLD``, ``AUTO_SECONDS``, ``READY_SECONDS``, ``VOTE_SECONDS``,
+``ROOM_IDLE_SECONDS``, ``UNLOAD_SECONDS``, ``PAUSE_UNWATCHED``,
 ``LEASE_SECONDS``, ``LEASE_MARGIN_SECONDS``, ``START_WAIT_SECONDS``, ``SWEEP_SECONDS``,
 ``ROOMS_PER_MINUTE``, ``SOCKETS_PER_MINUTE``, ``LOOKUPS_PER_MINUTE``, ``JOINS_PER_MINUTE``,
 ``ADMIN_FAILURES_PER_MINUTE``, ``SOCKETS_PER_ADDRESS``, ``SOCKETS_PER_ROOM``,
@@ -31,6 +32,18 @@ class Settings(BaseSettings):
         claim_seconds: how long a claim window (pong/kong/win on a discard) stays open.
         turn_seconds: how long a seat may think on its own turn before auto-play.
         claim_min_ms: a claim window never closes earlier than this, even if all bots answered.
+        claim_hold: how a claim window that no human could claim is held while a human
+            (off auto-play) is seated: ``mimic`` (default) as long as a window a human of the
+            room did think in (drawn from the room's recent ones), so that the length of a
+            window does not tell whether a human could claim; ``min``: ``claim_min_ms`` only
+            (docs/protocol.md "Claim windows").
+        room_idle_seconds: a room that did nothing for this long and has no socket is
+            unloaded from memory (rebuilt from the store when next asked for); finished
+            rooms without sockets are unloaded at once. Keep it above every timer.
+        unload_seconds: how often each process looks for rooms to unload (``0``: never).
+        pause_unwatched: ``bots`` (default): a room without a human seat pauses while no
+            socket (seat or spectator) is open on it and resumes when one connects;
+            ``auto``: also a room whose every human seat is on auto-play; ``never``.
         auto_seconds: how long a seat on auto-play (托管) "thinks" before its default action.
         ready_seconds: how long the room waits for ``ready`` between hands.
         vote_seconds: how long a dissolve vote stays open.
@@ -92,6 +105,10 @@ class Settings(BaseSettings):
     claim_seconds: float = Field(default=10, gt=0)
     turn_seconds: float = Field(default=20, gt=0)
     claim_min_ms: int = Field(default=800, ge=0)
+    claim_hold: Literal["min", "mimic"] = "mimic"
+    room_idle_seconds: float = Field(default=600, gt=0)
+    unload_seconds: float = Field(default=30, ge=0)
+    pause_unwatched: Literal["never", "bots", "auto"] = "bots"
     auto_seconds: float = Field(default=1, ge=0)
     ready_seconds: float = Field(default=30, gt=0)
     vote_seconds: float = Field(default=60, gt=0)

@@ -190,6 +190,8 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
             auto_seconds=settings.auto_seconds,
             ready_seconds=settings.ready_seconds,
             vote_seconds=settings.vote_seconds,
+            claim_hold=settings.claim_hold,
+            pause_unwatched=settings.pause_unwatched,
         )
         app.state.store = store
         app.state.bus = bus
@@ -202,7 +204,14 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
                 margin=settings.lease_margin_seconds,
             )
         app.state.manager = RoomManager(
-            store, bus, clock, timing, cluster=cluster, start_wait=settings.start_wait_seconds
+            store,
+            bus,
+            clock,
+            timing,
+            cluster=cluster,
+            start_wait=settings.start_wait_seconds,
+            idle_seconds=settings.room_idle_seconds,
+            unload_every=settings.unload_seconds or None,
         )
         await app.state.manager.start()
         metrics.track_manager(app.state.manager)

@@ -38,7 +38,7 @@ from server import metrics
 from server.api.messages import MAX_SEQ, ClientMessageAdapter
 from server.bus import SubscriptionClosed
 from server.logs import HAND, ROOM, SEAT
-from server.room.actor import RoomError, seat_channel
+from server.room.actor import SPECTATORS, RoomError, seat_channel
 from server.room.manager import CODE_ALPHABET, CODE_LENGTH
 from server.rules.types import Action, IllegalAction
 
@@ -280,13 +280,22 @@ async def _serve_socket(
     SEAT.set(seat)
     conn_id = secrets.token_hex(8)
     channel = seat_channel(code, seat)
-    sub = await bus.subscribe(channel)
+    # Counted before anything awaits, so that the room is not unloaded under this socket;
+    # spectators are counted too (not shown): an unwatched room may pause (Timing).
+    key = SPECTATORS if seat is None else seat
+    actor.connected[key] = actor.connected.get(key, 0) + 1
+    try:
+        sub = await bus.subscribe(channel)
+    except BaseException:
+        actor.connected[key] = max(0, actor.connected.get(key, 1) - 1)
+        raise
     role = "spectator" if seat is None else "seat"
     metrics.SOCKETS.labels(role=role).inc()
     if seat is not None:
         await bus.publish(channel, {"type": "_takeover", "conn": conn_id})
-        actor.connected[seat] = actor.connected.get(seat, 0) + 1
         await actor.publish_room()
+    elif actor.connected[key] == 1:  # spectators: the room is told on 0 <-> 1 only
+        await actor.publish_room(quiet=True)
     send_lock = asyncio.Lock()
 
     ctx: dict[str, Any] = {}
@@ -348,10 +357,11 @@ async def _serve_socket(
     finally:
         metrics.SOCKETS.labels(role=role).dec()
         await sub.close()
-        if seat is not None:
-            actor.connected[seat] = max(0, actor.connected.get(seat, 1) - 1)
+        key = SPECTATORS if seat is None else seat
+        actor.connected[key] = max(0, actor.connected.get(key, 1) - 1)
+        if seat is not None or actor.connected[key] == 0:
             with contextlib.suppress(Exception):
-                await actor.publish_room()
+                await actor.publish_room(quiet=seat is None)
 
 
 async def _reader(

@@ -37,8 +37,10 @@ import asyncio
 import contextlib
 import json
 import logging
+import random
 import secrets
 import time
+from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar, cast
@@ -115,6 +117,14 @@ def _same(logged: tuple[int, dict[str, Any]], ours: tuple[int, dict[str, Any]]) 
     return json.dumps(logged, sort_keys=True) == json.dumps(ours, sort_keys=True)
 
 
+#: The key of ``RoomActor.connected`` (and of each process's ``presence``) that counts the
+#: room's spectator sockets; seat keys are ``0..players-1``.
+SPECTATORS = -1
+
+#: How many of a room's human claim decisions ``claim_hold="mimic"`` draws its holds from.
+THINK_SAMPLES = 64
+
+
 def seat_channel(code: str, seat: int | None) -> str:
     """The bus channel carrying messages for ``seat`` (``None`` = spectators) of room ``code``."""
     return f"room:{code}:spectator" if seat is None else f"room:{code}:seat:{seat}"
@@ -133,6 +143,15 @@ class Timing:
     and what it uses beyond the limit is taken from it; a timeout empties it.
     ``ready_seconds``: how long the room waits for ``ready`` between hands.
     ``vote_seconds``: how long a dissolve vote stays open.
+    ``claim_hold``: how a claim window is held for the human seats (off auto-play) it does
+    not wait for: ``"min"``: ``claim_min_ms`` only; ``"mimic"``: each such seat (but the
+    discarder) is taken to think as long as one of its own last :data:`THINK_SAMPLES` claim
+    decisions took (drawn at random; the other humans' while it has none), so the window
+    lasts the longest of the real and the drawn decision times and its length does not
+    tell whether the seat could claim (docs/protocol.md "Claim windows").
+    ``pause_unwatched``: a room nobody watches (no socket of a seat or spectator) parks its
+    bot moves and timer commands until somebody connects: ``"never"``; ``"bots"``: rooms
+    without a human seat; ``"auto"``: also rooms whose every human seat is on auto-play.
     """
 
     claim_seconds: float = 10.0
@@ -142,6 +161,8 @@ class Timing:
     ready_seconds: float = 30.0
     bank_seconds: float = 0.0
     vote_seconds: float = 60.0
+    claim_hold: str = "min"
+    pause_unwatched: str = "never"
 
 
 @dataclass
@@ -328,6 +349,8 @@ class RoomActor:
     lease_check: Callable[[bool], Awaitable[bool]] | None = None
     #: Delays between retries of a store write or publish that failed (see `_retry`).
     backoff: AbstractBackoff = field(default_factory=retry_backoff)
+    #: Draws the ``claim_hold="mimic"`` holds (tests inject a seeded ``random.Random``).
+    hold_rng: random.Random = field(default_factory=random.SystemRandom)
 
     def __post_init__(self) -> None:
         self.opts = self.game.options(self.options)
@@ -377,6 +400,20 @@ class RoomActor:
         self._rearm_timer: asyncio.TimerHandle | None = None
         self._rearm_failures = 0
         self._side_tasks: set[asyncio.Task[None]] = set()
+        # Claim-window privacy (issue 16): while a claim window is open the other seats are
+        # shown the auto flags and presence of its opening, and ``auto`` / ``room``
+        # publications wait (``_held``) until it has closed (`_flush_held`).
+        self._shown: tuple[frozenset[int], dict[int, bool]] = (frozenset(), {})
+        self._held: set[str] = set()
+        self._window_humans: frozenset[int] = frozenset()  # humans offered this claim window
+        #: Per human seat: how long its last claim decisions took (``claim_hold="mimic"``).
+        self._think: dict[int, deque[float]] = {}
+        #: Per human seat off auto-play: the decision time drawn for it in this claim window.
+        self._virtual: dict[int, float] = {}
+        #: Bot moves and timer commands parked while the room is paused (`paused`).
+        self._parked: list[Command] = []
+        #: Clock time of the last command handled (the manager unloads long-idle rooms).
+        self.last_active = self.clock.now()
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -497,7 +534,9 @@ class RoomActor:
     # ------------------------------------------------------------------ read-only info
 
     def info(self) -> dict[str, Any]:
-        """The room as ``GET /api/rooms/{code}`` shows it."""
+        """The room as ``GET /api/rooms/{code}`` shows it. While a claim window is open the
+        seats' ``connected`` / ``auto`` are those of the window's opening (issue 16)."""
+        shown = self._shown if self._claim_open() else None
         return {
             "code": self.code,
             "game": self.game.name,
@@ -507,8 +546,9 @@ class RoomActor:
                     "seat": s.seat,
                     "name": s.name,
                     "bot": s.bot,
-                    "connected": s.bot or self._sockets(s.seat) > 0,
-                    "auto": s.seat in self.auto,
+                    "connected": s.bot
+                    or (shown[1].get(s.seat, False) if shown else self._sockets(s.seat) > 0),
+                    "auto": s.seat in (shown[0] if shown else self.auto),
                 }
                 for s in self.seats
             ],
@@ -696,6 +736,10 @@ class RoomActor:
             self._busy -= 1
             while True:
                 cmd = await self.inbox.get()
+                if cmd.future is None and not isinstance(cmd, Start) and self.paused:
+                    self._parked.append(cmd)  # resumed by `publish_room` once watched
+                    continue
+                self.last_active = self.clock.now()
                 self._busy += 1
                 try:
                     result = await self._handle(cmd)
@@ -723,6 +767,7 @@ class RoomActor:
                 finally:
                     try:
                         await self._resolve_due()
+                        await self._flush_held()
                     except asyncio.CancelledError:
                         raise
                     except Exception:
@@ -776,7 +821,7 @@ class RoomActor:
                     self.auto.discard(seat)
                 if changed and self.state is not None and not self.game.ended(self.state):
                     self._reset_timer(seat)
-                    await self._publish_auto()
+                    await self._publish_auto(seat)
             case Start():
                 if self.state is None and self.status == "open":
                     await self._start_hand()
@@ -820,8 +865,11 @@ class RoomActor:
             action = self.game.default_action(self.state, seat)
             if source == "timeout":
                 self.bank[seat] = 0.0
-                self.auto.add(seat)
-                await self._publish_auto()
+                # A claim timeout tells nobody that the seat could claim: no 托管 for it
+                # (the seat's next turn times out as any other, issue 16).
+                if self.game.prompt_kind(self.state) != "claim":
+                    self.auto.add(seat)
+                    await self._publish_auto(seat)
         try:
             await self._apply(seat, action, source, None)
         except RoomError as err:
@@ -1063,10 +1111,11 @@ class RoomActor:
         )
         self.action_idx += 1
         self.state = new_state
+        self._note_claim_answer(seat)
         self._answered.add(seat)
         if source == "player" and seat in self.auto:
             self.auto.discard(seat)
-            await self._publish_auto()
+            await self._publish_auto(seat)
         if future is not None and not future.done():
             future.set_result(None)
         await self._publish_events(events)
@@ -1242,17 +1291,110 @@ class RoomActor:
         self._answered.clear()
         await self._start_hand()
 
-    async def publish_room(self) -> None:
+    async def publish_room(self, quiet: bool = False) -> None:
         """Tell every audience the room info changed (a seat taken, a socket came or went).
-        Read-only: safe to call from outside the actor's task (one attempt: a failure is
-        raised to the caller)."""
+        Read-only: safe to call from outside the actor's task. Held while a claim window
+        is open (sent when it closes); resumes a paused room that somebody watches now.
+        ``quiet``: the info shown did not change (a spectator came or went): only resume."""
+        if self._parked and not self.paused:
+            parked, self._parked = self._parked, []
+            for cmd in parked:
+                self.inbox.put_nowait(cmd)
+        if quiet:
+            return
+        if self._claim_open():
+            self._held.add("room")
+            return
         message = {"type": "room", "room": self.info()}
-        await self.bus.publish_many(
+        await self.bus.publish_many(  # one attempt: a failure is raised to the caller
             [(seat_channel(self.code, s), message) for s in self._listening()]
         )
 
-    async def _publish_auto(self) -> None:
-        await self._publish_all({"type": "auto", "auto": sorted(self.auto)})
+    async def _publish_auto(self, seat: int) -> None:
+        """Tell everyone the auto flags after ``seat``'s changed; in a claim window only
+        ``seat`` itself is told now, the others once the window has closed."""
+        if not self._claim_open():
+            await self._publish_all({"type": "auto", "auto": sorted(self.auto)})
+            return
+        self._held.add("auto")
+        if self._has_listener(seat):
+            mine = (self._shown[0] - {seat}) | ({seat} & self.auto)
+            await self._publish(seat, {"type": "auto", "auto": sorted(mine)})
+
+    # ------------------------------------------------------------------ claim-window privacy
+
+    def _claim_open(self) -> bool:
+        """True while a claim window of a hand in play is open."""
+        return (
+            self._prompt[0] == "claim"
+            and self.status == "playing"
+            and self.state is not None
+            and not self.game.ended(self.state)
+        )
+
+    async def _flush_held(self) -> None:
+        """Send the ``auto`` / ``room`` publications held during a claim window now closed."""
+        if not self._held or self._claim_open():
+            return
+        held, self._held = self._held, set()
+        if "auto" in held:
+            await self._publish_all({"type": "auto", "auto": sorted(self.auto)})
+        if "room" in held:
+            await self._publish_all({"type": "room", "room": self.info()})
+
+    def _open_claim_window(self, acting: frozenset[int]) -> None:
+        """A claim window opens: fix what the other seats are shown until it closes, and
+        (``claim_hold="mimic"``) draw a decision time for each human seat off auto-play but
+        the discarder (``state.turn``) from its own past decisions (from the other humans'
+        while it has none)."""
+        shown = {s.seat: self._sockets(s.seat) > 0 for s in self.seats}
+        self._shown = (frozenset(self.auto), shown)
+        humans = [s.seat for s in self.seats if not s.bot and s.seat not in self.auto]
+        self._window_humans = frozenset(s for s in humans if s in acting)
+        self._virtual = {}
+        if self.timing.claim_hold == "mimic":
+            discarder = getattr(self.state, "turn", None)
+            pooled = [t for past in self._think.values() for t in past]
+            for seat in humans:
+                past = self._think.get(seat) or pooled
+                if seat != discarder and past:
+                    self._virtual[seat] = self.hold_rng.choice(list(past))
+
+    def _note_claim_answer(self, seat: int) -> None:
+        """``seat`` answered (or timed out on) the open claim window it was offered as a
+        human: keep how long it took (`_think`)."""
+        if seat in self._window_humans and self._prompt[0] == "claim":
+            past = self._think.setdefault(seat, deque(maxlen=THINK_SAMPLES))
+            past.append(self.clock.now() - self._window_opened)
+
+    def _claim_hold(self) -> float:
+        """How long (seconds from its opening) the decided claim window is held: at least
+        ``claim_min_ms``, and at least the decision time drawn for every human seat that has
+        not answered it (`_open_claim_window`): those not offered a claim, and those whose
+        claim lost before they answered."""
+        hold = self.timing.claim_min_ms / 1000
+        for seat, seconds in self._virtual.items():
+            if seat not in self._answered:
+                hold = max(hold, seconds)
+        return hold
+
+    # ------------------------------------------------------------------ unwatched rooms
+
+    @property
+    def watched(self) -> bool:
+        """True while any socket (a seat's or a spectator's, on any process) is open."""
+        here = sum(self.connected.values())
+        return here + sum(sum(p.values()) for p in self.presence.values()) > 0
+
+    @property
+    def paused(self) -> bool:
+        """True while the room parks its bot moves and timers: ``pause_unwatched`` applies
+        (see :class:`Timing`) and nobody watches."""
+        mode = self.timing.pause_unwatched
+        if mode == "never" or self.status not in ("playing", "between") or self.watched:
+            return False
+        humans = [s.seat for s in self.seats if not s.bot]
+        return not humans or (mode == "auto" and all(s in self.auto for s in humans))
 
     # ------------------------------------------------------------------ prompts & timers
 
@@ -1312,6 +1454,8 @@ class RoomActor:
             self._answered.clear()
             self._cancel_timers()
             self._window_opened = self.clock.now()
+            if kind == "claim":
+                self._open_claim_window(acting)
         else:
             for seat in list(self._timers):
                 if seat not in acting:
@@ -1328,7 +1472,7 @@ class RoomActor:
             delay = 0.0
             if any(not seat.bot for seat in self.seats):
                 elapsed = self.clock.now() - self._window_opened
-                delay = self.timing.claim_min_ms / 1000 - elapsed
+                delay = self._claim_hold() - elapsed
             if delay > 0:
                 self.clock.call_later(delay, lambda: self.inbox.put_nowait(Resolve(window)))
             else:

@@ -61,6 +61,11 @@ class _ManualHandle:
 
     def cancel(self) -> None:
         self.cancelled = True
+        self.callback = _nothing  # as asyncio's handles: what it would have run is freed
+
+
+def _nothing() -> None:
+    pass
 
 
 class ManualClock:

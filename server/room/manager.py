@@ -10,6 +10,10 @@ With a :class:`server.room.cluster.Cluster` (``REDIS_URL`` set) the manager runs
 actor only while it holds the room's lease; for a room owned by another process it hands out
 a :class:`RoomHandle` that forwards calls to the owner over the bus. A background watcher
 takes over rooms whose lease lapsed (their owner died) if this process has sockets on them.
+
+Memory: finished (or dissolved) rooms and rooms idle for ``idle_seconds`` that nobody watches
+are unloaded (:meth:`RoomManager.unload_idle`, every ``unload_every`` seconds when set); the
+next lookup, join or socket rebuilds them from the store (:meth:`RoomManager.get`).
 """
 
 from __future__ import annotations
@@ -100,14 +104,15 @@ class RoomHandle:
         #: The lease holder last seen by the watcher (a change re-sends ``connected``).
         self.owner: str | None = None
 
-    async def publish_room(self) -> None:
-        """Report this process's socket counts to the owner (which publishes the room)."""
+    async def publish_room(self, quiet: bool = False) -> None:
+        """Report this process's socket counts to the owner (which publishes the room;
+        ``quiet``: only spectators changed, nothing shown changed)."""
         assert self.manager.cluster is not None
         counts = {str(k): v for k, v in self.connected.items()}
         await self.manager.call(
             self.code,
             "presence",
-            {"process": self.manager.cluster.process_id, "connected": counts},
+            {"process": self.manager.cluster.process_id, "connected": counts, "quiet": quiet},
         )
 
     def __getattr__(self, name: str) -> Any:
@@ -133,6 +138,11 @@ class RoomManager:
     ``options["turn_seconds"]`` override the process defaults. ``start_wait`` (seconds)
     is how long filling the last seat (or taking a room over) waits for the room's actor to
     deal or resume its hand (``TimeoutError`` beyond it).
+
+    ``idle_seconds``: a room that handled no command for this long (manager clock seconds)
+    and has no socket is unloaded by :meth:`unload_idle` (None: only finished rooms are);
+    ``unload_every``: seconds between the background passes of :meth:`unload_idle` (None:
+    none; tests call it).
     """
 
     def __init__(
@@ -143,8 +153,13 @@ class RoomManager:
         timing: Timing | None = None,
         cluster: Cluster | None = None,
         start_wait: float = 10.0,
+        idle_seconds: float | None = None,
+        unload_every: float | None = None,
     ) -> None:
         self.store = store
+        self.idle_seconds = idle_seconds
+        self.unload_every = unload_every
+        self._unloader: asyncio.Task[None] | None = None
         self.start_wait = start_wait
         self.bus = bus
         self.clock = clock or RealClock()
@@ -162,7 +177,10 @@ class RoomManager:
         self._busy: dict[str, asyncio.Task[None]] = {}
 
     async def start(self) -> None:
-        """In a cluster: join it and start watching the leases of rooms with sockets here."""
+        """In a cluster: join it and start watching the leases of rooms with sockets here.
+        With ``unload_every``: start unloading finished and idle rooms."""
+        if self.unload_every and self._unloader is None:
+            self._unloader = asyncio.create_task(self._unload_loop(), name="room-unloader")
         if self.cluster is not None and self._watcher is None:
             await self.cluster.start()
             self._watcher = asyncio.create_task(self._watch(), name="lease-watcher")
@@ -180,6 +198,8 @@ class RoomManager:
             ready_seconds=t.ready_seconds,
             bank_seconds=float(options.get("bank_seconds", t.bank_seconds)),
             vote_seconds=t.vote_seconds,
+            claim_hold=t.claim_hold,
+            pause_unwatched=t.pause_unwatched,
         )
 
     async def create_room(self, options: dict[str, Any], game: str = DEFAULT_GAME) -> RoomActor:
@@ -413,7 +433,7 @@ class RoomManager:
         if call == "presence":
             counts = {int(k): int(v) for k, v in dict(kwargs["connected"]).items()}
             actor.presence[str(kwargs["process"])] = counts
-            await actor.publish_room()
+            await actor.publish_room(quiet=bool(kwargs.get("quiet", False)))
             return None
         method = getattr(RoomActor, call, None)
         if call.startswith("_") or call in _LOCAL_ONLY or not inspect.iscoroutinefunction(method):
@@ -600,9 +620,69 @@ class RoomManager:
                 return actor, s.seat
         raise RoomError("bad_token", "this token holds no seat in this room")
 
+    async def unload_idle(self) -> list[str]:
+        """Unload every room nobody watches (no socket here or, in a cluster, on any
+        process) that is finished or dissolved, or (with ``idle_seconds``) handled no
+        command for ``idle_seconds``: stop its actor, release its lease, forget it. The
+        room stays in the store; :meth:`get` rebuilds it on demand with the same versions
+        and prompt numbers. In a cluster the handles of rooms owned elsewhere that have no
+        socket here are dropped too. Returns the codes unloaded (this process's rooms)."""
+        now = self.clock.now()
+        unloaded: list[str] = []
+        for code, actor in list(self.rooms.items()):
+            handle = self._handles.get(code)
+            if actor.watched or (handle is not None and any(handle.connected.values())):
+                continue
+            ended = actor.status in ("finished", "dissolved")
+            idle = self.idle_seconds is not None and now - actor.last_active >= self.idle_seconds
+            if not (ended or idle) or actor._busy or not actor.inbox.empty():
+                continue
+            async with self._lock(code):  # not while a join or a load of it is under way
+                if self.rooms.get(code) is not actor:
+                    continue
+                del self.rooms[code]
+                lease = self._leases.pop(code, None)
+                if self.cluster is not None and lease is not None:
+                    await self.cluster.stop_serving(code)
+                await actor.stop()
+                if lease is not None:
+                    await lease.release()
+            self._handles.pop(code, None)
+            self._forget_lock(code)
+            forget = getattr(self.store, "forget", None)
+            if forget is not None:  # the store's cached row ids of the room
+                forget(code)
+            unloaded.append(code)
+            log.info("room %s: unloaded (%s)", code, actor.status if ended else "idle")
+        for code, handle in list(self._handles.items()):
+            if (
+                code not in self.rooms
+                and code not in self._busy
+                and not any(handle.connected.values())
+            ):
+                del self._handles[code]
+                self._forget_lock(code)
+        return unloaded
+
+    async def _unload_loop(self) -> None:
+        assert self.unload_every
+        while True:
+            await asyncio.sleep(self.unload_every)
+            try:
+                await self.unload_idle()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("unloading rooms")
+
     async def close(self) -> None:
         """Stop every actor (their rooms stay in the store), then release their leases so
         other processes can take the rooms over at once."""
+        if self._unloader is not None:
+            self._unloader.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._unloader
+            self._unloader = None
         if self._watcher is not None:
             self._watcher.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -688,3 +768,9 @@ async def rebuild(actor: RoomActor) -> None:
         actor.status = "dissolved"
         if last.settlement is None:
             actor.last_settlement = None
+    # An ended session's last prompt is over (as the live room counts it: one more after
+    # the last hand's end, one more for the pause between hands a vote ended).
+    if actor.status == "finished":
+        actor._window = window + 1
+    elif actor.status == "dissolved":
+        actor._window = window + (1 if last.settlement is None else 2)

@@ -5,8 +5,12 @@ Every ``interval`` seconds each process lists the rooms the store says are ``pla
 process holds, and asks its :class:`~server.room.manager.RoomManager` for the rest: that
 takes the lapsed lease (``SET NX``: one process wins, the others get a handle on it) and
 rebuilds the room from the action log, so a dead process's rooms continue whether or not
-anybody is connected (bot-only rooms, players who are away). ``open`` rooms (seats free,
-no hand) have nothing to continue and are left to be loaded when asked for.
+anybody is connected (rooms whose host left them to bots, players who are away). ``open``
+rooms (seats free, no hand) have nothing to continue and are left to be loaded when asked
+for; so are rooms without a human seat when unwatched rooms pause (``pause_unwatched``):
+the first socket on one resumes it. (With ``pause_unwatched="auto"`` a room whose humans
+are all on auto-play cannot be told from the store: it is resumed, pauses again at once,
+and is unloaded again once idle.)
 
 Without a cluster (one process) the same sweep resumes, after a restart, every unfinished
 room at once instead of when it is first asked for.
@@ -31,8 +35,13 @@ UNFINISHED = ("playing", "between")
 async def sweep(manager: Any, store: Any, cluster: Any | None) -> list[str]:
     """One pass; returns the codes of the rooms this process took over."""
     codes: list[str] = []
+    # a room without a human seat pauses while nobody watches (``pause_unwatched``): it is
+    # resumed by the first socket, not here
+    bots_wait = getattr(getattr(manager, "timing", None), "pause_unwatched", "never") != "never"
     for status in UNFINISHED:
-        codes.extend(r.code for r in await store.rooms(status))
+        for r in await store.rooms(status):
+            if not (bots_wait and r.players and all(p.is_bot for p in r.players)):
+                codes.append(r.code)
     codes = [c for c in codes if c not in manager.rooms]
     if cluster is not None and codes:
         owners = await cluster.owners(codes)

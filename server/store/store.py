@@ -392,6 +392,13 @@ class Store:
             self._room_ids[code] = room_id
         return room_id
 
+    def forget(self, code: str) -> None:
+        """Drop the row ids cached for room ``code`` (looked up again when next needed), so
+        that a room no longer in memory leaves nothing behind here either."""
+        self._room_ids.pop(code, None)
+        for key in [k for k in self._hand_ids if k[0] == code]:
+            del self._hand_ids[key]
+
     def _hand_id_in(self, conn: Connection, code: str, hand_no: int) -> int:
         hand_id = self._hand_ids.get((code, hand_no))
         if hand_id is None:

@@ -1,8 +1,9 @@
 """Room actor with a manual clock, a real store and the in-memory bus.
 
 Covers: turn timeout (default action = discard, seat goes on auto), claim timeout (= default
-action for each claimant, who go on auto), refused actions change nothing, bot-only sessions run
-to the end with zero-sum hands, and rebuilding a room from the stored action log.
+action for each claimant, who do not go on auto: that would tell who could claim), refused
+actions change nothing, bot-only sessions run to the end with zero-sum hands, and rebuilding
+a room from the stored action log.
 """
 
 from __future__ import annotations
@@ -112,7 +113,7 @@ async def test_auto_seat_plays_fast_and_acting_clears_auto(
     await actor.stop()
 
 
-async def test_claim_timeout_is_default_action_and_sets_auto(
+async def test_claim_timeout_is_default_action_without_auto(
     store: Any, bus: Any, clock: ManualClock
 ) -> None:
     opts = GuiyangOptions()
@@ -134,7 +135,8 @@ async def test_claim_timeout_is_default_action_and_sets_auto(
     answered = {seat: payload for seat, payload in log[1:]}
     for s in claimants:
         assert answered[s] == {"action": expected[s].to_dict(), "source": "timeout"}
-    assert actor.auto == set(claimants), "a timed-out seat goes on auto-play (托管)"
+    assert actor.auto == set(), "a claim timeout puts no seat on auto-play (issue 16)"
+    assert all(actor.bank[s] == 0.0 for s in claimants)
     await actor.stop()
 
 

@@ -324,3 +324,47 @@ def test_missed_message_detection(
     msg: dict[str, Any], last: tuple[int, int] | None, missed: bool
 ) -> None:
     assert _missed(msg, last) is missed
+
+
+async def test_an_unloaded_room_frees_its_lease_for_any_process(store: Any, redis_url: str) -> None:
+    """Process A unloads an idle open room (issue 16): it releases the room's lease and stops
+    answering for it; process B then rebuilds it from the store, takes the lease and the
+    room goes on there (a join fills it and deals)."""
+    from server.room.actor import Timing
+    from server.room.clock import ManualClock
+    from server.room.manager import RoomManager
+    from server.store import Store
+
+    timing = Timing(claim_seconds=300, turn_seconds=300, claim_min_ms=0, ready_seconds=300)
+    prefix = f"zjtest:{secrets.token_hex(4)}:"
+    buses = [RedisBus(redis_url, prefix=prefix) for _ in range(2)]
+    clusters = [Cluster(redis_url, bus, lease_seconds=LEASE, prefix=prefix) for bus in buses]
+    clock = ManualClock()
+    store_b = Store(store.url)
+    a = RoomManager(store, buses[0], clock, timing, cluster=clusters[0], idle_seconds=60)
+    b = RoomManager(store_b, buses[1], clock, timing, cluster=clusters[1], idle_seconds=60)
+    await a.start()
+    await b.start()
+    try:
+        actor = await a.create_room({"hands": 4})
+        code = actor.code
+        for name in ("ann", "bob", "cy"):
+            await a.join(code, name)
+        assert (await clusters[0].owners([code]))[code] == clusters[0].process_id
+        clock.advance(60)
+        assert await a.unload_idle() == [code]
+        assert code not in a.rooms and code not in a._leases
+        assert (await clusters[1].owners([code]))[code] is None
+        seat, _ = await b.join(code, "dee")  # B rebuilds it, takes the lease, fills it
+        assert seat == 3 and code in b.rooms and b.rooms[code].status == "playing"
+        assert (await clusters[1].owners([code]))[code] == clusters[1].process_id
+        assert [s.name for s in b.rooms[code].seats] == ["ann", "bob", "cy", "dee"]
+        assert (await a.info(code))["status"] == "playing"  # asked through A: a handle
+        assert code in a._handles
+        assert await a.unload_idle() == [] and code not in a._handles  # no socket on A
+    finally:
+        await a.close()
+        await b.close()
+        await store_b.close()
+        for bus in buses:
+            await bus.close()
