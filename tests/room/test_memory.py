@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import itertools
+import sys
 import tracemalloc
 from typing import Any
 
@@ -29,7 +30,6 @@ from server.bus.memory import MemoryBus
 from server.room.actor import RoomActor, Timing, seat_channel
 from server.room.clock import ManualClock
 from server.room.manager import RoomManager
-from server.rules import hand as hand_tables
 from server.rules.registry import find_game, game_names
 
 HANDS_PER_ROOM = 4
@@ -77,10 +77,11 @@ def rss() -> int:
 
 def traced_residue() -> int:
     """Bytes traced now, once the rules engine's memo tables are emptied."""
-    for name in dir(hand_tables):
-        table = getattr(hand_tables, name)
-        if callable(getattr(table, "cache_clear", None)):
-            table.cache_clear()
+    for module in [m for n, m in sys.modules.items() if n.startswith("server.rules")]:
+        for name in dir(module):  # every memo table of the engine (hand analysis, hints, ...)
+            table = getattr(module, name)
+            if callable(getattr(table, "cache_clear", None)):
+                table.cache_clear()
     for name in game_names():
         settled = getattr(find_game(name), "_settled", None)
         if settled is not None:
