@@ -230,3 +230,23 @@ async def test_a_seat_without_profile_is_claimed_by_its_token(store: Store) -> N
     assert [h["points"] for h in history] == [settled[1]["deltas"][0], settled[0]["deltas"][0]]
     assert await pr.seat_of(store, ann.id, "OLD") == 0
     assert await pr.seat_of(store, eve.id, "OLD") is None
+
+
+async def test_admin_cli_takes_a_profile_id(store: Store, database_url: str) -> None:
+    import json
+
+    from tests.store.test_admin_cli import _cli
+
+    ann, _ = await pr.create_profile(store, "ann")
+    await seat_room(store, "P1", [("ann", ann.id), ("x", None), ("y", None), ("z", None)], 2)
+    await seat_room(store, "Q2", [("ann", None), ("x", None), ("y", None), ("z", None)], 1)
+    out = _cli(database_url, "player", "--profile", str(ann.id))
+    assert out.returncode == 0, out.stderr
+    lines = [json.loads(line) for line in out.stdout.splitlines()]
+    assert lines[0] == await q.player_totals(store, None, profile=ann.id)
+    assert lines[0]["hands"] == 2 and lines[0]["profile"] == ann.id
+    assert lines[1:] == (await q.player_history(store, None, profile=ann.id))[0]
+    out = _cli(database_url, "rooms", "--profile", str(ann.id))
+    assert [json.loads(line)["code"] for line in out.stdout.splitlines()] == ["P1"]
+    out = _cli(database_url, "player")
+    assert out.returncode == 2 and "NAME or --profile" in out.stderr
