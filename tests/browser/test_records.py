@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from conftest import LiveServer
+from conftest import ADMIN_TOKEN, LiveServer
 from scripted import Hand, find_seed
 from test_live import add_bots, as_rows, create_room, new_page, payment_rows, play_scripted
 
@@ -67,6 +67,20 @@ def test_records_of_a_hand_played_and_the_player_code(
         assert profile["code"] == code_shown and profile["name"] == "小明"
         by_profile = live.get(f"/api/admin/rooms?profile={profile['id']}", admin=True)["rooms"]
         assert [r["code"] for r in by_profile] == [code]
+
+        # the admin console finds the player's hands by "#<profile id>"
+        admin = ctx.new_page()
+        admin.goto(f"{live.base}/admin")
+        admin.fill("#token", ADMIN_TOKEN)
+        admin.click("#login button")
+        admin.wait_for_selector("#console", state="visible")
+        admin.select_option("#list", "player")
+        admin.fill("#name", f"#{profile['id']}")
+        with admin.expect_response(lambda r: "/api/admin/player/hands" in r.url) as resp:
+            admin.click("#query button[type=submit]")
+        assert f"profile={profile['id']}" in resp.value.url
+        assert [r["room"] for r in resp.value.json()["rows"]] == [code]
+        admin.close()
 
         # 战绩: the room with its four names and standings, the running total
         page.goto(live.base + "/?records")
