@@ -190,3 +190,45 @@ def test_records_pages_keep_the_csp(live: LiveServer, browser: Any) -> None:
         assert problems == []
     finally:
         ctx.close()
+
+
+def test_seats_from_before_profiles_are_claimed_by_the_browser(
+    live: LiveServer, browser: Any
+) -> None:
+    """A browser that holds the token of a seat taken before profiles existed (localStorage
+    gy.seat.<code>) claims it for its profile: the room appears in 战绩."""
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    from server.room.manager import hash_token
+    from server.store import Store
+
+    async def seed() -> None:
+        store = Store(live.database_url)
+        try:
+            await store.create_room("OLDBRW", "guiyang", {"players": 4, "hands": 8})
+            await store.add_player("OLDBRW", 0, "老王", hash_token("old-seat-token"), False)
+        finally:
+            await store.close()
+
+    with ThreadPoolExecutor(1) as pool:  # Playwright holds the main thread's loop
+        pool.submit(asyncio.run, seed()).result()
+    ctx, page = new_page(browser)
+    try:
+        ctx.add_init_script(
+            "localStorage.setItem('gy.seat.OLDBRW',"
+            " JSON.stringify({seat: 0, token: 'old-seat-token'}))"
+        )
+        with page.expect_response(lambda r: r.url.endswith("/api/me/claim")) as resp:
+            page.goto(live.base + "/")
+        assert resp.value.status == 200 and resp.value.json() == {"room": "OLDBRW", "seat": 0}
+        page.goto(live.base + "/?records")
+        row = page.locator('#records-rooms .rec-room[data-code="OLDBRW"]')
+        row.wait_for()
+        assert row.locator(".rec-seats li.me .name").inner_text() == "老王 (我)"
+        claimed = page.evaluate("JSON.parse(localStorage.getItem('gy.claimed'))")
+        profile = page.evaluate("JSON.parse(localStorage.getItem('gy.profile'))")
+        assert claimed == [f"{profile['id']}:OLDBRW"]
+        assert not page.errors, page.errors  # type: ignore[attr-defined]
+    finally:
+        ctx.close()

@@ -138,3 +138,32 @@ async def test_a_player_reads_only_their_own_records(live: Live) -> None:
         ] == ["BOB1"]
         history = (await client.get("/api/me/history", headers=b)).json()["rows"]
         assert [h["room"] for h in history] == ["BOB1"]
+
+
+async def test_a_seat_from_before_profiles_is_claimed_with_its_token(live: Live) -> None:
+    from server.room.manager import hash_token
+
+    store = Store(live.database_url)
+    try:
+        await store.create_room("OLD234", "guiyang", {"players": 4})
+        await store.add_player("OLD234", 0, "ann", hash_token("ann-seat-token"), False)
+        await store.add_player("OLD234", 1, "bob", hash_token("bob-seat-token"), False)
+    finally:
+        await store.close()
+    async with live.client() as client:
+        ann = (await client.post("/api/profiles", json={"name": "ann"})).json()
+        eve = (await client.post("/api/profiles", json={"name": "eve"})).json()
+        a, e = bearer(ann["code"]), bearer(eve["code"])
+        assert (await client.get("/api/me/rooms", headers=a)).json()["rows"] == []
+        body = {"room": "old234", "token": "ann-seat-token"}
+        r = await client.post("/api/me/claim", json=body)
+        assert r.status_code == 401
+        r = await client.post("/api/me/claim", json=body, headers=a)
+        assert r.status_code == 200 and r.json() == {"room": "OLD234", "seat": 0}
+        r = await client.post("/api/me/claim", json=body, headers=e)
+        assert r.status_code == 409 and r.json()["detail"]["code"] == "conflict"
+        r = await client.post("/api/me/claim", json={**body, "token": "wrong"}, headers=e)
+        assert r.status_code == 404 and r.json()["detail"]["code"] == "not_found"
+        rooms = (await client.get("/api/me/rooms", headers=a)).json()["rows"]
+        assert [(r["code"], r["seat"]) for r in rooms] == [("OLD234", 0)]
+        assert (await client.get("/api/me/rooms", headers=e)).json()["rows"] == []
