@@ -156,7 +156,10 @@ function renderChart() {
   const hist = R.history;
   if (!hist.length) { box.append(h('p', { class: 'muted', text: rt('chart_empty') })); return; }
   const values = [0, ...hist.map((x) => x.total)];
-  const labels = ['', ...hist.map((x) => (x.ended_at ? date(x.ended_at).slice(5, 10) : ''))];
+  // the day of each hand (MM-DD), or its time (HH:MM) when every hand is of one day
+  const days = hist.map((x) => date(x.ended_at));
+  const oneDay = days.every((d) => d.slice(0, 10) === days[0].slice(0, 10));
+  const labels = ['', ...days.map((d) => (oneDay ? d.slice(11, 16) : d.slice(5, 10)))];
   box.append(lineChart([{ label: rt('running_total'), values, cls: 'me' }], { xLabel: (i) => labels[i], id: 'total-chart', width: box.clientWidth }));
   const last = hist[hist.length - 1];
   box.append(h('p', { class: 'muted', id: 'total-line', dataset: { total: String(last.total), hands: String(hist.length) }, text: rt('total_after', { n: hist.length, total: fmt(last.total) }) }));

@@ -37,6 +37,26 @@ def _shots(page: Any, shots: Path, name: str) -> None:
     page.set_viewport_size({"width": 1280, "height": 800})
 
 
+def _seed_session(live: LiveServer, code: str, profile_id: int, hands: int) -> list[Any]:
+    """A room of ``hands`` bot-played hands with the profile in seat 0, stored directly."""
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    from server.store import Store
+    from tests.store.test_profiles import seat_room
+
+    async def run() -> list[Any]:
+        store = Store(live.database_url)
+        try:
+            seats = [("小明", profile_id), ("Bot South", None), ("Bot West", None)]
+            return await seat_room(store, code, [*seats, ("Bot North", None)], hands)
+        finally:
+            await store.close()
+
+    with ThreadPoolExecutor(1) as pool:  # Playwright holds the main thread's loop
+        return pool.submit(asyncio.run, run()).result()
+
+
 def test_records_of_a_hand_played_and_the_player_code(
     live: LiveServer, browser: Any, shots_dir: Path
 ) -> None:
@@ -82,6 +102,9 @@ def test_records_of_a_hand_played_and_the_player_code(
         assert [r["room"] for r in resp.value.json()["rows"]] == [code]
         admin.close()
 
+        # an earlier-style session of six hands for the same profile (for the charts)
+        six = _seed_session(live, "SIXHND", profile["id"], 6)
+
         # 战绩: the room with its four names and standings, the running total
         page.goto(live.base + "/?records")
         row = page.locator(f'#records-rooms .rec-room[data-code="{code}"]')
@@ -98,11 +121,17 @@ def test_records_of_a_hand_played_and_the_player_code(
         assert bots == [False, True, True, True]
         assert "贵阳捉鸡" in row.locator(".rec-opts").inner_text()
         page.wait_for_selector("#total-chart")
+        codes = page.locator("#records-rooms .rec-room").evaluate_all(
+            "els => els.map(e => e.dataset.code)"
+        )
+        assert codes == ["SIXHND", code]
         total = page.locator("#total-line")
-        assert total.get_attribute("data-total") == str(nets[0])
-        assert total.get_attribute("data-hands") == "1"
+        want_total = nets[0] + sum(s["deltas"][0] for s in six)
+        assert total.get_attribute("data-total") == str(want_total)
+        assert total.get_attribute("data-hands") == "7"
         last = page.locator("#total-chart g.series").get_attribute("data-last")
-        assert last == str(nets[0])
+        assert last == str(want_total)
+        assert page.locator("#total-chart g.series circle").count() == 8  # 0, then 7 hands
         assert page.locator("#records-code").inner_text() == code_shown
         _shots(page, shots_dir, "records-list")
 
@@ -134,6 +163,23 @@ def test_records_of_a_hand_played_and_the_player_code(
         _shots(page, shots_dir, "records-hand")
         page.click("#settlement-close")
         page.wait_for_selector("#settlement-overlay", state="hidden")
+
+        # the six-hand session: the standings after each hand, drawn and tabled
+        page.click("#records-back-rooms")
+        page.locator('#records-rooms .rec-room[data-code="SIXHND"]').click()
+        page.locator('#record-hands tr.rec-hand[data-hand-no="6"]').wait_for()
+        rows = page.locator("#record-hands tr.rec-hand").evaluate_all(
+            "els => els.map(e => e.dataset.deltas)"
+        )
+        assert rows == [",".join(map(str, s["deltas"])) for s in six]
+        final = page.locator("#record-hands tfoot td[data-seat]").all_inner_texts()
+        sums = [sum(s["deltas"][i] for s in six) for i in range(4)]
+        assert final == [f"+{d}" if d > 0 else str(d) for d in sums]
+        lasts = page.locator("#standings-chart g.series").evaluate_all(
+            "els => els.map(e => Number(e.dataset.last))"
+        )
+        assert lasts == sums
+        _shots(page, shots_dir, "records-session")
         assert not page.errors, page.errors  # type: ignore[attr-defined]
 
         # another device: a fresh profile at first, then the player code brings this one back
@@ -154,7 +200,7 @@ def test_records_of_a_hand_played_and_the_player_code(
         assert page2.locator("#name").input_value() == "小明"
         page2.goto(live.base + "/?records")
         page2.locator(f'#records-rooms .rec-room[data-code="{code}"]').wait_for()
-        assert page2.locator("#total-line").get_attribute("data-total") == str(nets[0])
+        assert page2.locator("#total-line").get_attribute("data-total") == str(want_total)
         assert not page2.errors, page2.errors  # type: ignore[attr-defined]
         ctx2.close()
 
