@@ -340,7 +340,10 @@ function bind() {
   $('#settlement-close').addEventListener('click', closeHand);
   $('#lang-toggle').addEventListener('click', () => {
     translate();
-    if (!$('#records').hidden) { renderRooms(); renderChart(); }
+    if ($('#records').hidden) return;
+    renderRooms();
+    renderChart();
+    if (R.room) renderRoom();
   });
   translate();
 }
