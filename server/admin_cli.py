@@ -2,8 +2,9 @@
 read from the database directly (``--database-url``, default ``DATABASE_URL``); no server
 needed. The same queries as the admin API (:mod:`server.store.admin`).
 
-* ``rooms [--game G] [--status S] [--player NAME]``: rooms newest first.
-* ``player NAME``: the player's totals (first line / on stderr with ``--csv``), then hands.
+* ``rooms [--game G] [--status S] [--player NAME] [--profile ID]``: rooms newest first.
+* ``player [NAME] [--profile ID]``: the player's totals (first line / on stderr with
+  ``--csv``), then hands; by seat name and/or profile id (one of the two).
 * ``hand CODE HAND_NO``: one hand, its payments and corrections (``--csv``: the payments).
 * ``leaderboard [--game G] [--bots]``: players by points.
 
@@ -11,8 +12,8 @@ Every command takes ``--since``/``--until`` (ISO-8601; ``until`` exclusive; igno
 ``hand``), ``--limit`` (rows per page), ``--cursor`` (a page's ``next``) and ``--all`` (follow
 the pages to the end). Output: one JSON object per line, or CSV with ``--csv`` (the API's
 CSV). When more rows follow, ``next: <cursor>`` goes to stderr. A player is the stored seat
-name, matched exactly (case-sensitive). Exit status 0; 1 for an unknown room or hand or a
-bad cursor.
+name, matched exactly (case-sensitive), or a profile id (``--profile``). Exit status 0; 1 for
+an unknown room or hand or a bad cursor; 2 for bad arguments.
 """
 
 from __future__ import annotations
@@ -54,8 +55,10 @@ def build_parser() -> argparse.ArgumentParser:
     rooms.add_argument("--game", default=None)
     rooms.add_argument("--status", default=None)
     rooms.add_argument("--player", default=None)
+    rooms.add_argument("--profile", type=int, default=None, help="a profile id")
     player = sub.add_parser("player", parents=[common], help="a player's totals and hands")
-    player.add_argument("name")
+    player.add_argument("name", nargs="?", default=None)
+    player.add_argument("--profile", type=int, default=None, help="a profile id")
     hand = sub.add_parser("hand", parents=[common], help="one hand and its payments")
     hand.add_argument("code")
     hand.add_argument("hand_no", type=int)
@@ -83,19 +86,19 @@ async def _run(args: argparse.Namespace, url: str) -> int:
                 print(json.dumps(detail, ensure_ascii=False))
             return 0
         if args.what == "player":
-            totals = await queries.player_totals(store, args.name, rng)
+            totals = await queries.player_totals(store, args.name, rng, profile=args.profile)
             line = json.dumps(totals, ensure_ascii=False)
             print(line, file=sys.stderr if args.csv else sys.stdout)
         while True:
             if args.what == "rooms":
                 page, nxt = await queries.rooms(
                     store, rng, game=args.game, status=args.status, player=args.player,
-                    limit=args.limit, cursor=nxt,
+                    profile=args.profile, limit=args.limit, cursor=nxt,
                 )  # fmt: skip
                 page = [{**r, "seats": [s["name"] for s in r["seats"]]} for r in page]
             elif args.what == "player":
                 page, nxt = await queries.player_history(
-                    store, args.name, rng, limit=args.limit, cursor=nxt
+                    store, args.name, rng, profile=args.profile, limit=args.limit, cursor=nxt
                 )
             else:
                 page, nxt = await queries.leaderboard(
@@ -123,5 +126,8 @@ def main(argv: Sequence[str]) -> int:
     """Run one admin query; returns the exit status."""
     from server.config import get_settings
 
-    args = build_parser().parse_args(list(argv))
+    parser = build_parser()
+    args = parser.parse_args(list(argv))
+    if args.what == "player" and args.name is None and args.profile is None:
+        parser.error("player needs a NAME or --profile ID")
     return asyncio.run(_run(args, args.database_url or get_settings().database_url))

@@ -31,8 +31,12 @@ function params(extra = {}) {
   const p = new URLSearchParams();
   const list = $("list").value;
   const name = $("name").value, room = $("room").value.trim(), game = $("game").value.trim();
-  if (list === "player") p.set("name", name);
-  else if (name && (list === "rooms" || list === "ledger")) p.set("player", name);
+  // "#17": the player profile with id 17 (issue 14); anything else: the exact seat name
+  const profile = /^#(\d+)$/.exec(name.trim());
+  const byPlayer = list === "player" || list === "rooms" || list === "ledger";
+  if (profile && byPlayer) p.set("profile", profile[1]);
+  else if (list === "player") p.set("name", name);
+  else if (name && byPlayer) p.set("player", name);
   if (room && (list === "ledger" || list === "corrections")) p.set("room", room);
   if (game && (list === "rooms" || list === "leaderboard")) p.set("game", game);
   if ($("since").value) p.set("since", `${$("since").value}T00:00:00Z`);

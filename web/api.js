@@ -31,7 +31,7 @@ export function errorText(status, body) {
   return `HTTP ${status}`;
 }
 
-async function request(method, path, body, token) {
+export async function request(method, path, body, token) {
   const init = { method, headers: {} };
   if (token) init.headers.Authorization = `Bearer ${token}`;
   if (body !== undefined) {
@@ -56,7 +56,8 @@ async function request(method, path, body, token) {
 export const api = {
   createRoom: (options, game = 'guiyang') => request('POST', '/api/rooms', { game, options }),
   games: () => request('GET', '/api/games'),
-  join: (code, name) => request('POST', `/api/rooms/${encodeURIComponent(code)}/join`, { name }),
+  // Sends the player code (the profile's secret, issue 14); a join without one makes a profile.
+  join: (code, name) => joinWithProfile(code, name),
   // Needs the token of a seat in the room (the server answers 401 / 403 without one).
   addBots: (code, count, token) => request('POST', `/api/rooms/${encodeURIComponent(code)}/bots`, { count }, token),
   // One bot for one chosen free seat; take a bot out of its seat again (before the deal).
@@ -81,3 +82,50 @@ export const store = {
   setSeat(code, seat, token) { lsSet(`gy.seat.${code}`, JSON.stringify({ seat, token })); },
   clearSeat(code) { lsDel(`gy.seat.${code}`); },
 };
+
+// --- player profile (issue 14) ---------------------------------------------
+// {id, name, code}: `code` is the player code, the profile's secret (the server keeps its hash).
+const PROFILE_KEY = 'gy.profile';
+export const profile = {
+  get() {
+    const raw = lsGet(PROFILE_KEY);
+    if (!raw) return null;
+    try { const p = JSON.parse(raw); return p && p.code ? p : null; } catch (e) { return null; }
+  },
+  set(p) { lsSet(PROFILE_KEY, JSON.stringify({ id: p.id, name: p.name, code: p.code })); },
+  clear() { lsDel(PROFILE_KEY); },
+};
+
+let ensuring = null;
+/** The browser's profile, made on the first visit (one request at a time). */
+export function ensureProfile(name) {
+  const have = profile.get();
+  if (have) return Promise.resolve(have);
+  if (!ensuring) {
+    const n = (name || store.name() || '').trim() || `玩家${Math.floor(Math.random() * 900 + 100)}`;
+    ensuring = request('POST', '/api/profiles', { name: n })
+      .then((p) => { if (!profile.get()) profile.set(p); return profile.get(); })
+      .finally(() => { ensuring = null; });
+  }
+  return ensuring;
+}
+
+async function joinWithProfile(code, name) {
+  const path = `/api/rooms/${encodeURIComponent(code)}/join`;
+  let mine = null;
+  try { mine = await ensureProfile(name); } catch (e) { mine = null; }
+  let joined;
+  try {
+    joined = await request('POST', path, { name }, mine && mine.code);
+  } catch (e) {
+    // a code the server does not know (its database was reset): join as a new player
+    const d = e.body && e.body.detail;
+    if (!(e instanceof ApiError) || e.status !== 403 || !d || d.code !== 'bad_player_code') throw e;
+    profile.clear();
+    joined = await request('POST', path, { name });
+  }
+  const p = joined && joined.player;
+  if (p && p.code) profile.set(p);
+  else if (p && mine) profile.set({ ...mine, name: p.name });
+  return joined;
+}

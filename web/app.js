@@ -2246,3 +2246,18 @@ setLang(getLang());
 translateDom();
 bind();
 route();
+
+// ------------------------------------------------------------------ 战绩 (web/records.js)
+/** Show a stored hand's settlement (GET /api/me/rooms/{code}/hands/{n}) in the table's
+ * settlement overlay, drawn by renderSettlement as at the table. Only outside a room;
+ * records.js closes the overlay itself. Returns false inside a room. */
+export function showStoredSettlement(d) {
+  if (S.code) return false;
+  S.room = { code: d.room, game: d.game, options: d.options, seats: d.seats, totals: d.totals, status: 'finished' };
+  Object.assign(S, {
+    seat: null, view: null, deadline: null, readySent: false, sessionOver: false, dissolved: false, standings: null,
+    settlement: { settlement: d.settlement, totals: d.totals, handNo: d.hand_no }, settlementOpen: true,
+  });
+  renderSettlement();
+  return true;
+}

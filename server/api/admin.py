@@ -13,7 +13,9 @@ columns ``deltas.0``, ``deltas.1``, ...; a dict-valued one a JSON string; boolea
 ``true``/``false``; null empty) with the next cursor in the ``X-Next-Cursor`` header and a
 ``Link: <...>; rel="next"``.
 
-A player is the stored seat name, matched exactly and case-sensitively.
+A player is the stored seat name, matched exactly and case-sensitively (``player=`` /
+``name=``), or a player profile by its id (``profile=<id>``: one person whatever each seat's
+name; seats taken before profiles existed have none).
 """
 
 from __future__ import annotations
@@ -190,12 +192,14 @@ async def rooms(
     game: str | None = None,
     status: str | None = None,
     player: str | None = None,
+    profile: int | None = None,
     limit: int = queries.DEFAULT_LIMIT,
     cursor: str | None = None,
     format: Format = None,
 ) -> Any:
     """Rooms newest first: ``{"rooms": [{"code", "game", "status", "options", "created_at",
-    "seats": [{"seat", "name", "bot"}], "hands", "standings"}], "next"}``."""
+    "seats": [{"seat", "name", "bot"}], "hands", "standings"}], "next"}``; ``player``: a seat
+    name, ``profile``: a profile id."""
     rows, nxt = await _paged(
         queries.rooms(
             _store(request),
@@ -203,6 +207,7 @@ async def rooms(
             game=game,
             status=status,
             player=player,
+            profile=profile,
             limit=limit,
             cursor=cursor,
         )
@@ -404,33 +409,51 @@ async def corrections(
     return listing(request, rows, nxt, format)
 
 
+def _who(name: str | None, profile: int | None) -> None:
+    if name is None and profile is None:
+        raise HTTPException(
+            422, {"code": "bad_player", "message": "give name=<seat name> or profile=<id>"}
+        )
+
+
 @router.get("/player", include_in_schema=False)
 async def player(
     request: Request,
-    name: str,
+    name: str | None = None,
+    profile: int | None = None,
     since: UtcDatetime | None = None,
     until: UtcDatetime | None = None,
 ) -> dict[str, Any]:
     """A player's totals over hands settled in the range, voided hands left out:
-    ``{"player", "hands", "wins", "points", "by_reason": {reason: points}}``."""
-    return await queries.player_totals(_store(request), name, _range(since, until))
+    ``{"player", "hands", "wins", "points", "by_reason": {reason: points}, "profile"?}``;
+    the player by ``name`` and/or ``profile`` (422 ``bad_player`` with neither)."""
+    _who(name, profile)
+    return await queries.player_totals(_store(request), name, _range(since, until), profile=profile)
 
 
 @router.get("/player/hands", include_in_schema=False)
 async def player_hands(
     request: Request,
-    name: str,
+    name: str | None = None,
+    profile: int | None = None,
     since: UtcDatetime | None = None,
     until: UtcDatetime | None = None,
     limit: int = queries.DEFAULT_LIMIT,
     cursor: str | None = None,
     format: Format = None,
 ) -> Any:
-    """A player's hands, newest settled first: ``{"rows": [{"id", "room", "game", "hand_no",
-    "seat", "ended_at", "result", "delta", "adjust", "voided", "points", "won"}], "next"}``."""
+    """A player's hands (by ``name`` and/or ``profile``), newest settled first: ``{"rows":
+    [{"id", "room", "game", "hand_no", "seat", "ended_at", "result", "delta", "adjust",
+    "voided", "points", "won"}], "next"}``."""
+    _who(name, profile)
     rows, nxt = await _paged(
         queries.player_history(
-            _store(request), name, _range(since, until), limit=limit, cursor=cursor
+            _store(request),
+            name,
+            _range(since, until),
+            profile=profile,
+            limit=limit,
+            cursor=cursor,
         )
     )
     return listing(request, rows, nxt, format)
@@ -467,20 +490,23 @@ async def ledger(
     request: Request,
     room: str | None = None,
     player: str | None = None,
+    profile: int | None = None,
     since: UtcDatetime | None = None,
     until: UtcDatetime | None = None,
     limit: int = queries.DEFAULT_LIMIT,
     cursor: str | None = None,
     format: Format = None,
 ) -> Any:
-    """Payment rows, newest first: ``{"rows": [{"id", "room", "hand_no", "from", "to",
-    "from_name", "to_name", "points", "reason", "detail", "created_at", "voided"}], "next"}``."""
+    """Payment rows (of a seat named ``player`` / of ``profile``), newest first: ``{"rows":
+    [{"id", "room", "hand_no", "from", "to", "from_name", "to_name", "points", "reason",
+    "detail", "created_at", "voided"}], "next"}``."""
     rows, nxt = await _paged(
         queries.payments(
             _store(request),
             _range(since, until),
             room=room,
             player=player,
+            profile=profile,
             limit=limit,
             cursor=cursor,
         )

@@ -24,6 +24,7 @@ from sqlalchemy.exc import DBAPIError
 
 from server import metrics
 from server.api import admin as admin_api
+from server.api import me as me_api
 from server.api import replays as replays_api
 from server.api.headers import SecurityHeaders
 from server.api.limits import AddressLimits
@@ -52,7 +53,7 @@ from server.room.cluster import Cluster
 from server.room.manager import RoomManager
 from server.rules.catalog import describe_options
 from server.rules.registry import find_game, game_names
-from server.store import Store, schema
+from server.store import Store, profiles, schema
 
 log = logging.getLogger(__name__)
 
@@ -349,19 +350,39 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
 
     @app.post("/api/rooms/{code}/join", response_model=JoinResponse)
     async def join(
-        code: str, body: JoinRequest, request: Request, rooms: RoomManager = Depends(manager)
+        code: str,
+        body: JoinRequest,
+        request: Request,
+        rooms: RoomManager = Depends(manager),
+        authorization: str | None = Header(default=None),
     ) -> Any:
-        """Take the next free seat: ``{"seat", "token"}``; 404 ``unknown_room``,
-        409 ``room_full``; 429 ``rate_limited`` beyond ``JOINS_PER_MINUTE``."""
+        """Take the next free seat: ``{"seat", "token", "player"}``. The player's profile is
+        named by ``Authorization: Bearer <player code>`` (403 ``bad_player_code`` for a code
+        of no profile; its name becomes ``name``); without one a profile is made (its
+        ``player.code`` is in the answer, once). 404 ``unknown_room``, 409 ``room_full``,
+        409 ``already_seated`` (the profile holds a seat of the room); 429 ``rate_limited``
+        beyond ``JOINS_PER_MINUTE``."""
         if (refused := await _limited(request, "joins", "joins")) is not None:
             return refused
         if not valid_code(code):
             raise _unknown_room(code)
+        store = request.app.state.store
+        player = await me_api.player_of(store, authorization)
+        secret = None
+        if player is not None and await profiles.seat_of(store, player.id, code) is not None:
+            raise HTTPException(
+                409, {"code": "already_seated", "message": "you already hold a seat here"}
+            )
         try:
-            seat, token = await rooms.join(code, body.name)
+            await rooms.info(code)  # an unknown room makes no profile
+            if player is None:
+                player, secret = await profiles.create_profile(store, body.name)
+            elif player.name != body.name:
+                player = await profiles.rename_profile(store, player.id, body.name)
+            seat, token = await rooms.join(code, body.name, profile_id=player.id)
         except RoomError as err:
             raise _http_error(err)
-        return {"seat": seat, "token": token}
+        return {"seat": seat, "token": token, "player": me_api.profile_out(player, secret)}
 
     @app.post(
         "/api/rooms/{code}/bots",
@@ -462,6 +483,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
 
     app.include_router(admin_api.router)
     app.include_router(replays_api.router)
+    app.include_router(me_api.router)
 
     app.add_api_websocket_route("/ws/rooms/{code}", room_socket)
     app.add_middleware(SecurityHeaders)  # outermost of ours: every answer gets them

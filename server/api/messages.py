@@ -88,11 +88,23 @@ class JoinRequest(_Strict):
     name: PlayerName
 
 
+class PlayerOut(BaseModel):
+    """The seated player's profile (``server/store/profiles.py``): ``code`` (the player code,
+    its secret) only when the join made the profile."""
+
+    id: int
+    name: str
+    created_at: str | None = None
+    code: str | None = None
+
+
 class JoinResponse(BaseModel):
-    """The seat taken and its secret token (shown once; the server stores its sha256)."""
+    """The seat taken and its secret token (shown once; the server stores its sha256), and
+    the profile seated (made by this join when the request named none)."""
 
     seat: int
     token: str
+    player: PlayerOut | None = None
 
 
 class BotsRequest(_Strict):

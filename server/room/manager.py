@@ -421,7 +421,11 @@ class RoomManager:
         if actor is None:
             raise RoomError("unavailable", f"room {code} moved to another server")
         if call == "join":
-            return list(await self.join(code, str(kwargs["name"])))
+            profile = kwargs.get("profile_id")
+            seated = await self.join(
+                code, str(kwargs["name"]), profile_id=int(profile) if profile is not None else None
+            )
+            return list(seated)
         if call == "bots":
             seat = kwargs.get("seat")
             chosen = None if seat is None else int(seat)
@@ -517,19 +521,22 @@ class RoomManager:
         await rebuild(actor)
         return actor
 
-    async def join(self, code: str, name: str) -> tuple[int, str]:
-        """Seat a human called ``name``; returns ``(seat, token)``. The token is returned once
-        and only its sha256 is stored. Raises ``unknown_room`` / ``room_full``."""
+    async def join(self, code: str, name: str, *, profile_id: int | None = None) -> tuple[int, str]:
+        """Seat a human called ``name`` with their profile (``profile_id``, stored with the
+        seat; :mod:`server.store.profiles`); returns ``(seat, token)``. The token is returned
+        once and only its sha256 is stored. Raises ``unknown_room`` / ``room_full``."""
         actor = await self.get(code)
         if isinstance(actor, RoomHandle):
-            seat, token = await self.call(code, "join", {"name": name})
+            seat, token = await self.call(code, "join", {"name": name, "profile_id": profile_id})
             return int(seat), str(token)
         async with self._lock(code):
             if actor.full:
                 raise RoomError("room_full", "every seat is taken")
             seat = _free_seats(actor)[0]
             token = secrets.token_urlsafe(24)
-            await self.store.add_player(code, seat, name, hash_token(token), False)
+            await self.store.add_player(
+                code, seat, name, hash_token(token), False, profile_id=profile_id
+            )
             _seat(actor, Seat(seat, name, False, hash_token(token)))
             if actor.full:
                 actor.start()

@@ -11,8 +11,10 @@ Date ranges: ``since`` inclusive, ``until`` exclusive, timezone-aware (naive = U
 dated by ``created_at``, hands by ``ended_at`` (when settled), payments by ``created_at``,
 corrections by ``created_at``.
 
-A "player" is the seat name stored with the room, matched exactly (case-sensitive); bots
-are left out of the leaderboard unless ``bots=True``.
+A "player" is the seat name stored with the room, matched exactly (case-sensitive), or, with
+``profile=<id>``, a player profile (:mod:`server.store.profiles`: one person whatever the name
+of each seat; seats taken before profiles existed have none); bots are left out of the
+leaderboard unless ``bots=True``.
 
 Corrections (table ``corrections``): ``void`` makes a hand count for nothing in totals and
 standings; ``adjust`` moves ``points`` (> 0) from one seat of the hand's room to another,
@@ -294,13 +296,14 @@ async def rooms(
     game: str | None = None,
     status: str | None = None,
     player: str | None = None,
+    profile: int | None = None,
     limit: int = DEFAULT_LIMIT,
     cursor: str | None = None,
 ) -> tuple[list[dict[str, Any]], str | None]:
     """Rooms newest first (``rooms.id`` descending), created in ``rng``, of ``game``, with
-    ``status``, with a seat named ``player``. Row: ``{"code", "game", "status", "options",
-    "created_at", "seats": [{"seat", "name", "bot"}], "hands"` (settled, not voided),
-    ``"standings": [total per seat]}``."""
+    ``status``, with a seat named ``player``, with a seat of ``profile`` (its id). Row:
+    ``{"code", "game", "status", "options", "created_at", "seats": [{"seat", "name", "bot"}],
+    "hands"` (settled, not voided), ``"standings": [total per seat]}``."""
     cur = decode_cursor("rooms", cursor)
     n = _limit(limit)
 
@@ -315,6 +318,8 @@ async def rooms(
             q = q.where(Room.status == status)
         if player is not None:
             q = q.where(exists().where(Player.room_id == Room.id, Player.name == player))
+        if profile is not None:
+            q = q.where(exists().where(Player.room_id == Room.id, Player.profile_id == profile))
         found = list(conn.execute(q.order_by(Room.id.desc()).limit(n + 1)).scalars())
         page = found[:n]
         ids = [r.id for r in page]
@@ -491,19 +496,30 @@ async def hand_detail(store: Store, code: str, hand_no: int) -> dict[str, Any]:
 # ------------------------------------------------------------------------------- players
 
 
-def _player_ids(name: str) -> Any:
-    return select(Player.id).where(Player.name == name)
+def _whose(name: str | None, profile: int | None) -> list[Any]:
+    """Conditions on ``SeatDelta``: the seat is named ``name`` and/or is ``profile``'s.
+    ``ValueError`` if neither is given."""
+    if name is None and profile is None:
+        raise ValueError("a player needs a name or a profile id")
+    out: list[Any] = []
+    if name is not None:
+        out.append(SeatDelta.player_id.in_(select(Player.id).where(Player.name == name)))
+    if profile is not None:
+        out.append(SeatDelta.profile_id == profile)
+    return out
 
 
 async def player_history(
     store: Store,
-    name: str,
+    name: str | None,
     rng: Range = Range(),
     *,
+    profile: int | None = None,
     limit: int = DEFAULT_LIMIT,
     cursor: str | None = None,
 ) -> tuple[list[dict[str, Any]], str | None]:
-    """The settled hands of every seat named ``name`` (exactly), newest settled first
+    """The settled hands of every seat named ``name`` (exactly) and/or of ``profile`` (at
+    least one of the two; ``ValueError`` otherwise), newest settled first
     (``seat_deltas.id`` descending), settled in ``rng``. Row: ``{"id" (the seat-delta id),
     "room", "game", "hand_no", "seat", "ended_at", "result", "delta", "adjust", "voided",
     "points" (what counts), "won"}``."""
@@ -517,7 +533,7 @@ async def player_history(
             .join(Hand, Hand.id == SeatDelta.hand_id)
             .join(Room, Room.id == Hand.room_id)
             .where(
-                SeatDelta.player_id.in_(_player_ids(name)),
+                *_whose(name, profile),
                 SeatDelta.id <= snap["sd"],
                 *_in_range(store, Hand.ended_at, rng),
             )
@@ -567,9 +583,12 @@ def _wins(conn: Conn, pairs: Sequence[tuple[int, int]]) -> set[tuple[int, int]]:
     return {(h, s) for h, s in got} & set(pairs)
 
 
-async def player_totals(store: Store, name: str, rng: Range = Range()) -> dict[str, Any]:
-    """Totals of every seat named ``name`` over hands settled in ``rng``, voided hands left
-    out: ``{"player", "hands", "wins", "points", "by_reason": {reason: net points}}``
+async def player_totals(
+    store: Store, name: str | None, rng: Range = Range(), *, profile: int | None = None
+) -> dict[str, Any]:
+    """Totals of every seat named ``name`` and/or of ``profile`` (as :func:`player_history`)
+    over hands settled in ``rng``, voided hands left out: ``{"player", "hands", "wins",
+    "points", "by_reason": {reason: net points}, "profile"?}`` (``profile`` when given)
     (``by_reason`` sums the ledger rows received minus paid, plus ``"adjustment"``; its values
     add up to ``points``)."""
 
@@ -579,7 +598,7 @@ async def player_totals(store: Store, name: str, rng: Range = Range()) -> dict[s
             select(SeatDelta.hand_id, SeatDelta.seat, SeatDelta.delta)
             .join(Hand, Hand.id == SeatDelta.hand_id)
             .where(
-                SeatDelta.player_id.in_(_player_ids(name)),
+                *_whose(name, profile),
                 ~_voided(snap),
                 *_in_range(store, Hand.ended_at, rng),
             )
@@ -635,6 +654,7 @@ async def player_totals(store: Store, name: str, rng: Range = Range()) -> dict[s
             "wins": wins,
             "points": int(points or 0),
             "by_reason": by_reason,
+            **({"profile": profile} if profile is not None else {}),
         }
 
     return await _read(store, work)
@@ -741,12 +761,14 @@ async def payments(
     *,
     room: str | None = None,
     player: str | None = None,
+    profile: int | None = None,
     limit: int = DEFAULT_LIMIT,
     cursor: str | None = None,
 ) -> tuple[list[dict[str, Any]], str | None]:
     """Ledger rows newest first (``id`` descending), created in ``rng``, of ``room``, paid or
-    received by a seat named ``player``. Row: ``{"id", "room", "hand_no", "from", "to",
-    "from_name", "to_name", "points", "reason", "detail", "created_at", "voided"}``."""
+    received by a seat named ``player`` / a seat of ``profile`` (its id). Row: ``{"id",
+    "room", "hand_no", "from", "to", "from_name", "to_name", "points", "reason", "detail",
+    "created_at", "voided"}``."""
     cur = decode_cursor("ledger", cursor)
     n = _limit(limit)
     payer, payee = aliased(Player), aliased(Player)
@@ -769,6 +791,12 @@ async def payments(
             # the rooms the name sits in first (ix_players_name), then their hands' rows
             rooms_of = select(Player.room_id).where(Player.name == player)
             q = q.where(Hand.room_id.in_(rooms_of), or_(payer.name == player, payee.name == player))
+        if profile is not None:
+            rooms_of = select(Player.room_id).where(Player.profile_id == profile)
+            q = q.where(
+                Hand.room_id.in_(rooms_of),
+                or_(payer.profile_id == profile, payee.profile_id == profile),
+            )
         found = conn.execute(q.order_by(LedgerEntry.id.desc()).limit(n + 1)).all()
         page = found[:n]
         rows = [

@@ -1,6 +1,9 @@
 """SQLAlchemy 2 ORM models. The schema itself is created only by Alembic (``migrations/``).
 
-Tables: ``rooms``, ``players``, ``hands``, ``actions`` (the per-hand action log),
+Tables: ``profiles`` (a player's identity across rooms: a display name and the sha256 of the
+secret its browser keeps, migration 0006), ``rooms``, ``players`` (one row per seat of a room;
+a human seat names its ``profile_id``, a bot has none and ``is_bot``), ``hands``, ``actions``
+(the per-hand action log),
 ``ledger_entries`` (one row per payment), ``seat_deltas`` (one row per seat per settled hand)
 and ``corrections`` (an admin's void of a hand or adjustment between its seats; the rows it
 corrects stay as they were).
@@ -40,6 +43,20 @@ class Base(DeclarativeBase):
     """Declarative base for every table of the store."""
 
 
+class Profile(Base):
+    """A player's identity (issue 14): ``id`` never repeats, ``name`` may (changeable);
+    ``secret_hash`` is the sha256 hex digest of the secret (the "player code") only the
+    player's browser holds. Seats created before migration 0006 have no profile."""
+
+    __tablename__ = "profiles"
+    __table_args__ = (UniqueConstraint("secret_hash", name="uq_profiles_secret_hash"),)
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
+    name: Mapped[str] = mapped_column(String(64))
+    secret_hash: Mapped[str] = mapped_column(String(128))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
 class Room(Base):
     __tablename__ = "rooms"
     __table_args__ = (
@@ -63,6 +80,7 @@ class Player(Base):
     __table_args__ = (
         UniqueConstraint("room_id", "seat", name="uq_players_room_seat"),
         Index("ix_players_name", "name"),
+        Index("ix_players_profile_id_id", "profile_id", "id"),
     )
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
@@ -72,6 +90,11 @@ class Player(Base):
     token_hash: Mapped[str] = mapped_column(String(128))
     is_bot: Mapped[bool] = mapped_column(Boolean, default=False)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    #: The seated player's profile (migration 0006); ``None`` for a bot and for a seat taken
+    #: before profiles existed (until the seat's token claims it, ``claim_seat``).
+    profile_id: Mapped[int | None] = mapped_column(
+        ForeignKey("profiles.id", ondelete="SET NULL"), nullable=True
+    )
 
 
 class Hand(Base):
@@ -133,15 +156,22 @@ class SeatDelta(Base):
         UniqueConstraint("hand_id", "seat", name="uq_seat_deltas_hand_seat"),
         Index("ix_seat_deltas_player_id", "player_id"),
         Index("ix_seat_deltas_player_id_id", "player_id", "id"),
+        Index("ix_seat_deltas_profile_id_id", "profile_id", "id"),
     )
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
     hand_id: Mapped[int] = mapped_column(ForeignKey("hands.id", ondelete="CASCADE"))
     seat: Mapped[int] = mapped_column(Integer)
+    #: The seat row (``players.id``) of ``seat`` in the hand's room.
     player_id: Mapped[int | None] = mapped_column(
         ForeignKey("players.id", ondelete="SET NULL"), nullable=True
     )
     delta: Mapped[int] = mapped_column(Integer)
+    #: That seat's profile when the hand was settled (migration 0006; ``None``: a bot, or a
+    #: seat without a profile).
+    profile_id: Mapped[int | None] = mapped_column(
+        ForeignKey("profiles.id", ondelete="SET NULL"), nullable=True
+    )
 
 
 class Correction(Base):

@@ -117,6 +117,8 @@ class PlayerRecord:
     name: str
     token_hash: str
     is_bot: bool
+    #: The seated profile (``None``: a bot, or a seat taken before profiles existed).
+    profile_id: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -220,14 +222,15 @@ def _check_settlement(payments: list[dict[str, Any]], deltas: list[int]) -> list
 
 _INSERT_ACTIONS = insert(Action)
 _INSERT_LEDGER = insert(LedgerEntry)
-# seat_deltas.player_id is looked up in the INSERT itself: no SELECT round trip per hand.
+# seat_deltas.player_id / profile_id are looked up in the INSERT itself: no SELECT round trip
+# per hand.
+_SEAT_ROW = (Player.room_id == bindparam("room_id"), Player.seat == bindparam("seat"))
 _INSERT_SEAT_DELTAS = insert(SeatDelta).values(
     hand_id=bindparam("hand_id"),
     seat=bindparam("seat"),
     delta=bindparam("delta"),
-    player_id=select(Player.id)
-    .where(Player.room_id == bindparam("room_id"), Player.seat == bindparam("seat"))
-    .scalar_subquery(),
+    player_id=select(Player.id).where(*_SEAT_ROW).scalar_subquery(),
+    profile_id=select(Player.profile_id).where(*_SEAT_ROW).scalar_subquery(),
 )
 
 
@@ -455,10 +458,18 @@ class Store:
             self._room_ids[code] = room_id
 
     async def add_player(
-        self, code: str, seat: int, name: str, token_hash: str, is_bot: bool
+        self,
+        code: str,
+        seat: int,
+        name: str,
+        token_hash: str,
+        is_bot: bool,
+        *,
+        profile_id: int | None = None,
     ) -> None:
-        """Put a player in ``seat`` of room ``code``. Raises :class:`NotFound` for an unknown
-        room, :class:`Conflict` if the seat is taken."""
+        """Put a player in ``seat`` of room ``code``, a human with their ``profile_id``
+        (:mod:`server.store.profiles`; ``None`` for a bot). Raises :class:`NotFound` for an
+        unknown room, :class:`Conflict` if the seat is taken (or the profile does not exist)."""
 
         def work(conn: Connection) -> None:
             conn.execute(
@@ -468,6 +479,7 @@ class Store:
                     name=name,
                     token_hash=token_hash,
                     is_bot=is_bot,
+                    profile_id=profile_id,
                 )
             )
 
@@ -721,7 +733,9 @@ class Store:
             game=room.game,
             options=dict(room.options),
             status=room.status,
-            players=[PlayerRecord(p.seat, p.name, p.token_hash, p.is_bot) for p in players],
+            players=[
+                PlayerRecord(p.seat, p.name, p.token_hash, p.is_bot, p.profile_id) for p in players
+            ],
             created_at=_aware(room.created_at),
         )
 

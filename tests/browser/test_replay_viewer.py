@@ -97,6 +97,7 @@ def _viewer_rows(page: Any) -> list[tuple[int, int, int, str]]:
 
 def _play_to_end(viewer: Any) -> None:
     """From the deal (⏮, disabled when already there) to the end at 32× speed."""
+    viewer.wait_for_selector("body[data-at-end]")  # the replay is loaded and drawn
     if viewer.is_enabled("#rp-first"):
         viewer.click("#rp-first")
     viewer.wait_for_selector("body[data-at-end=false]")

@@ -1,0 +1,291 @@
+"""战绩 in the browser (issue 14): a player plays a hand with bots, opens 战绩, opens the room,
+opens the hand and sees the ledger's deltas (in the table's settlement renderer), the charts
+are drawn; the player code brings the same profile back in a second browser context; the
+pages keep the Content-Security-Policy."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from conftest import ADMIN_TOKEN, LiveServer
+from scripted import Hand, find_seed
+from test_live import add_bots, as_rows, create_room, new_page, payment_rows, play_scripted
+from test_replay_viewer import _play_to_end, _viewer_rows
+
+
+def _short_win(hand: Hand) -> bool:
+    return hand.settlement["result"] == "win" and len(hand.of(0)) <= 14
+
+
+def _nets(ledger: list[dict[str, Any]], n: int = 4) -> list[int]:
+    net = [0] * n
+    for p in ledger:
+        net[p["from"]] -= p["points"]
+        net[p["to"]] += p["points"]
+    return net
+
+
+def _shots(page: Any, shots: Path, name: str) -> None:
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.wait_for_timeout(150)
+    page.screenshot(path=str(shots / f"{name}-1280.png"), full_page=True)
+    page.set_viewport_size({"width": 375, "height": 812})
+    page.wait_for_timeout(150)
+    page.screenshot(path=str(shots / f"{name}-375.png"), full_page=True)
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 375, (name, width)
+    page.set_viewport_size({"width": 1280, "height": 800})
+
+
+def _seed_session(live: LiveServer, code: str, profile_id: int, hands: int) -> list[Any]:
+    """A room of ``hands`` bot-played hands with the profile in seat 0, stored directly."""
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    from server.store import Store
+    from tests.store.test_profiles import seat_room
+
+    async def run() -> list[Any]:
+        store = Store(live.database_url)
+        try:
+            seats = [("小明", profile_id), ("Bot South", None), ("Bot West", None)]
+            return await seat_room(store, code, [*seats, ("Bot North", None)], hands)
+        finally:
+            await store.close()
+
+    with ThreadPoolExecutor(1) as pool:  # Playwright holds the main thread's loop
+        return pool.submit(asyncio.run, run()).result()
+
+
+def test_records_of_a_hand_played_and_the_player_code(
+    live: LiveServer, browser: Any, shots_dir: Path
+) -> None:
+    ctx, page = new_page(browser, height=800)
+    ctx2 = None
+    try:
+        page.goto(live.base + "/")
+        page.wait_for_selector("#profile-line:not([hidden])")
+        code_shown = page.locator("#player-code").inner_text()
+        assert len(code_shown) == 23 and code_shown.count("-") == 3
+        _shots(page, shots_dir, "records-lobby-profile")
+
+        code = create_room(page, live.base, "小明")
+        options = live.room(code)["options"]
+        hand = find_seed(options, _short_win, prefix="records")
+        live.fix_seeds(code, [hand.seed])
+        add_bots(page)
+        page.wait_for_selector("#hand .hand-tile", timeout=15000)
+        play_scripted({0: page}, hand)
+        page.wait_for_selector("#settle-row-0", timeout=30000)
+        ledger = [r for r in live.ledger(code) if r["hand_no"] == 1]
+        nets = _nets(ledger)
+        assert nets == hand.settlement["deltas"]
+        seats = live.room(code)["seats"]
+        assert [s["bot"] for s in seats] == [False, True, True, True]
+        # the seat is the profile's: the admin finds the room by the profile id
+        profile = page.evaluate("JSON.parse(localStorage.getItem('gy.profile'))")
+        assert profile["code"] == code_shown and profile["name"] == "小明"
+        by_profile = live.get(f"/api/admin/rooms?profile={profile['id']}", admin=True)["rooms"]
+        assert [r["code"] for r in by_profile] == [code]
+
+        # the admin console finds the player's hands by "#<profile id>"
+        admin = ctx.new_page()
+        admin.goto(f"{live.base}/admin")
+        admin.fill("#token", ADMIN_TOKEN)
+        admin.click("#login button")
+        admin.wait_for_selector("#console", state="visible")
+        admin.select_option("#list", "player")
+        admin.fill("#name", f"#{profile['id']}")
+        with admin.expect_response(lambda r: "/api/admin/player/hands" in r.url) as resp:
+            admin.click("#query button[type=submit]")
+        assert f"profile={profile['id']}" in resp.value.url
+        assert [r["room"] for r in resp.value.json()["rows"]] == [code]
+        admin.close()
+
+        # an earlier-style session of six hands for the same profile (for the charts)
+        six = _seed_session(live, "SIXHND", profile["id"], 6)
+
+        # 战绩: the room with its four names and standings, the running total
+        page.goto(live.base + "/?records")
+        row = page.locator(f'#records-rooms .rec-room[data-code="{code}"]')
+        row.wait_for()
+        totals = row.locator(".rec-seats li").evaluate_all(
+            "els => els.map(e => [Number(e.dataset.seat), Number(e.dataset.total)])"
+        )
+        assert totals == [[i, nets[i]] for i in range(4)]
+        names = row.locator(".rec-seats .name").all_inner_texts()
+        assert names == ["小明 (我)", "Bot South", "Bot West", "Bot North"]
+        bots = row.locator(".rec-seats li").evaluate_all(
+            "els => els.map(e => e.querySelector('.badge.bot') !== null)"
+        )
+        assert bots == [False, True, True, True]
+        assert "贵阳捉鸡" in row.locator(".rec-opts").inner_text()
+        page.wait_for_selector("#total-chart")
+        codes = page.locator("#records-rooms .rec-room").evaluate_all(
+            "els => els.map(e => e.dataset.code)"
+        )
+        assert codes == ["SIXHND", code]
+        total = page.locator("#total-line")
+        want_total = nets[0] + sum(s["deltas"][0] for s in six)
+        assert total.get_attribute("data-total") == str(want_total)
+        assert total.get_attribute("data-hands") == "7"
+        last = page.locator("#total-chart g.series").get_attribute("data-last")
+        assert last == str(want_total)
+        assert page.locator("#total-chart g.series circle").count() == 8  # 0, then 7 hands
+        assert page.locator("#records-code").inner_text() == code_shown
+        _shots(page, shots_dir, "records-list")
+
+        # the room: each hand's deltas, the standings chart; the replay button's place
+        row.click()
+        hand_row = page.locator('#record-hands tr.rec-hand[data-hand-no="1"]')
+        hand_row.wait_for()
+        assert hand_row.get_attribute("data-deltas") == ",".join(map(str, nets))
+        assert page.locator("#standings-chart g.series").count() == 4
+        final = page.locator("#record-hands tfoot td[data-seat]").all_inner_texts()
+        assert final == [f"+{d}" if d > 0 else str(d) for d in nets]
+        replay_href = hand_row.locator("a.replay").get_attribute("href")
+        assert replay_href and replay_href.startswith("/replay?hand=")
+        _shots(page, shots_dir, "records-room")
+
+        # one hand: the settlement as at the table, the ledger's numbers
+        hand_row.locator("button.view-hand").click()
+        page.wait_for_selector("#settlement-overlay:not([hidden]) #settle-row-0")
+        shown = page.locator("#settle-totals tr.settle-row").evaluate_all(
+            "els => els.map(e => Number(e.dataset.delta))"
+        )
+        assert shown == nets
+        assert as_rows(
+            [
+                dict(zip(("from", "to", "points", "reason"), r, strict=True))
+                for r in payment_rows(page)
+            ]
+        ) == as_rows(ledger)
+        assert page.locator("#ready-btn").is_hidden()
+        _shots(page, shots_dir, "records-hand")
+        page.click("#settlement-close")
+        page.wait_for_selector("#settlement-overlay", state="hidden")
+
+        # 回放 from 战绩: the hand watched to its end; the replayed settlement is the ledger's
+        viewer = page.context.new_page()
+        viewer.goto(live.base + replay_href)
+        _play_to_end(viewer)
+        assert Counter(map(tuple, _viewer_rows(viewer))) == as_rows(ledger)
+        assert viewer.get_attribute("#rp-ledger", "data-ok") == "true"
+        viewer.close()
+
+        # the six-hand session: the standings after each hand, drawn and tabled
+        page.click("#records-back-rooms")
+        page.locator('#records-rooms .rec-room[data-code="SIXHND"]').click()
+        page.locator('#record-hands tr.rec-hand[data-hand-no="6"]').wait_for()
+        rows = page.locator("#record-hands tr.rec-hand").evaluate_all(
+            "els => els.map(e => e.dataset.deltas)"
+        )
+        assert rows == [",".join(map(str, s["deltas"])) for s in six]
+        final = page.locator("#record-hands tfoot td[data-seat]").all_inner_texts()
+        sums = [sum(s["deltas"][i] for s in six) for i in range(4)]
+        assert final == [f"+{d}" if d > 0 else str(d) for d in sums]
+        lasts = page.locator("#standings-chart g.series").evaluate_all(
+            "els => els.map(e => Number(e.dataset.last))"
+        )
+        assert lasts == sums
+        _shots(page, shots_dir, "records-session")
+        assert not page.errors, page.errors  # type: ignore[attr-defined]
+
+        # another device: a fresh profile at first, then the player code brings this one back
+        ctx2, page2 = new_page(browser, width=375, height=812, is_mobile=True, has_touch=True)
+        page2.goto(live.base + "/")
+        page2.wait_for_selector("#profile-line:not([hidden])")
+        fresh = page2.evaluate("JSON.parse(localStorage.getItem('gy.profile'))")
+        assert fresh["id"] != profile["id"]
+        page2.click("#restore-open")
+        page2.fill("#restore-code", code_shown.lower().replace("-", " "))
+        page2.screenshot(path=str(shots_dir / "records-restore-375.png"), full_page=True)
+        page2.click("#restore-btn")
+        page2.wait_for_selector("#restore-msg:not([hidden])")
+        assert "小明" in page2.locator("#restore-msg").inner_text()
+        restored = page2.evaluate("JSON.parse(localStorage.getItem('gy.profile'))")
+        assert (restored["id"], restored["code"]) == (profile["id"], code_shown)
+        assert page2.locator("#player-code").inner_text() == code_shown
+        assert page2.locator("#name").input_value() == "小明"
+        page2.goto(live.base + "/?records")
+        page2.locator(f'#records-rooms .rec-room[data-code="{code}"]').wait_for()
+        assert page2.locator("#total-line").get_attribute("data-total") == str(want_total)
+        assert not page2.errors, page2.errors  # type: ignore[attr-defined]
+        ctx2.close()
+
+        # a wrong code changes nothing
+        ctx2, page2 = new_page(browser)
+        page2.goto(live.base + "/")
+        page2.wait_for_selector("#profile-line:not([hidden])")
+        before = page2.evaluate("localStorage.getItem('gy.profile')")
+        page2.click("#restore-open")
+        page2.fill("#restore-code", "BBBBB-BBBBB-BBBBB-BBBBB")
+        page2.click("#restore-btn")
+        page2.wait_for_selector("#restore-msg[data-kind='error']")
+        assert page2.evaluate("localStorage.getItem('gy.profile')") == before
+    finally:
+        ctx.close()
+        if ctx2 is not None:
+            ctx2.close()
+
+
+def test_records_pages_keep_the_csp(live: LiveServer, browser: Any) -> None:
+    """With the policy enforced (no bypass), the lobby and 战绩 load without a violation."""
+    ctx = browser.new_context(viewport={"width": 1280, "height": 800}, locale="zh-CN")
+    try:
+        page = ctx.new_page()
+        problems: list[str] = []
+        page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: problems.append(str(e)))
+        page.goto(live.base + "/")
+        page.wait_for_selector("#profile-line:not([hidden])")
+        page.goto(live.base + "/?records")
+        page.wait_for_selector("#records:not([hidden]) #records-code:not(:empty)")
+        page.wait_for_selector("#records-chart p, #total-chart")
+        assert problems == []
+    finally:
+        ctx.close()
+
+
+def test_seats_from_before_profiles_are_claimed_by_the_browser(
+    live: LiveServer, browser: Any
+) -> None:
+    """A browser that holds the token of a seat taken before profiles existed (localStorage
+    gy.seat.<code>) claims it for its profile: the room appears in 战绩."""
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    from server.room.manager import hash_token
+    from server.store import Store
+
+    async def seed() -> None:
+        store = Store(live.database_url)
+        try:
+            await store.create_room("OLDBRW", "guiyang", {"players": 4, "hands": 8})
+            await store.add_player("OLDBRW", 0, "老王", hash_token("old-seat-token"), False)
+        finally:
+            await store.close()
+
+    with ThreadPoolExecutor(1) as pool:  # Playwright holds the main thread's loop
+        pool.submit(asyncio.run, seed()).result()
+    ctx, page = new_page(browser)
+    try:
+        ctx.add_init_script(
+            "localStorage.setItem('gy.seat.OLDBRW',"
+            " JSON.stringify({seat: 0, token: 'old-seat-token'}))"
+        )
+        with page.expect_response(lambda r: r.url.endswith("/api/me/claim")) as resp:
+            page.goto(live.base + "/")
+        assert resp.value.status == 200 and resp.value.json() == {"room": "OLDBRW", "seat": 0}
+        page.goto(live.base + "/?records")
+        row = page.locator('#records-rooms .rec-room[data-code="OLDBRW"]')
+        row.wait_for()
+        assert row.locator(".rec-seats li.me .name").inner_text() == "老王 (我)"
+        claimed = page.evaluate("JSON.parse(localStorage.getItem('gy.claimed'))")
+        profile = page.evaluate("JSON.parse(localStorage.getItem('gy.profile'))")
+        assert claimed == [f"{profile['id']}:OLDBRW"]
+        assert not page.errors, page.errors  # type: ignore[attr-defined]
+    finally:
+        ctx.close()

@@ -1,0 +1,353 @@
+// 战绩 (issue 14): the player's own rooms, a room's hands with each seat's delta, one hand's
+// settlement as at the table (app.js's renderer), and SVG charts drawn here: the running total
+// over the player's hands, and a session's standings hand by hand. Opened with ./?records.
+// Data: GET /api/me/... with the player code (docs/protocol.md).
+import { request, profile, ensureProfile, ApiError } from './api.js';
+import { getLang } from './i18n.js';
+import { showStoredSettlement } from './app.js';
+
+const L = {
+  zh: {
+    records: '战绩', replay: '回放', back: '返回大厅', running_total: '累计积分', rooms: '我的房间', more: '更多',
+    no_rooms: '还没有打完的牌局', hands: '局', hand: '第{n}局', view: '查看', standings: '积分走势',
+    final: '最终', me: '我', no_hands: '这个房间还没有结算的牌局', loading: '加载中…',
+    status_finished: '已结束', status_between: '进行中', status_playing: '进行中', status_open: '等人',
+    status_dissolved: '已解散', voided: '作废', game_guiyang: '贵阳捉鸡', game_jintan: '金坛麻将',
+    players_n: '{n}人', hands_n: '{n}局', total_after: '共{n}局 · 累计 {total}', rank: '第{n}名',
+    back_rooms: '返回房间列表', player: '玩家', chart_empty: '打完一局后这里会画出积分走势', bot: '机器人',
+  },
+  en: {
+    records: 'Records', replay: 'Replay', back: 'Lobby', running_total: 'Running total', rooms: 'My rooms', more: 'More',
+    no_rooms: 'No finished hands yet', hands: 'hands', hand: 'Hand {n}', view: 'View', standings: 'Standings by hand',
+    final: 'Final', me: 'me', no_hands: 'No settled hand in this room yet', loading: 'Loading…',
+    status_finished: 'finished', status_between: 'in play', status_playing: 'in play', status_open: 'waiting',
+    status_dissolved: 'dissolved', voided: 'void', game_guiyang: 'Guiyang Zhuoji', game_jintan: 'Jintan',
+    players_n: '{n} players', hands_n: '{n} hands', total_after: '{n} hands · total {total}', rank: '#{n}',
+    back_rooms: 'All rooms', player: 'Player', chart_empty: 'The chart appears after your first hand', bot: 'bot',
+  },
+};
+const rt = (k, params = {}) => {
+  let s = (L[getLang()] || L.zh)[k] || L.zh[k] || k;
+  for (const [a, b] of Object.entries(params)) s = s.replace(`{${a}}`, String(b));
+  return s;
+};
+
+const $ = (sel, root = document) => root.querySelector(sel);
+const SVG = 'http://www.w3.org/2000/svg';
+function h(tag, attrs = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k === 'class') el.className = v;
+    else if (k === 'text') el.textContent = v;
+    else if (k === 'dataset') Object.assign(el.dataset, v);
+    else if (k.startsWith('on')) el.addEventListener(k.slice(2), v);
+    else el.setAttribute(k, v === true ? '' : v);
+  }
+  for (const c of children.flat()) {
+    if (c === null || c === undefined || c === false) continue;
+    el.append(typeof c === 'string' || typeof c === 'number' ? document.createTextNode(String(c)) : c);
+  }
+  return el;
+}
+function s(tag, attrs = {}, ...children) {
+  const el = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs)) if (v !== null && v !== undefined) el.setAttribute(k, String(v));
+  for (const c of children.flat()) if (c) el.append(typeof c === 'string' ? document.createTextNode(c) : c);
+  return el;
+}
+
+const fmt = (v) => (v > 0 ? `+${v}` : String(v));
+const date = (iso) => {
+  if (!iso) return '';
+  const d = new Date(iso);
+  const p = (n) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}`;
+};
+
+// options worth a word in a room's line (the rest are defaults or timers)
+const OPTION_WORDS = {
+  lian_zhuang: '连庄', yi_kou_san: '一扣三', yao_bai_ji: '摇摆鸡', man_tang_ji: '满堂鸡', wu_gu_ji: '乌骨鸡',
+  ben_ji: '本鸡', xing_qi_ji: '星期鸡', chui_feng_ji: '吹风鸡', chow: '吃',
+};
+function optionsText(game, o) {
+  const parts = [rt(`game_${game}`)];
+  if (o && o.players) parts.push(rt('players_n', { n: o.players }));
+  if (o && o.hands) parts.push(rt('hands_n', { n: o.hands }));
+  for (const [k, w] of Object.entries(OPTION_WORDS)) if (o && o[k] === true) parts.push(w);
+  return parts.join(' · ');
+}
+
+const api = {
+  get: (path) => request('GET', path, undefined, (profile.get() || {}).code),
+};
+
+// ------------------------------------------------------------------ charts
+const COLORS = ['#b91c1c', '#1d4ed8', '#15803d', '#b45309'];
+
+/** A line chart as SVG: `series` [{label, values: [y...], cls}], x = the index (0..n-1),
+ * `xLabel(i)` the tick text. Drawn into a viewBox, scaled to the container's width. */
+export function lineChart(series, { xLabel = (i) => String(i), id = null, width = 600 } = {}) {
+  // drawn at the container's width, so the labels keep their size on a phone
+  const W = Math.max(280, Math.round(width)); const H = Math.round(Math.min(220, Math.max(160, W * 0.4))); const left = 44; const right = 12; const top = 12; const bottom = 26;
+  const n = Math.max(0, ...series.map((x) => x.values.length));
+  const all = series.flatMap((x) => x.values).concat([0]);
+  let lo = Math.min(...all); let hi = Math.max(...all);
+  if (lo === hi) { lo -= 1; hi += 1; }
+  const pad = (hi - lo) * 0.08; lo -= pad; hi += pad;
+  const X = (i) => left + (n <= 1 ? (W - left - right) / 2 : (i * (W - left - right)) / (n - 1));
+  const Y = (v) => top + ((hi - v) * (H - top - bottom)) / (hi - lo);
+  const svg = s('svg', { viewBox: `0 0 ${W} ${H}`, class: 'chart', role: 'img', id });
+  // grid: zero line and a few y ticks
+  const step = niceStep((hi - lo) / 4);
+  for (let v = Math.ceil(lo / step) * step; v <= hi; v += step) {
+    svg.append(s('line', { x1: left, x2: W - right, y1: Y(v), y2: Y(v), class: v === 0 ? 'zero' : 'grid' }));
+    svg.append(s('text', { x: left - 6, y: Y(v) + 4, class: 'tick', 'text-anchor': 'end' }, String(Math.round(v))));
+  }
+  const ticks = Math.min(n, 8);
+  for (let k = 0; k < ticks; k++) {
+    const i = ticks <= 1 ? 0 : Math.round((k * (n - 1)) / (ticks - 1));
+    const anchor = ticks > 1 && k === 0 ? 'start' : ticks > 1 && k === ticks - 1 ? 'end' : 'middle';
+    svg.append(s('text', { x: X(i), y: H - 8, class: 'tick', 'text-anchor': anchor }, xLabel(i)));
+  }
+  series.forEach((ser, k) => {
+    const color = COLORS[k % COLORS.length];
+    const pts = ser.values.map((v, i) => `${X(i).toFixed(1)},${Y(v).toFixed(1)}`).join(' ');
+    const g = s('g', { class: `series ${ser.cls || ''}`, 'data-label': ser.label, 'data-last': String(ser.values[ser.values.length - 1] ?? '') });
+    g.append(s('polyline', { points: pts, fill: 'none', stroke: color, 'stroke-width': ser.cls === 'me' ? 3 : 2 }));
+    if (ser.values.length <= 40) {
+      ser.values.forEach((v, i) => g.append(s('circle', { cx: X(i), cy: Y(v), r: 3, fill: color }, s('title', {}, `${ser.label}: ${v}`))));
+    }
+    svg.append(g);
+  });
+  return svg;
+}
+
+function niceStep(raw) {
+  const mag = 10 ** Math.floor(Math.log10(Math.max(raw, 1e-9)));
+  for (const m of [1, 2, 5, 10]) if (raw <= m * mag) return m * mag;
+  return 10 * mag;
+}
+
+function legend(series) {
+  return h('div', { class: 'legend' }, series.map((ser, k) => h('span', { class: `key ${ser.cls || ''}` },
+    h('i', { class: `swatch c${k % COLORS.length}` }), ser.label)));
+}
+
+// ------------------------------------------------------------------ views
+const R = { rooms: [], next: null, history: [], room: null };
+
+async function allHistory() {
+  const rows = [];
+  let cursor = null;
+  for (let page = 0; page < 20; page++) {
+    const q = `/api/me/history?limit=1000${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+    const r = await api.get(q);
+    rows.push(...r.rows);
+    cursor = r.next;
+    if (!cursor) break;
+  }
+  return rows.reverse(); // oldest first
+}
+
+function renderChart() {
+  const box = $('#records-chart');
+  box.replaceChildren();
+  const hist = R.history;
+  if (!hist.length) { box.append(h('p', { class: 'muted', text: rt('chart_empty') })); return; }
+  const values = [0, ...hist.map((x) => x.total)];
+  // the day of each hand (MM-DD), or its time (HH:MM) when every hand is of one day
+  const days = hist.map((x) => date(x.ended_at));
+  const oneDay = days.every((d) => d.slice(0, 10) === days[0].slice(0, 10));
+  const labels = ['', ...days.map((d) => (oneDay ? d.slice(11, 16) : d.slice(5, 10)))];
+  box.append(lineChart([{ label: rt('running_total'), values, cls: 'me' }], { xLabel: (i) => labels[i], id: 'total-chart', width: box.clientWidth }));
+  const last = hist[hist.length - 1];
+  box.append(h('p', { class: 'muted', id: 'total-line', dataset: { total: String(last.total), hands: String(hist.length) }, text: rt('total_after', { n: hist.length, total: fmt(last.total) }) }));
+}
+
+function roomItem(r) {
+  const li = h('li', { class: 'rec-room', dataset: { code: r.code, status: r.status } });
+  const head = h('div', { class: 'rec-room-head' },
+    h('b', { class: 'code', text: r.code }), h('span', { class: 'muted', text: date(r.created_at) }),
+    h('span', { class: `badge status ${r.status}`, text: rt(`status_${r.status}`) }));
+  const opts = h('div', { class: 'muted rec-opts', text: `${optionsText(r.game, r.options)} · ${r.hands} ${rt('hands')}` });
+  const seats = h('ol', { class: 'rec-seats' });
+  for (const seat of r.seats) {
+    const total = r.standings[seat.seat] ?? 0;
+    seats.append(h('li', { class: seat.seat === r.seat ? 'me' : '', dataset: { seat: String(seat.seat), total: String(total), rank: String(r.ranks[seat.seat] ?? '') } },
+      h('span', { class: `rank r${r.ranks[seat.seat] ?? ''}`, title: rt('rank', { n: r.ranks[seat.seat] ?? '' }), text: String(r.ranks[seat.seat] ?? '') }),
+      h('span', { class: 'name', text: seat.name + (seat.seat === r.seat ? ` (${rt('me')})` : '') }),
+      seat.bot ? h('small', { class: 'badge bot', title: rt('bot'), text: 'AI' }) : null,
+      h('span', { class: `num ${total > 0 ? 'pos' : total < 0 ? 'neg' : ''}`, text: fmt(total) })));
+  }
+  li.append(head, opts, seats);
+  li.addEventListener('click', () => openRoom(r.code));
+  li.tabIndex = 0;
+  li.addEventListener('keydown', (e) => { if (e.key === 'Enter') openRoom(r.code); });
+  return li;
+}
+
+function renderRooms() {
+  const list = $('#records-rooms');
+  list.replaceChildren();
+  if (!R.rooms.length) list.append(h('li', { class: 'muted', text: rt('no_rooms') }));
+  for (const r of R.rooms) list.append(roomItem(r));
+  $('#records-more').hidden = !R.next;
+}
+
+async function loadRooms(more = false) {
+  const q = `/api/me/rooms?limit=20${more && R.next ? `&cursor=${encodeURIComponent(R.next)}` : ''}`;
+  const r = await api.get(q);
+  R.rooms = more ? R.rooms.concat(r.rows) : r.rows;
+  R.next = r.next;
+  renderRooms();
+}
+
+/** 回放: the replay link of a settled hand (`/replay?hand=<id>&key=<hands.replay_key>`; the
+ *  API gives the key to the hand's own players only). */
+function replaySlot(row) {
+  if (!row.id || !row.replay_key) return h('span', { class: 'replay-slot' });
+  return h('a', {
+    class: 'ghost btn replay', dataset: { handId: String(row.id) },
+    href: `/replay?hand=${row.id}&key=${encodeURIComponent(row.replay_key)}`,
+  }, rt('replay'));
+}
+
+async function openRoom(code) {
+  const box = $('#record-room');
+  box.replaceChildren(h('p', { class: 'muted', text: rt('loading') }));
+  $('#records-list').hidden = true;
+  box.hidden = false;
+  window.scrollTo(0, 0);
+  const rows = [];
+  let room = null;
+  let cursor = null;
+  do {
+    const r = await api.get(`/api/me/rooms/${encodeURIComponent(code)}/hands?limit=1000${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    room = r.room;
+    rows.push(...r.rows);
+    cursor = r.next;
+  } while (cursor);
+  R.room = { code, room, rows };
+  renderRoom();
+}
+
+function renderRoom() {
+  const { code, room, rows } = R.room;
+  const box = $('#record-room');
+  box.replaceChildren();
+  box.dataset.code = code;
+  box.append(h('div', { class: 'rec-room-head' },
+    h('button', { type: 'button', class: 'ghost', id: 'records-back-rooms', text: `‹ ${rt('back_rooms')}`, onclick: closeRoom }),
+    h('b', { class: 'code', text: room.code }), h('span', { class: 'muted', text: date(room.created_at) })));
+  box.append(h('div', { class: 'muted rec-opts', text: optionsText(room.game, room.options) }));
+  const n = Math.max(room.seats.length, ...rows.map((x) => x.deltas.length));
+  const name = (i) => { const st = room.seats.find((x) => x.seat === i); return st ? st.name : `#${i + 1}`; };
+  if (!rows.length) { box.append(h('p', { class: 'muted', text: rt('no_hands') })); return; }
+  // the session's standings hand by hand
+  const series = [...Array(n).keys()].map((i) => ({
+    label: name(i) + (i === room.seat ? ` (${rt('me')})` : ''),
+    values: [0, ...rows.map((x) => x.standings[i] ?? 0)],
+    cls: i === room.seat ? 'me' : '',
+  }));
+  box.append(h('h3', { text: rt('standings') }), legend(series),
+    lineChart(series, { xLabel: (i) => (i === 0 ? '' : String(rows[i - 1].hand_no)), id: 'standings-chart', width: box.clientWidth - 32 }));
+  // the hands: each seat's delta, what counts after corrections
+  const table = h('table', { class: 'grid rec-hands', id: 'record-hands' });
+  table.append(h('thead', {}, h('tr', {}, h('th', { text: '#' }),
+    [...Array(n).keys()].map((i) => h('th', { class: i === room.seat ? 'me' : '', text: name(i) })), h('th', {}), h('th', {}))));
+  const tb = h('tbody');
+  for (const row of rows) {
+    const tr = h('tr', { class: `rec-hand ${row.voided ? 'voided' : ''}`, dataset: { handNo: String(row.hand_no), handId: String(row.id), deltas: row.effective.join(',') } });
+    tr.append(h('td', { text: String(row.hand_no) }));
+    for (let i = 0; i < n; i++) {
+      const d = row.effective[i] ?? 0;
+      tr.append(h('td', { class: `num ${d > 0 ? 'pos' : d < 0 ? 'neg' : ''} ${i === room.seat ? 'me' : ''}`, text: row.voided ? rt('voided') : fmt(d) }));
+    }
+    tr.append(h('td', {}, h('button', { type: 'button', class: 'ghost view-hand', text: rt('view'), onclick: () => openHand(code, row.hand_no) })));
+    tr.append(h('td', {}, replaySlot(row)));
+    tb.append(tr);
+  }
+  const last = rows[rows.length - 1];
+  const foot = h('tr', { class: 'rec-final' }, h('td', { text: rt('final') }),
+    [...Array(n).keys()].map((i) => h('td', { class: `num ${i === room.seat ? 'me' : ''}`, dataset: { seat: String(i) }, text: fmt(last.standings[i] ?? 0) })), h('td', {}), h('td', {}));
+  table.append(tb, h('tfoot', {}, foot));
+  box.append(h('div', { class: 'scroll-x' }, table));
+}
+
+function closeRoom() {
+  $('#record-room').hidden = true;
+  $('#records-list').hidden = false;
+  R.room = null;
+  renderChart();
+}
+
+async function openHand(code, handNo) {
+  const d = await api.get(`/api/me/rooms/${encodeURIComponent(code)}/hands/${handNo}`);
+  if (showStoredSettlement(d)) {
+    const ov = $('#settlement-overlay');
+    ov.dataset.records = 'true';
+    ov.dataset.room = code;
+    ov.dataset.handNo = String(handNo);
+  }
+}
+
+function closeHand() {
+  const ov = $('#settlement-overlay');
+  if (ov.dataset.records !== 'true') return;
+  ov.hidden = true;
+  delete ov.dataset.records;
+}
+
+async function openRecords() {
+  $('#lobby').hidden = true;
+  $('#room').hidden = true;
+  $('#records').hidden = false;
+  document.title = rt('records');
+  translate();
+  const p = await ensureProfile();
+  $('#records-player').textContent = p.name;
+  $('#records-code').textContent = p.code;
+  try {
+    await loadRooms();
+    R.history = await allHistory();
+    renderChart();
+  } catch (e) {
+    const msg = e instanceof ApiError ? e.message : String(e);
+    $('#records-error').textContent = msg;
+    $('#records-error').hidden = false;
+  }
+}
+
+function translate() {
+  document.querySelectorAll('[data-rt]').forEach((el) => { el.textContent = rt(el.dataset.rt); });
+}
+
+let resizing = null;
+let drawnWidth = 0;
+function onResize() {
+  clearTimeout(resizing);
+  resizing = setTimeout(() => {
+    if ($('#records').hidden || window.innerWidth === drawnWidth) return;
+    drawnWidth = window.innerWidth;
+    if (!$('#records-list').hidden) renderChart();
+    else if (R.room) renderRoom();
+  }, 40);
+}
+
+function bind() {
+  window.addEventListener('resize', onResize);
+  $('#records-more').addEventListener('click', () => loadRooms(true));
+  $('#settlement-close').addEventListener('click', closeHand);
+  $('#lang-toggle').addEventListener('click', () => {
+    translate();
+    if ($('#records').hidden) return;
+    renderRooms();
+    renderChart();
+    if (R.room) renderRoom();
+  });
+  translate();
+}
+
+bind();
+if (new URLSearchParams(location.search).has('records')) openRecords();
