@@ -27,7 +27,6 @@ shapes are documented in ``docs/protocol.md`` (models in :mod:`server.api.messag
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import secrets
 from collections.abc import Awaitable, Callable
@@ -35,6 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from server.bus.memory import MemoryBus
+from server.room.bounded import settle
 from server.room.clock import Clock, RealClock, TimerHandle
 from server.room.errors import RoomError
 from server.room.vote import DissolveVote
@@ -194,6 +194,16 @@ class VoteTimeout(Command):
 
 
 @dataclass
+class Stop(Command):
+    """End the actor's loop before the next command (see :meth:`RoomActor.stop`)."""
+
+
+@dataclass
+class PublishSnapshots(Command):
+    """Send every audience a fresh snapshot (a room taken over by this process)."""
+
+
+@dataclass
 class _SeatTimer:
     handle: TimerHandle
     deadline: float
@@ -313,6 +323,13 @@ class RoomActor:
         )
         self._busy = 0
         self._started = asyncio.Event()
+        #: Set by :meth:`stop`: no command is started and nothing durable written any more.
+        self._stopping = False
+        #: Bus health (clock time): the last publish failed; when publishing worked again
+        #: after the last failure. A seat is timed out only by a timer that ran entirely
+        #: while the bus worked (otherwise its prompt may never have reached it).
+        self._bus_failing = False
+        self._bus_ok_since = 0.0
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -330,6 +347,7 @@ class RoomActor:
         """Start the actor's task; it deals the first hand unless a rebuilt hand is loaded."""
         if self.running:
             return
+        self._stopping = False
         self._task = asyncio.get_running_loop().create_task(self._run(), name=f"room-{self.code}")
 
     async def wait_started(self, timeout: float = 10.0) -> None:
@@ -337,19 +355,36 @@ class RoomActor:
         async with asyncio.timeout(timeout):
             await self._started.wait()
 
-    async def stop(self) -> None:
-        """Cancel timers and the task; the room can be rebuilt from the store later."""
-        for t in self._timers.values():
-            t.handle.cancel()
-        self._timers.clear()
+    async def stop(self, timeout: float = 2.0) -> bool:
+        """Stop the actor within about ``timeout`` seconds, whatever the bus or the store
+        do; the room can be rebuilt from the store later (by this or another process).
+
+        Timers are cancelled and the loop is told to stop by a command (:class:`Stop`): no
+        further command starts, nothing more is written (``_fenced`` refuses), and every
+        queued command's caller gets ``RoomError("unavailable")`` (a forwarded call then
+        goes to the room's next owner). The command in progress gets until ``timeout``;
+        then the task is cancelled and given a quarter of a second more; a task that
+        ignores even that (cancellation swallowed in a client library) is left behind
+        (:mod:`server.room.bounded`). Returns True if the task ended."""
+        self._stopping = True
+        self._cancel_timers()
         if self._ready_timer:
             self._ready_timer.cancel()
         self.vote.cancel()
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._task
+        task, ended = self._task, True
+        if task is not None:
+            self.inbox.put_nowait(Stop())
+            ended = await settle([task], timeout, what=f"room {self.code} actor")
             self._task = None
+        self._refuse_queued()
+        return ended
+
+    def _refuse_queued(self) -> None:
+        """Fail every queued command's caller with ``unavailable`` (the actor stopped)."""
+        while not self.inbox.empty():
+            fut = self.inbox.get_nowait().future
+            if fut is not None and not fut.done():
+                fut.set_exception(RoomError("unavailable", f"room {self.code} is moving"))
 
     async def idle(self, timeout: float = 10.0) -> None:
         """Wait (real time, at most ``timeout`` s) until the actor has nothing to do: inbox
@@ -364,6 +399,8 @@ class RoomActor:
 
     async def submit(self, cmd: Command) -> Any:
         """Put ``cmd`` in the inbox and wait for its result. Raises :class:`RoomError`."""
+        if self._stopping:
+            raise RoomError("unavailable", f"room {self.code} is moving")
         fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         cmd.future = fut
         self.inbox.put_nowait(cmd)
@@ -537,7 +574,32 @@ class RoomActor:
 
     async def _publish(self, seat: int | None, message: dict[str, Any]) -> None:
         """Publish ``message`` to ``seat``'s audience (see :meth:`_stamp`)."""
-        await self.bus.publish(seat_channel(self.code, seat), self._stamp(seat, message))
+        await self._send([(seat_channel(self.code, seat), self._stamp(seat, message))])
+
+    async def _send(self, messages: list[tuple[str, dict[str, Any]]]) -> None:
+        """Publish ``[(channel, message)]`` in one go (``Bus.publish_many``), noting the
+        bus's health for the timers (`_timer_trusted`); the bus's errors propagate."""
+        try:
+            await self.bus.publish_many(messages)
+        except Exception:
+            self._bus_failing = True
+            raise
+        if self._bus_failing:
+            self._bus_failing = False
+            self._bus_ok_since = self.clock.now()
+
+    def _timer_trusted(self, timer: _SeatTimer) -> bool:
+        """Whether ``timer`` ran entirely while the bus worked: no publish failed since it
+        started. Otherwise its prompt may never have reached the seat (spec of issue 16:
+        no seat is timed out for a prompt it never received)."""
+        return not self._bus_failing and self._bus_ok_since <= timer.started
+
+    async def publish_snapshots(self) -> None:
+        """Send every audience that may listen a fresh snapshot, in the actor's order (so
+        later events' ``prev_version`` follows it): what a process that took the room over
+        does, since sockets may have missed what the previous owner never published. The
+        bus's errors propagate."""
+        await self.submit(PublishSnapshots())
 
     def _stamp(self, seat: int | None, message: dict[str, Any]) -> dict[str, Any]:
         """``message`` as sent to ``seat``'s audience. An ``event`` / ``hand_end`` gets
@@ -556,7 +618,7 @@ class RoomActor:
 
     async def _publish_all(self, message: dict[str, Any]) -> None:
         # one pipelined round trip for every audience (Bus.publish_many)
-        await self.bus.publish_many(
+        await self._send(
             [(seat_channel(self.code, s), self._stamp(s, message)) for s in self._listening()]
         )
 
@@ -578,8 +640,14 @@ class RoomActor:
                 await self._resolve_due()
             self._busy -= 1
             self._started.set()
-            while True:
+            while not self._stopping:
                 cmd = await self.inbox.get()
+                if self._stopping or isinstance(cmd, Stop):
+                    if cmd.future is not None and not cmd.future.done():
+                        cmd.future.set_exception(
+                            RoomError("unavailable", f"room {self.code} is moving")
+                        )
+                    break
                 self._busy += 1
                 try:
                     result = await self._handle(cmd)
@@ -627,6 +695,13 @@ class RoomActor:
         match cmd:
             case Snapshot(seat=seat):
                 return self._snapshot(seat)
+            case PublishSnapshots():
+                await self._send(
+                    [
+                        (seat_channel(self.code, s), self._stamp(s, self._snapshot(s)))
+                        for s in self._listening()
+                    ]
+                )
             case Act(seat=seat, action=action, prompt=prompt):
                 await self._act(seat, action, prompt, cmd.future)
             case BotMove(seat=seat, window=window) | Timeout(seat=seat, window=window):
@@ -693,10 +768,27 @@ class RoomActor:
                 return
             source = "auto" if timer.auto else "timeout"
             action = self.game.default_action(self.state, seat)
+            if source == "timeout" and not self._timer_trusted(timer):
+                # The bus failed while this seat's time ran: its prompt may never have
+                # reached it. Send it again (a fresh snapshot) and give it a full new time.
+                try:
+                    if self._has_listener(seat):
+                        await self._publish(seat, self._snapshot(seat))
+                except Exception as err:
+                    log.warning("room %s: seat %d's prompt not resent (%r)", self.code, seat, err)
+                self._set_timer(seat, window)  # started after the attempt: see _timer_trusted
+                return
             if source == "timeout":
+                bank = self.bank[seat]
                 self.bank[seat] = 0.0
                 self.auto.add(seat)
-                await self._publish_auto()
+                try:
+                    await self._publish_auto()
+                except Exception:  # nobody can be told: the seat is not timed out now
+                    self.auto.discard(seat)
+                    self.bank[seat] = bank
+                    self._set_timer(seat, window)
+                    raise
         try:
             await self._apply(seat, action, source, None)
         except RoomError:
@@ -705,7 +797,10 @@ class RoomActor:
     # ------------------------------------------------------------------ hands
 
     async def _fenced(self, verify: bool = False) -> None:
-        """Before a durable write: refuse it if this process no longer holds the room."""
+        """Before a durable write: refuse it if this process no longer holds the room (or
+        is stopping it)."""
+        if self._stopping:
+            raise RoomError("unavailable", f"room {self.code} is moving")
         if self.lease_check is not None and not await self.lease_check(verify):
             raise RoomError("unavailable", f"room {self.code} moved to another server")
 
@@ -730,7 +825,7 @@ class RoomActor:
         self._prompt = ("", frozenset())
         self._window = self.hand_no * PROMPT_BASE
         self._after_change()
-        await self.bus.publish_many(
+        await self._send(
             [
                 (seat_channel(self.code, s), self._stamp(s, self._snapshot(s)))
                 for s in self._listening()
@@ -812,7 +907,7 @@ class RoomActor:
                     "deadline": deadline,
                 }
                 out.append((seat_channel(self.code, aud), self._stamp(aud, message)))
-        await self.bus.publish_many(out)
+        await self._send(out)
         if ended:
             await self._end_hand()
 

@@ -30,8 +30,8 @@ from server.room.actor import (
     Timing,
     prompt_of_log,
     replay_hand,
-    seat_channel,
 )
+from server.room.bounded import settle
 from server.room.clock import Clock, RealClock
 from server.room.cluster import Cluster, Lease, NoOwner
 from server.rules.registry import DEFAULT_GAME, UnknownGame, find_game
@@ -158,10 +158,13 @@ class RoomManager:
         self._watcher: asyncio.Task[None] | None = None
         #: The watcher's takeover / presence task of each room, while it runs.
         self._busy: dict[str, asyncio.Task[None]] = {}
+        #: Set by :meth:`close`: no room is taken any more.
+        self._closing = False
 
     async def start(self) -> None:
         """In a cluster: join it and start watching the leases of rooms with sockets here."""
         if self.cluster is not None and self._watcher is None:
+            self.cluster.on_released = self._adopt
             await self.cluster.start()
             self._watcher = asyncio.create_task(self._watch(), name="lease-watcher")
 
@@ -261,6 +264,8 @@ class RoomManager:
         on, and what it logged before is in what we replay; the actor logs the generation
         with each action and proves the lease is held before each durable write."""
         assert self.cluster is not None
+        if self._closing:  # a stopping process takes no room
+            return False
         lease = self.cluster.lease(code, lambda: self._lost(code, lease))
         if not await lease.acquire():
             return False
@@ -295,12 +300,16 @@ class RoomManager:
             actor.start()
             await actor.wait_started(self.start_wait)
             # Sockets relayed here or elsewhere may have missed events the previous owner
-            # logged but never published: give every audience a fresh snapshot.
-            snapshots = [
-                (seat_channel(code, s), await actor.snapshot(s))
-                for s in [*range(actor.players), None]
-            ]
-            await self.bus.publish_many(snapshots)
+            # logged but never published: give every audience a fresh snapshot (stamped by
+            # the actor, so the next event's prev_version follows it). If the bus fails now,
+            # the relays resync when it is back (a bus gap) and no timer runs out on a
+            # prompt nobody saw (the actor's timers wait for the bus, `_timer_trusted`).
+            try:
+                await actor.publish_snapshots()
+            except RoomError:
+                raise
+            except Exception as err:
+                log.warning("room %s: takeover snapshots not sent (%r)", code, err)
         log.info("room %s: now run by %s", code, self.cluster.process_id)
         return actor
 
@@ -547,26 +556,53 @@ class RoomManager:
                 return actor, s.seat
         raise RoomError("bad_token", "this token holds no seat in this room")
 
-    async def close(self) -> None:
-        """Stop every actor (their rooms stay in the store), then release their leases so
-        other processes can take the rooms over at once."""
-        if self._watcher is not None:
-            self._watcher.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._watcher
-            self._watcher = None
-        for task in list(self._busy.values()):
+    async def close(self, timeout: float = 3.0) -> None:
+        """Stop every actor (their rooms stay in the store) and release their leases so
+        other processes take the rooms over at once, within about ``timeout`` seconds
+        whatever Redis or the store do (every wait is bounded, :mod:`server.room.bounded`).
+
+        In order: stop watching and renewing (a stopping process keeps no lease alive), stop
+        answering forwarded calls, stop the actors by a command and a deadline (half the
+        time; a queued call is refused with ``unavailable`` and goes to the next owner),
+        release the leases (one round trip each, at once), tell the other processes which
+        rooms were released (they take them at once, :meth:`_adopt`), close the cluster."""
+        loop = asyncio.get_running_loop()
+        end = loop.time() + timeout
+        self._closing = True
+        background = [t for t in [self._watcher, *self._busy.values()] if t is not None]
+        self._watcher = None
+        for task in background:
             task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
-        for actor in list(self.rooms.values()):
-            await actor.stop()
+        await settle(background, 0.1, grace=0.1, what="lease watcher")
+        if self.cluster is not None:
+            self.cluster.stop_renewing()
+            codes = list(self._leases)
+            await settle(
+                [self.cluster.stop_serving(c) for c in codes], 0.2, grace=0.05, what="server"
+            )
+        actors = list(self.rooms.values())
+        budget = max(0.2, (end - loop.time()) / 2)
+        await settle([a.stop(budget) for a in actors], budget + 0.3, grace=0.05, what="actor")
         self.rooms.clear()
-        for lease in list(self._leases.values()):
-            await lease.release()
+        leases = list(self._leases.items())
         self._leases.clear()
         if self.cluster is not None:
-            await self.cluster.close()
+            left = max(0.2, end - loop.time())
+            await settle([lease.release() for _, lease in leases], left / 2, what="lease release")
+            released = [code for code, lease in leases if lease.released]
+            if released:
+                await settle([self.cluster.announce_released(released)], 0.2, what="announce")
+            await settle([self.cluster.close()], max(0.1, end - loop.time()), what="cluster")
+
+    async def _adopt(self, codes: list[str]) -> None:
+        """Another process released rooms ``codes`` (it is stopping): take the unfinished
+        ones at once rather than when their leases would have lapsed (every process that
+        heard it tries; the lease's ``SET NX`` picks one)."""
+        if self._closing:
+            return
+        for code in codes:
+            if code not in self.rooms:
+                self._background(code, self.get(code))
 
 
 async def rebuild(actor: RoomActor) -> None:

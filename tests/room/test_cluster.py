@@ -310,17 +310,25 @@ async def test_a_lapsed_lease_nobody_took_is_taken_back(store: Any, redis_url: s
 @pytest.mark.parametrize(
     ("msg", "last", "missed"),
     [
-        ({"type": "event", "hand_no": 1, "version": 5, "prev_version": 4}, (1, 4), False),
-        ({"type": "event", "hand_no": 1, "version": 6, "prev_version": 4}, (1, 5), False),
-        ({"type": "event", "hand_no": 1, "version": 7, "prev_version": 6}, (1, 4), True),
-        ({"type": "hand_end", "hand_no": 1, "version": 9, "prev_version": 8}, (1, 7), True),
-        ({"type": "event", "hand_no": 1, "version": 7, "prev_version": None}, (1, 2), False),
-        ({"type": "event", "hand_no": 2, "version": 1, "prev_version": 0}, (1, 30), True),
+        ({"type": "event", "hand_no": 1, "version": 5, "prev_version": 4}, (1, 4, True), False),
+        # after a snapshot prev_version may be lower (private events count in its version)
+        ({"type": "event", "hand_no": 1, "version": 6, "prev_version": 4}, (1, 5, False), False),
+        # ... but after an event the next one must follow it exactly
+        ({"type": "event", "hand_no": 1, "version": 6, "prev_version": 4}, (1, 5, True), True),
+        ({"type": "event", "hand_no": 1, "version": 7, "prev_version": 6}, (1, 4, False), True),
+        ({"type": "hand_end", "hand_no": 1, "version": 9, "prev_version": 8}, (1, 7, True), True),
+        # no usable prev_version (e.g. the room was just rebuilt): resync
+        ({"type": "event", "hand_no": 1, "version": 7, "prev_version": None}, (1, 2, True), True),
+        ({"type": "event", "hand_no": 1, "version": 3, "prev_version": None}, (1, 2, False), True),
+        ({"type": "event", "hand_no": 1, "version": 3}, (1, 2, False), True),
+        # already covered by what was sent: not a gap (the relay drops it)
+        ({"type": "event", "hand_no": 1, "version": 5, "prev_version": 4}, (1, 5, True), False),
+        ({"type": "event", "hand_no": 2, "version": 1, "prev_version": 0}, (1, 30, True), True),
         ({"type": "event", "hand_no": 1, "version": 3, "prev_version": 2}, None, False),
-        ({"type": "room", "room": {}}, (1, 2), False),
+        ({"type": "room", "room": {}}, (1, 2, True), False),
     ],
 )
 def test_missed_message_detection(
-    msg: dict[str, Any], last: tuple[int, int] | None, missed: bool
+    msg: dict[str, Any], last: tuple[int, int, bool] | None, missed: bool
 ) -> None:
     assert _missed(msg, last) is missed
