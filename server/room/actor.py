@@ -792,6 +792,9 @@ class RoomActor:
         try:
             await self._apply(seat, action, source, None)
         except RoomError:
+            if self._stopping:  # the room is moving: its next owner plays this seat
+                log.debug("room %s: %s action left to the next owner", self.code, source)
+                return
             log.exception("room %s: %s action refused", self.code, source)
 
     # ------------------------------------------------------------------ hands
