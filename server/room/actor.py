@@ -211,6 +211,8 @@ class _SeatTimer:
     auto: bool
     started: float = 0.0
     limit: float = 0.0
+    #: When the prompt was (re)sent with this timer's deadline; see `_timer_trusted`.
+    sent: float = 0.0
 
 
 def replay_hand(
@@ -592,7 +594,7 @@ class RoomActor:
         """Whether ``timer`` ran entirely while the bus worked: no publish failed since it
         started. Otherwise its prompt may never have reached the seat (spec of issue 16:
         no seat is timed out for a prompt it never received)."""
-        return not self._bus_failing and self._bus_ok_since <= timer.started
+        return not self._bus_failing and self._bus_ok_since <= max(timer.started, timer.sent)
 
     async def publish_snapshots(self) -> None:
         """Send every audience that may listen a fresh snapshot, in the actor's order (so
@@ -771,12 +773,13 @@ class RoomActor:
             if source == "timeout" and not self._timer_trusted(timer):
                 # The bus failed while this seat's time ran: its prompt may never have
                 # reached it. Send it again (a fresh snapshot) and give it a full new time.
+                self._set_timer(seat, window)
                 try:
                     if self._has_listener(seat):
                         await self._publish(seat, self._snapshot(seat))
+                    self._timers[seat].sent = self.clock.now()  # counts from delivery
                 except Exception as err:
                     log.warning("room %s: seat %d's prompt not resent (%r)", self.code, seat, err)
-                self._set_timer(seat, window)  # started after the attempt: see _timer_trusted
                 return
             if source == "timeout":
                 bank = self.bank[seat]
