@@ -301,10 +301,16 @@ async def _serve_socket(
     ctx: dict[str, Any] = {}
 
     async def send(msg: dict[str, Any], text: str | None = None) -> None:
-        """Send ``msg`` unless the last snapshot sent already covers it; ``text``: its JSON
-        text as the bus delivered it, sent as is (no second encoding)."""
+        """Send ``msg`` unless the last snapshot sent already covers it, or it is a
+        snapshot older than the last versioned message sent (a ``sync`` answered by an owner
+        that had not caught up, or crossed by newer events): the socket's versions never go
+        back. ``text``: its JSON text as the bus delivered it, sent as is (no second
+        encoding)."""
         async with send_lock:
             if msg.get("type") == "snapshot":
+                last = ctx.get("last")
+                if last is not None and (msg["hand_no"], msg["version"]) < last[:2]:
+                    return  # older than what was sent (a sync crossed newer messages)
                 ctx["snap"] = msg
             elif "snap" in ctx and not _newer(msg, ctx["snap"]):
                 return

@@ -394,6 +394,12 @@ class RoomManager:
         actor = self.rooms.get(code)
         if actor is None:
             raise RoomError("unavailable", f"room {code} moved to another server")
+        lease = self._leases.get(code)
+        if lease is not None and not lease.held and not await lease.ensure():
+            # renewals were late (e.g. Redis was away): prove the room is still ours before
+            # answering, so a room rebuilt elsewhere meanwhile is never contradicted by
+            # this stale copy (e.g. an older snapshot); the caller asks the next owner
+            raise RoomError("unavailable", f"room {code} moved to another server")
         if call == "join":
             return list(await self.join(code, str(kwargs["name"])))
         if call == "bots":

@@ -134,6 +134,11 @@ class Player:
                     raise
                 await asyncio.sleep(0.1)
 
+    async def send(self, message: dict[str, Any]) -> None:
+        """Send ``message`` on the current socket (alongside :meth:`play`)."""
+        assert self._ws is not None
+        await self._ws.send(json.dumps(message))
+
     async def close(self) -> None:
         """Close the socket."""
         if self._ws is not None:
@@ -179,6 +184,7 @@ class Player:
                 answered = None
             if kind == "error":
                 assert msg["code"] in TRANSIENT, msg
+                await asyncio.sleep(0.2)  # e.g. the room is moving: not at full speed
                 await self._ws.send(json.dumps({"type": "sync"}))
                 answered = None
                 continue
