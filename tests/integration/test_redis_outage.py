@@ -161,7 +161,7 @@ async def test_redis_stopped_10s_mid_hand_loses_nothing_a_player_needs(
 
         # the room carries on by itself: both clients are sent something new
         deadline = time.monotonic() + 30
-        while any(len(p.received) <= n for p, n in zip(players, after)):
+        while any(len(p.received) <= n for p, n in zip(players, after, strict=True)):
             assert time.monotonic() < deadline, (a.output(), b.output())
             await asyncio.sleep(0.05)
         # then wait for a moment when the room waits for ann, and compare views
