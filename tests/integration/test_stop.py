@@ -108,7 +108,8 @@ async def test_sigterm_with_busy_rooms_exits_within_5s_and_rooms_continue_at_onc
             while True:
                 owners = [await redis.get(f"zhuoji:lease:{room}") for room in codes]
                 moved = all(o is not None and o.startswith(b_id) for o in owners)
-                if moved and all(_version(p.last) > v for p, v in zip(players, before, strict=True)):
+                news = [_version(p.last) > v for p, v in zip(players, before, strict=True)]
+                if moved and all(news):
                     break
                 assert time.monotonic() < deadline, (trial, owners, before, b.output())
                 assert not any(t.done() for t in tasks), [t.result() for t in tasks if t.done()]
