@@ -44,9 +44,9 @@ def _version(msg: dict[str, Any] | None) -> tuple[int, int]:
 async def _busy_room(owner: ServerProcess, socket_on: ServerProcess, name: str) -> Player:
     """A room created on ``owner`` (which then holds its lease) with a human whose socket is
     on ``socket_on`` and three bots; returns the human, already playing."""
-    code = (
-        await _post(owner.http, "/api/rooms", {"game": "guiyang", "options": {"hands": 16}})
-    )["code"]
+    code = (await _post(owner.http, "/api/rooms", {"game": "guiyang", "options": {"hands": 16}}))[
+        "code"
+    ]
     seat, token = await _join(owner.http, code, name)
     player = Player(code, seat, token, socket_on.ws)
     await player.connect()
