@@ -23,54 +23,20 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import subprocess
 import time
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from live_helpers import free_port
 from processes import Player, ServerProcess
 from test_processes import ENV, _join, _post
 
 from server.store import Store
+from tests.redis_server import RedisServer
 
 OUTAGE_SECONDS = 10.0
 TIMERS = "8"
-
-
-class RedisServer:
-    """``redis-server`` on 127.0.0.1:``port`` (no persistence: a restart starts empty)."""
-
-    def __init__(self, port: int, log: Path) -> None:
-        self.port = port
-        self.url = f"redis://127.0.0.1:{port}/0"
-        self.log = log
-        self.proc: subprocess.Popen[bytes] | None = None
-
-    def start(self) -> None:
-        with self.log.open("ab") as out:
-            self.proc = subprocess.Popen(
-                ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1"]
-                + ["--save", "", "--appendonly", "no", "--daemonize", "no"],
-                stdout=out,
-                stderr=subprocess.STDOUT,
-            )
-        import socket
-
-        deadline = time.monotonic() + 10
-        while True:
-            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", self.port)):
-                return
-            assert time.monotonic() < deadline, self.log.read_text()
-            time.sleep(0.02)
-
-    def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            self.proc.wait(timeout=10)
-        self.proc = None
 
 
 def _check_stream(name: str, received: list[dict[str, Any]]) -> None:
@@ -114,7 +80,7 @@ async def _fresh_view_matches(player: Player, resume: bool) -> None:
 async def test_redis_stopped_10s_mid_hand_loses_nothing_a_player_needs(
     postgres_url: str, tmp_path: Path
 ) -> None:
-    redis = RedisServer(free_port(), tmp_path / "redis.log")
+    redis = RedisServer(tmp_path / "redis.log")
     redis.start()
     env = {**ENV, "DATABASE_URL": postgres_url, "REDIS_URL": redis.url, "LEASE_SECONDS": "3"}
     env |= {"TURN_SECONDS": TIMERS, "CLAIM_SECONDS": TIMERS}
