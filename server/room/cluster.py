@@ -54,6 +54,14 @@ class NoOwner(Exception):
     """Nobody listens on the room's command channel (no live owner right now)."""
 
 
+def unreachable(err: BaseException) -> bool:
+    """True for the errors of Redis being away (refused, dropped, timed out): an outage to
+    log as a warning, not a bug's traceback."""
+    return isinstance(
+        err, (OSError, aioredis.ConnectionError, aioredis.TimeoutError, NoOwner, TimeoutError)
+    )
+
+
 def command_channel(code: str) -> str:
     """The bus channel on which the owner of room ``code`` receives forwarded calls."""
     return f"room:{code}:cmd"

@@ -33,7 +33,7 @@ from server.room.actor import (
 )
 from server.room.bounded import settle
 from server.room.clock import Clock, RealClock
-from server.room.cluster import Cluster, Lease, NoOwner
+from server.room.cluster import Cluster, Lease, NoOwner, unreachable
 from server.rules.registry import DEFAULT_GAME, UnknownGame, find_game
 from server.rules.types import Action
 
@@ -447,8 +447,11 @@ class RoomManager:
                         self._background(code, h.publish_room())
             except asyncio.CancelledError:
                 raise
-            except Exception:
-                log.exception("lease watcher")
+            except Exception as err:
+                if unreachable(err):
+                    log.warning("lease watcher: Redis unreachable (%s)", err)
+                else:
+                    log.exception("lease watcher")
 
     def _background(self, code: str, coro: Coroutine[Any, Any, Any]) -> None:
         """Run the watcher's work on room ``code`` in its own task, one at a time per room
@@ -460,8 +463,11 @@ class RoomManager:
         async def run() -> None:
             try:
                 await coro
-            except Exception:
-                log.exception("room %s: lease watcher", code)
+            except Exception as err:
+                if unreachable(err):
+                    log.warning("room %s: lease watcher: Redis unreachable (%s)", code, err)
+                else:
+                    log.exception("room %s: lease watcher", code)
             finally:
                 self._busy.pop(code, None)
 

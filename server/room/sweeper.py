@@ -19,6 +19,8 @@ import logging
 import random
 from typing import Any
 
+from server.room.cluster import unreachable
+
 log = logging.getLogger(__name__)
 
 #: Room statuses with something to continue.
@@ -56,5 +58,8 @@ async def run(manager: Any, store: Any, cluster: Any | None, interval: float) ->
             await sweep(manager, store, cluster)
         except asyncio.CancelledError:
             raise
-        except Exception:
-            log.exception("sweep failed")
+        except Exception as err:
+            if unreachable(err):
+                log.warning("sweep failed: Redis unreachable (%s)", err)
+            else:
+                log.exception("sweep failed")
