@@ -136,7 +136,7 @@ class Lease:
                 self.key, cluster.process_id, nx=True, px=int(cluster.lease_seconds * 1000)
             )
         except (OSError, aioredis.RedisError) as exc:  # Redis away: not ours (yet)
-            log.warning("room %s: lease not taken (%s)", self.code, exc)
+            log.debug("room %s: lease not taken (%s)", self.code, exc)
             return False
         if not ok:
             return False

@@ -324,7 +324,7 @@ class RoomManager:
         if self.cluster is not None:
             await self.cluster.stop_serving(code)
         if actor is not None:
-            await actor.stop()
+            await actor.stop(timeout=0.5)  # it can write nothing more (its lease is gone)
             if actor.status in ("open", "playing", "between"):
                 try:
                     await self.get(code)  # a handle if another process holds it now
