@@ -592,8 +592,8 @@ class RoomActor:
 
     def _timer_trusted(self, timer: _SeatTimer) -> bool:
         """Whether ``timer`` ran entirely while the bus worked: no publish failed since it
-        started. Otherwise its prompt may never have reached the seat (spec of issue 16:
-        no seat is timed out for a prompt it never received)."""
+        started (or since its prompt was sent again). Otherwise its prompt may never have
+        reached the seat, and no seat is timed out for a prompt it never received."""
         return not self._bus_failing and self._bus_ok_since <= max(timer.started, timer.sent)
 
     async def publish_snapshots(self) -> None:
