@@ -235,7 +235,8 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
             # Bounded whatever Redis or the database do (SHUTDOWN_SECONDS): the rooms'
             # leases are released first thing after the actors stop, so other processes
             # carry on at once; a task that ignores cancellation cannot hold the exit.
-            watchdog(settings.shutdown_seconds + 0.5)
+            if settings.shutdown_watchdog:  # the server process of `serve`, not a test's
+                watchdog(settings.shutdown_seconds + 0.5)
             loop = asyncio.get_running_loop()
             end = loop.time() + settings.shutdown_seconds
             if sweeper is not None:
