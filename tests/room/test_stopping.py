@@ -4,6 +4,7 @@ clock, the in-memory bus made to misbehave as Redis has).
 * A publish that swallows cancellation (as redis-py has: redis/redis-py #2028, #2551) holds
   the actor's task: ``RoomManager.close`` still returns within its time, the actor's queued
   callers are refused with ``unavailable`` and nothing new is accepted.
+* A process whose stop overruns is ended by the watchdog.
 * A publish that fails (the bus is away): the seat whose timer runs meanwhile is not timed
   out; once the bus works its prompt is sent again with a full new time, and only a timer
   that ran entirely while the bus worked times it out.
@@ -12,7 +13,11 @@ clock, the in-memory bus made to misbehave as Redis has).
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
+import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -24,6 +29,7 @@ from server.room.clock import ManualClock
 from server.room.manager import RoomManager
 from server.rules.guiyang import acting_seats, default_action, prompt_kind
 
+ROOT = Path(__file__).resolve().parents[2]
 TIMING = Timing(claim_seconds=10, turn_seconds=20, claim_min_ms=0, auto_seconds=1, ready_seconds=30)
 
 
@@ -139,3 +145,15 @@ async def test_a_timer_that_ran_while_the_bus_failed_times_nobody_out(
     await sub.close()
     await manager.close()
     await bus.close()
+
+
+def test_the_watchdog_ends_a_process_that_does_not_exit() -> None:
+    """The backstop of a bounded stop: a process still running (here: asleep, as one held
+    by a task that ignores cancellation would be) is ended at the watchdog's time."""
+    code = "from server.room.bounded import watchdog; import time; watchdog(0.3, 3); time.sleep(30)"
+    started = time.monotonic()
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, timeout=20, capture_output=True)
+    took = time.monotonic() - started
+    assert done.returncode == 3, done.stderr
+    assert took < 10, took  # 0.3 s plus the interpreter's start
+    assert b"still running 0.3 s after the stop began: exiting now" in done.stderr
