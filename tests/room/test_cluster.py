@@ -332,3 +332,61 @@ def test_missed_message_detection(
     msg: dict[str, Any], last: tuple[int, int, bool] | None, missed: bool
 ) -> None:
     assert _missed(msg, last) is missed
+
+
+async def test_a_closing_manager_releases_its_rooms_and_another_takes_them_at_once(
+    store: Any, redis_url: str
+) -> None:
+    """``RoomManager.close`` stops renewing, stops the actor, releases the lease and
+    announces it: the other process takes the room at once (its lease time is 30 s, so a
+    lapse would take far longer), at the version and prompt the closed owner had reached,
+    and nothing is written under the old lease after the close began."""
+    from server.room.actor import Timing
+    from server.room.manager import RoomManager
+    from server.store import Store
+
+    timing = Timing(claim_seconds=300, turn_seconds=300, claim_min_ms=0, ready_seconds=300)
+    prefix = f"zjtest:{secrets.token_hex(4)}:"
+    buses = [RedisBus(redis_url, prefix=prefix) for _ in range(2)]
+    clusters = [Cluster(redis_url, b, lease_seconds=30, prefix=prefix) for b in buses]
+    store_b = Store(store.url)
+    a = RoomManager(store, buses[0], timing=timing, cluster=clusters[0])
+    b = RoomManager(store_b, buses[1], timing=timing, cluster=clusters[1])
+    a.new_seed = b.new_seed = lambda: "close-seed"
+    await a.start()
+    await b.start()
+    try:
+        actor_a = await a.create_room({"hands": 4})
+        code = actor_a.code
+        for name in ("ann", "bob", "cy", "dee"):
+            await a.join(code, name)
+        snap = await actor_a.snapshot(0)
+        logged = len(await store.hand_actions(code, 1))
+        key = clusters[0].lease_key(code)
+        assert await clusters[1].redis.get(key) == clusters[0].process_id
+
+        started = time.monotonic()
+        await a.close(timeout=2.0)
+        assert time.monotonic() - started < 2.5
+        assert clusters[0].stopping and clusters[0].leases == {}
+        assert not actor_a.running and a.rooms == {}
+        await _until(lambda: code in b.rooms, timeout=2.0)  # announced: no lapse needed
+        assert await clusters[1].redis.get(key) == clusters[1].process_id
+        actor_b = b.rooms[code]
+        await actor_b.wait_started()
+        again = await actor_b.snapshot(0)
+        assert (again["version"], again["prompt"], again["view"]) == (
+            snap["version"],
+            snap["prompt"],
+            snap["view"],
+        )
+        assert len(await store.hand_actions(code, 1)) == logged
+        with pytest.raises(RoomError) as late:  # the stopped actor takes no command
+            await actor_a.mark_ready(0)
+        assert late.value.code == "unavailable"
+    finally:
+        await a.close()
+        await b.close()
+        await store_b.close()
+        for bus in buses:
+            await bus.close()
