@@ -186,7 +186,8 @@ class RoomManager:
     async def create_room(self, options: dict[str, Any], game: str = DEFAULT_GAME) -> RoomActor:
         """Validate ``options`` for ``game`` (``pydantic.ValidationError``), store a new room,
         return its actor (not started: seats are empty). Raises ``RoomError`` ``bad_request``
-        for an unknown game."""
+        for an unknown game, ``unavailable`` in a cluster when the room's lease cannot be
+        taken (Redis unreachable, or this process is stopping)."""
         try:
             rules = find_game(game)
         except UnknownGame as err:
@@ -202,8 +203,10 @@ class RoomManager:
             )
             if self.new_seed is not None:
                 actor.new_seed = self.new_seed
-            if self.cluster is not None:
-                await self._hold(code, actor)
+            if self.cluster is not None and not await self._hold(code, actor):
+                # Redis away or this process stopping: the room stays in the store, run
+                # by whoever is asked for it next (no actor runs here without the lease)
+                raise RoomError("unavailable", "no server can take the room right now")
             self.rooms[code] = actor
             return actor
         raise RoomError("internal", "could not find a free room code")
