@@ -177,6 +177,8 @@ def _run(args: argparse.Namespace) -> int:
     log.info("%s", note)
     # Migrated (or checked) once here: the app's lifespan only re-checks the schema.
     os.environ["MIGRATE"] = "false"
+    # The process ends with the app: a stop that overruns SHUTDOWN_SECONDS ends it anyway.
+    os.environ["SHUTDOWN_WATCHDOG"] = "true"
     get_settings.cache_clear()
     uvicorn.run(
         "server.api.app:create_app",

@@ -80,6 +80,15 @@ class Settings(BaseSettings):
         messages_per_second, message_burst: the client-message budget (a token bucket) of
             one client address in one room, shared by all its sockets there, so reconnecting
             does not refill it.
+        shutdown_seconds: how long a stopping process (SIGTERM) may take: open sockets get
+            a quarter of it to close (uvicorn's graceful timeout, at least 1 s), then the
+            actors are stopped and their leases released (so other processes take the rooms
+            at once) and the connections closed, each step with a deadline; a process still
+            running half a second after that exits anyway (``server.room.bounded.watchdog``,
+            armed when ``shutdown_watchdog``).
+        shutdown_watchdog: arm that watchdog when the app shuts down (``python -m server
+            serve`` sets it: the process ends with the app; off for an app inside another
+            process, e.g. a test's).
         request_seconds: an HTTP request (headers and body) must arrive within this many
             seconds of the connection (or of the previous response); else the connection is
             closed (slow clients).
@@ -126,6 +135,8 @@ class Settings(BaseSettings):
     spectators_per_room: int = Field(default=1000, ge=0)
     messages_per_second: float = Field(default=20, gt=0)
     message_burst: int = Field(default=40, ge=1)
+    shutdown_seconds: float = Field(default=3, gt=0)
+    shutdown_watchdog: bool = False
     request_seconds: float = Field(default=10, gt=0)
     keep_alive_seconds: float = Field(default=5, gt=0)
     migrate: bool = True

@@ -489,12 +489,14 @@ function requestSync() {
   }
 }
 
-/** An event / hand_end whose prev_version shows that a message before it never arrived. */
+/** An event / hand_end whose prev_version shows that a message before it never arrived, or
+ * cannot show that none did (no usable prev_version: e.g. the room was just rebuilt on another
+ * server process): either way, resync. */
 function missedBefore(msg) {
   if (!S.seen || typeof msg.hand_no !== 'number') return false;
   if (msg.hand_no > S.seen.hand) return true; // the deal's snapshot was lost
   const prev = msg.prev_version;
-  if (typeof prev !== 'number') return false; // the server does not know
+  if (typeof prev !== 'number') return true; // the server does not know what came before
   if (prev > S.seen.version) return true;
   // after an event, the next one must follow it exactly (after a snapshot, prev may be older:
   // events private to other seats are counted in the snapshot's version)

@@ -48,6 +48,7 @@ from server.logs import (  # noqa: F401  (redact re-exported)
 )
 from server.room import sweeper as room_sweeper
 from server.room.actor import RoomError, Timing
+from server.room.bounded import settle, watchdog
 from server.room.clock import Clock
 from server.room.cluster import Cluster
 from server.room.manager import RoomManager
@@ -246,16 +247,21 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         try:
             yield
         finally:
+            # Bounded whatever Redis or the database do (SHUTDOWN_SECONDS): the rooms'
+            # leases are released first thing after the actors stop, so other processes
+            # carry on at once; a task that ignores cancellation cannot hold the exit.
+            if settings.shutdown_watchdog:  # the server process of `serve`, not a test's
+                watchdog(settings.shutdown_seconds + 0.5)
+            loop = asyncio.get_running_loop()
+            end = loop.time() + settings.shutdown_seconds
             if sweeper is not None:
                 sweeper.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await sweeper
-            await app.state.manager.close()
-            await app.state.limits.close()
+                await settle([sweeper], 0.1, what="sweeper")
+            await app.state.manager.close(timeout=max(0.5, settings.shutdown_seconds * 0.6))
+            closing = [app.state.limits.close(), bus.close(), store.close()]
             if app.state.redis is not None:
-                await app.state.redis.aclose()
-            await bus.close()
-            await store.close()
+                closing.append(app.state.redis.aclose())
+            await settle(closing, max(0.2, end - loop.time()), what="connection")
 
     docs = settings.api_docs
     app = FastAPI(

@@ -90,6 +90,12 @@ class RequestDeadlineProtocol(H11Protocol):
 def uvicorn_options(settings: Any) -> dict[str, Any]:
     """Keyword arguments for ``uvicorn.run`` / ``uvicorn.Config`` from a
     :class:`server.config.Settings`: the HTTP protocol with request deadlines (it reads
-    ``request_seconds`` itself, see the class) and ``timeout_keep_alive``
-    (``KEEP_ALIVE_SECONDS``)."""
-    return {"http": RequestDeadlineProtocol, "timeout_keep_alive": settings.keep_alive_seconds}
+    ``request_seconds`` itself, see the class), ``timeout_keep_alive``
+    (``KEEP_ALIVE_SECONDS``) and ``timeout_graceful_shutdown`` (a quarter of
+    ``SHUTDOWN_SECONDS``, at least 1 s: how long a stopping server waits for its open
+    connections, e.g. WebSockets it closed with 1012, before the app's own shutdown)."""
+    return {
+        "http": RequestDeadlineProtocol,
+        "timeout_keep_alive": settings.keep_alive_seconds,
+        "timeout_graceful_shutdown": max(1, round(getattr(settings, "shutdown_seconds", 3) / 4)),
+    }

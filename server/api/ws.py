@@ -36,7 +36,7 @@ from websockets.exceptions import ConnectionClosed
 
 from server import metrics
 from server.api.messages import MAX_SEQ, ClientMessageAdapter
-from server.bus import SubscriptionClosed
+from server.bus import GAP, SubscriptionClosed
 from server.logs import HAND, ROOM, SEAT
 from server.room.actor import SPECTATORS, RoomError, seat_channel
 from server.room.manager import CODE_ALPHABET, CODE_LENGTH
@@ -165,19 +165,28 @@ def _newer(msg: dict[str, Any], snap: dict[str, Any]) -> bool:
     return (msg["hand_no"], msg["version"]) > (snap["hand_no"], snap["version"])
 
 
-def _missed(msg: dict[str, Any], last: tuple[int, int] | None) -> bool:
+def _missed(msg: dict[str, Any], last: tuple[int, int, bool] | None) -> bool:
     """True if ``msg`` shows that a message meant for this socket never arrived (the bus is
-    at-most-once): an ``event`` / ``hand_end`` of a later hand than the last one forwarded
-    (its deal snapshot was lost), or whose ``prev_version`` is above the last version
-    forwarded. ``last`` is ``(hand_no, version)`` of the last versioned message sent."""
+    at-most-once), or cannot show that none did: an ``event`` / ``hand_end`` of a later hand
+    than the last one forwarded (its deal snapshot was lost), or newer than the last one
+    forwarded with a ``prev_version`` that is not usable: ``null`` (the owner does not know
+    what this audience was sent, e.g. the room was just rebuilt), above the last version
+    forwarded, or (when the last message forwarded was an event, not a snapshot) not equal to
+    it. ``last`` is ``(hand_no, version, after_event)`` of the last versioned message sent.
+    (After a snapshot ``prev_version`` may be below its version: events private to other
+    seats count in it.)"""
     if last is None or msg.get("type") not in ("event", "hand_end"):
         return False
-    hand_no, prev = msg.get("hand_no"), msg.get("prev_version")
-    if not isinstance(hand_no, int):
+    hand_no, version, prev = msg.get("hand_no"), msg.get("version"), msg.get("prev_version")
+    if not isinstance(hand_no, int) or not isinstance(version, int):
         return False
-    if hand_no > last[0]:
+    if hand_no != last[0]:
+        return hand_no > last[0]
+    if version <= last[1]:
+        return False  # already covered (dropped by `send`)
+    if not isinstance(prev, int):
         return True
-    return hand_no == last[0] and isinstance(prev, int) and prev > last[1]
+    return prev > last[1] or (last[2] and prev != last[1])
 
 
 class MisspelledToken(Exception):
@@ -301,10 +310,16 @@ async def _serve_socket(
     ctx: dict[str, Any] = {}
 
     async def send(msg: dict[str, Any], text: str | None = None) -> None:
-        """Send ``msg`` unless the last snapshot sent already covers it; ``text``: its JSON
-        text as the bus delivered it, sent as is (no second encoding)."""
+        """Send ``msg`` unless the last snapshot sent already covers it, or it is a
+        snapshot older than the last versioned message sent (a ``sync`` answered by an owner
+        that had not caught up, or crossed by newer events): the socket's versions never go
+        back. ``text``: its JSON text as the bus delivered it, sent as is (no second
+        encoding)."""
         async with send_lock:
             if msg.get("type") == "snapshot":
+                last = ctx.get("last")
+                if last is not None and (msg["hand_no"], msg["version"]) < last[:2]:
+                    return  # older than what was sent (a sync crossed newer messages)
                 ctx["snap"] = msg
             elif "snap" in ctx and not _newer(msg, ctx["snap"]):
                 return
@@ -313,29 +328,50 @@ async def _serve_socket(
             else:
                 await websocket.send_text(text)
             if msg.get("type") in ("snapshot", "event", "hand_end"):
-                ctx["last"] = (msg["hand_no"], msg["version"])
+                ctx["last"] = (msg["hand_no"], msg["version"], msg["type"] != "snapshot")
                 HAND.set(msg["hand_no"])
 
     snap: dict[str, Any] = await actor.snapshot(seat)
     closing = asyncio.Event()
+
+    async def resync() -> None:
+        """Send a fresh snapshot in place of what this socket missed; while the room has no
+        owner that answers (it is moving, the bus is away) ask again, every second at most,
+        forwarding nothing meanwhile (what arrives is covered by the snapshot or after it)."""
+        delay = 0.1
+        while not closing.is_set():
+            try:
+                fresh = await actor.snapshot(seat)
+            except GONE:
+                raise
+            except Exception as err:  # RoomError("unavailable"), the bus's errors
+                log.info("resync of seat %s delayed: %r", seat, err)
+                await asyncio.sleep(delay)
+                delay = min(1.0, delay * 2)
+                continue
+            await send(fresh)
+            return
 
     async def writer() -> None:
         try:
             while True:
                 text = await sub.get_text()
                 msg = json.loads(text)  # decoded once, only to route it
-                if msg.get("type") == "_takeover":
+                kind = msg.get("type")
+                if kind == "_takeover":
                     if msg.get("conn") != conn_id:
                         await send(_error("replaced", "this seat connected elsewhere"))
                         closing.set()
                         await websocket.close(4409)
                         return
                     continue
-                if _missed(msg, ctx.get("last")):  # a message was lost: resync
-                    with contextlib.suppress(RoomError):  # the room is moving: the next
-                        msg, text = await actor.snapshot(seat), None  # snapshot catches up
+                if kind == GAP or _missed(msg, ctx.get("last")):
+                    # the bus may have lost messages, or this one shows a loss: a fresh
+                    # snapshot (taken after ``msg`` was published) replaces it
+                    await resync()
+                    continue
                 await send(msg, text)
-        except (SubscriptionClosed, WebSocketDisconnect, RuntimeError):
+        except (SubscriptionClosed, RuntimeError, *GONE):
             pass
         if not closing.is_set():  # fell behind: the client must resync
             closing.set()

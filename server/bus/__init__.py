@@ -15,7 +15,9 @@ JSON once) or a ``str`` that already holds JSON text (passed through as is).
 Delivery is at-most-once: a subscription only sees messages published after
 ``await bus.subscribe(channel)`` returned; a lagging subscriber whose queue overflows is
 closed (its ``get`` raises :class:`SubscriptionClosed`), and clients recover by asking for a
-fresh snapshot.
+fresh snapshot. When a subscription may have missed messages without being closed (the Redis
+connection dropped and came back), it receives the marker ``{"type": "_gap"}`` (:data:`GAP`)
+once it is subscribed again: its reader should resynchronise. Publishers never send it.
 
 Usage::
 
@@ -31,6 +33,11 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator, Sequence
 from typing import Any, Protocol, runtime_checkable
+
+#: The ``type`` of the marker a subscription receives after it may have missed messages.
+GAP = "_gap"
+#: The marker's JSON text.
+GAP_TEXT = '{"type":"_gap"}'
 
 #: What may be published: a JSON-able dict, or the JSON text of one (sent as is).
 Payload = dict[str, Any] | str
@@ -138,6 +145,8 @@ def make_bus(redis_url: str | None, *, prefix: str = "zhuoji:") -> Bus:
 
 
 __all__ = [
+    "GAP",
+    "GAP_TEXT",
     "Bus",
     "BusError",
     "Payload",

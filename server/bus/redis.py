@@ -5,7 +5,9 @@ fans each message out to the local subscriptions of that channel. A channel is S
 when its first local subscription opens and UNSUBSCRIBEd when its last one closes;
 ``subscribe`` returns only after Redis confirmed, so later publishes are never missed.
 If the connection drops, redis-py reconnects and re-subscribes; messages published meanwhile
-are lost (pub/sub is at-most-once), and clients resynchronise from a snapshot.
+are lost (pub/sub is at-most-once): once a channel is subscribed again each of its local
+subscriptions receives the gap marker (:data:`server.bus.GAP_TEXT`), and clients
+resynchronise from a snapshot.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import redis.asyncio as aioredis
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from server.bus import BusError, Payload, encode
+from server.bus import GAP_TEXT, BusError, Payload, encode
 from server.bus._queue import DEFAULT_MAXSIZE, QueueSubscription
 
 log = logging.getLogger(__name__)
@@ -40,6 +42,9 @@ class RedisBus:
         self._lock = asyncio.Lock()
         self._reader: asyncio.Task[None] | None = None
         self._closed = False
+        #: Channels subscribed when the connection dropped: each gets the gap marker when
+        #: Redis confirms it again.
+        self._dropped: set[str] = set()
 
     async def publish(self, channel: str, message: Payload) -> int:
         """PUBLISH the JSON encoding of ``message`` on ``prefix + channel``; returns the
@@ -103,6 +108,7 @@ class RedisBus:
             local.discard(sub)
             if not local:
                 del self._subs[key]
+                self._dropped.discard(key)
                 if not self._closed:
                     with contextlib.suppress(RedisConnectionError, RedisTimeoutError):
                         await self._pubsub.unsubscribe(key)
@@ -114,7 +120,9 @@ class RedisBus:
             except asyncio.CancelledError:
                 raise
             except (RedisConnectionError, RedisTimeoutError, OSError) as exc:
-                log.warning("redis bus: connection lost (%s); reconnecting", exc)
+                if not self._dropped:
+                    log.warning("redis bus: connection lost (%s); reconnecting", exc)
+                self._dropped.update(self._subs)
                 await asyncio.sleep(0.5)
                 continue
             except RuntimeError:  # no connection yet (nothing subscribed)
@@ -130,6 +138,12 @@ class RedisBus:
                 for waiter in self._confirm.pop(key, []):
                     if not waiter.done():
                         waiter.set_result(None)
+                if key in self._dropped:  # subscribed again after a drop: say so
+                    self._dropped.discard(key)
+                    if not self._dropped:
+                        log.warning("redis bus: connection back")
+                    for sub in list(self._subs.get(key, ())):
+                        sub._deliver(GAP_TEXT)
 
     def subscriber_count(self, channel: str) -> int:
         """How many live subscriptions ``channel`` has in this process."""

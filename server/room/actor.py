@@ -34,7 +34,6 @@ shapes are documented in ``docs/protocol.md`` (models in :mod:`server.api.messag
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import logging
 import random
@@ -49,6 +48,7 @@ from redis.backoff import AbstractBackoff, EqualJitterBackoff
 
 from server.bus import transient as bus_transient
 from server.bus.memory import MemoryBus
+from server.room.bounded import settle
 from server.room.clock import Clock, RealClock, TimerHandle
 from server.room.errors import RoomError
 from server.room.phrases import PHRASE_SECONDS, PHRASES
@@ -257,6 +257,16 @@ class Rearm(Command):
 
 
 @dataclass
+class Stop(Command):
+    """End the actor's loop before the next command (see :meth:`RoomActor.stop`)."""
+
+
+@dataclass
+class PublishSnapshots(Command):
+    """Send every audience a fresh snapshot (a room taken over by this process)."""
+
+
+@dataclass
 class _SeatTimer:
     handle: TimerHandle
     deadline: float
@@ -264,6 +274,8 @@ class _SeatTimer:
     auto: bool
     started: float = 0.0
     limit: float = 0.0
+    #: When the prompt was (re)sent with this timer's deadline; see `_timer_trusted`.
+    sent: float = 0.0
 
 
 def replay_hand(
@@ -414,6 +426,13 @@ class RoomActor:
         self._parked: list[Command] = []
         #: Clock time of the last command handled (the manager unloads long-idle rooms).
         self.last_active = self.clock.now()
+        #: Set by :meth:`stop`: no command is started and nothing durable written any more.
+        self._stopping = False
+        #: Bus health (clock time): the last publish failed; when publishing worked again
+        #: after the last failure. A seat is timed out only by a timer that ran entirely
+        #: while the bus worked (otherwise its prompt may never have reached it).
+        self._bus_failing = False
+        self._bus_ok_since = 0.0
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -431,6 +450,7 @@ class RoomActor:
         """Start the actor's task; it deals the first hand unless a rebuilt hand is loaded."""
         if self.running:
             return
+        self._stopping = False
         self._task = asyncio.get_running_loop().create_task(self._run(), name=f"room-{self.code}")
 
     async def wait_started(self, timeout: float = 10.0) -> None:
@@ -438,22 +458,39 @@ class RoomActor:
         async with asyncio.timeout(timeout):
             await self._started.wait()
 
-    async def stop(self) -> None:
-        """Cancel timers and the task; the room can be rebuilt from the store later."""
-        for t in self._timers.values():
-            t.handle.cancel()
-        self._timers.clear()
+    async def stop(self, timeout: float = 2.0) -> bool:
+        """Stop the actor within about ``timeout`` seconds, whatever the bus or the store
+        do; the room can be rebuilt from the store later (by this or another process).
+
+        Timers are cancelled and the loop is told to stop by a command (:class:`Stop`): no
+        further command starts, nothing more is written (``_fenced`` refuses), and every
+        queued command's caller gets ``RoomError("unavailable")`` (a forwarded call then
+        goes to the room's next owner). The command in progress gets until ``timeout``;
+        then the task is cancelled and given a quarter of a second more; a task that
+        ignores even that (cancellation swallowed in a client library) is left behind
+        (:mod:`server.room.bounded`). Returns True if the task ended."""
+        self._stopping = True
+        self._cancel_timers()
         if self._ready_timer:
             self._ready_timer.cancel()
         self.vote.cancel()
         if self._rearm_timer is not None:
             self._rearm_timer.cancel()
             self._rearm_timer = None
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._task
+        task, ended = self._task, True
+        if task is not None:
+            self.inbox.put_nowait(Stop())
+            ended = await settle([task], timeout, what=f"room {self.code} actor")
             self._task = None
+        self._refuse_queued()
+        return ended
+
+    def _refuse_queued(self) -> None:
+        """Fail every queued command's caller with ``unavailable`` (the actor stopped)."""
+        while not self.inbox.empty():
+            fut = self.inbox.get_nowait().future
+            if fut is not None and not fut.done():
+                fut.set_exception(RoomError("unavailable", f"room {self.code} is moving"))
 
     async def idle(self, timeout: float = 10.0) -> None:
         """Wait (real time, at most ``timeout`` s) until the actor has nothing to do: inbox
@@ -468,6 +505,8 @@ class RoomActor:
 
     async def submit(self, cmd: Command) -> Any:
         """Put ``cmd`` in the inbox and wait for its result. Raises :class:`RoomError`."""
+        if self._stopping:
+            raise RoomError("unavailable", f"room {self.code} is moving")
         fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         cmd.future = fut
         self.inbox.put_nowait(cmd)
@@ -682,9 +721,34 @@ class RoomActor:
         """Publish ``messages`` in one round trip (``Bus.publish_many``), retried until the
         bus takes them (`_retry`): the room does not move on past events it could not
         publish. (A retried batch may reach some audiences twice; clients and relays drop
-        a versioned message that is not newer than what they have.)"""
+        a versioned message that is not newer than what they have.) Each attempt notes the
+        bus's health for the timers (`_timer_trusted`)."""
         if messages:
-            await self._retry(BUS, lambda: self.bus.publish_many(messages), write=False)
+            await self._retry(BUS, lambda: self._publish_once(messages), write=False)
+
+    async def _publish_once(self, messages: list[tuple[str, dict[str, Any]]]) -> None:
+        """One attempt of `_send`: the bus's errors propagate (and mark it failing)."""
+        try:
+            await self.bus.publish_many(messages)
+        except Exception:
+            self._bus_failing = True
+            raise
+        if self._bus_failing:
+            self._bus_failing = False
+            self._bus_ok_since = self.clock.now()
+
+    def _timer_trusted(self, timer: _SeatTimer) -> bool:
+        """Whether ``timer`` ran entirely while the bus worked: no publish failed since it
+        started (or since its prompt was sent again). Otherwise its prompt may never have
+        reached the seat, and no seat is timed out for a prompt it never received."""
+        return not self._bus_failing and self._bus_ok_since <= max(timer.started, timer.sent)
+
+    async def publish_snapshots(self) -> None:
+        """Send every audience that may listen a fresh snapshot, in the actor's order (so
+        later events' ``prev_version`` follows it): what a process that took the room over
+        does, since sockets may have missed what the previous owner never published. The
+        bus's errors propagate."""
+        await self.submit(PublishSnapshots())
 
     def _stamp(self, seat: int | None, message: dict[str, Any]) -> dict[str, Any]:
         """``message`` as sent to ``seat``'s audience. An ``event`` / ``hand_end`` gets
@@ -734,8 +798,14 @@ class RoomActor:
             else:
                 self._started.set()
             self._busy -= 1
-            while True:
+            while not self._stopping:
                 cmd = await self.inbox.get()
+                if self._stopping or isinstance(cmd, Stop):
+                    if cmd.future is not None and not cmd.future.done():
+                        cmd.future.set_exception(
+                            RoomError("unavailable", f"room {self.code} is moving")
+                        )
+                    break
                 if cmd.future is None and not isinstance(cmd, Start) and self.paused:
                     self._parked.append(cmd)  # resumed by `publish_room` once watched
                     continue
@@ -795,6 +865,13 @@ class RoomActor:
         match cmd:
             case Snapshot(seat=seat):
                 return self._snapshot(seat)
+            case PublishSnapshots():
+                await self._send(
+                    [
+                        (seat_channel(self.code, s), self._stamp(s, self._snapshot(s)))
+                        for s in self._listening()
+                    ]
+                )
             case Act(seat=seat, action=action, prompt=prompt):
                 await self._act(seat, action, prompt, cmd.future)
             case BotMove(seat=seat, window=window) | Timeout(seat=seat, window=window):
@@ -863,16 +940,37 @@ class RoomActor:
                 return
             source = "auto" if timer.auto else "timeout"
             action = self.game.default_action(self.state, seat)
+            if source == "timeout" and not self._timer_trusted(timer):
+                # The bus failed while this seat's time ran: its prompt may never have
+                # reached it. Send it again (a fresh snapshot) and give it a full new time.
+                self._set_timer(seat, window)
+                try:
+                    if self._has_listener(seat):
+                        await self._publish(seat, self._snapshot(seat))
+                    self._timers[seat].sent = self.clock.now()  # counts from delivery
+                except Exception as err:
+                    log.warning("room %s: seat %d's prompt not resent (%r)", self.code, seat, err)
+                return
             if source == "timeout":
+                bank = self.bank[seat]
                 self.bank[seat] = 0.0
                 # A claim timeout tells nobody that the seat could claim: no 托管 for it
                 # (the seat's next turn times out as any other, issue 16).
                 if self.game.prompt_kind(self.state) != "claim":
                     self.auto.add(seat)
-                    await self._publish_auto(seat)
+                    try:
+                        await self._publish_auto(seat)
+                    except Exception:  # nobody can be told: the seat is not timed out now
+                        self.auto.discard(seat)
+                        self.bank[seat] = bank
+                        self._set_timer(seat, window)
+                        raise
         try:
             await self._apply(seat, action, source, None)
         except RoomError as err:
+            if self._stopping:  # the room is moving: its next owner plays this seat
+                log.debug("room %s: %s action left to the next owner", self.code, source)
+                return
             if err.code in FAILURES:
                 raise  # not a refusal: the room is re-armed (`_run`)
             log.exception("room %s: %s action refused", self.code, source)
@@ -883,7 +981,10 @@ class RoomActor:
     # ------------------------------------------------------------------ hands
 
     async def _fenced(self, verify: bool = False) -> None:
-        """Before a durable write: refuse it if this process no longer holds the room."""
+        """Before a durable write: refuse it if this process no longer holds the room (or
+        is stopping it)."""
+        if self._stopping:
+            raise RoomError("unavailable", f"room {self.code} is moving")
         if self.lease_check is not None and not await self.lease_check(verify):
             raise RoomError("unavailable", f"room {self.code} moved to another server")
 
@@ -916,6 +1017,8 @@ class RoomActor:
         failures, began = 0, time.monotonic()
         try:
             while True:
+                if self._stopping:  # the room is moving: its next owner carries on
+                    raise RoomError("unavailable", f"room {self.code} is moving")
                 if write:
                     await self._fenced()
                 slow = (
@@ -998,7 +1101,7 @@ class RoomActor:
     def _schedule_rearm(self) -> None:
         """After a failed command: queue a :class:`Rearm` after a backoff delay (growing
         with consecutive failures, so a failure that repeats does not spin)."""
-        if self._rearm_timer is not None:
+        if self._rearm_timer is not None or self._stopping:
             return
         self._rearm_failures += 1
         delay = self.backoff.compute(min(self._rearm_failures, 8))

@@ -40,8 +40,10 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
-from server.bus import Bus, Subscription, SubscriptionClosed
+from server.bus import GAP, Bus, Subscription, SubscriptionClosed
+from server.bus import transient as bus_transient
 from server.room.actor import RoomError
+from server.room.bounded import settle
 
 log = logging.getLogger(__name__)
 
@@ -53,9 +55,19 @@ class NoOwner(Exception):
     """Nobody listens on the room's command channel (no live owner right now)."""
 
 
+def unreachable(err: BaseException) -> bool:
+    """True for the errors of Redis being away (refused, dropped, timed out, no owner
+    answering): an outage to log as a warning, not a bug's traceback."""
+    return bus_transient(err) or isinstance(err, (NoOwner, TimeoutError))
+
+
 def command_channel(code: str) -> str:
     """The bus channel on which the owner of room ``code`` receives forwarded calls."""
     return f"room:{code}:cmd"
+
+
+#: Where a stopping process announces the rooms it released (``{"rooms", "process"}``).
+RELEASED_CHANNEL = "cluster:released"
 
 
 def new_process_id() -> str:
@@ -106,16 +118,25 @@ class Lease:
         self.valid_until = 0.0
         self.generation: int | None = None
         self.lost = False
+        #: True once :meth:`release` deleted the key (the room is free for others now).
+        self.released = False
         self._on_lost = on_lost
 
     async def acquire(self) -> bool:
         """Take the lease if it is free (``SET NX PX``); on success it is renewed with the
-        process's other leases until :meth:`release`."""
+        process's other leases until :meth:`release`. False if it is not free, if Redis
+        cannot be asked, or if this process is stopping."""
         cluster = self.cluster
+        if cluster.stopping:
+            return False
         sent = asyncio.get_running_loop().time()
-        ok = await cluster.redis.set(
-            self.key, cluster.process_id, nx=True, px=int(cluster.lease_seconds * 1000)
-        )
+        try:
+            ok = await cluster.redis.set(
+                self.key, cluster.process_id, nx=True, px=int(cluster.lease_seconds * 1000)
+            )
+        except (OSError, aioredis.RedisError) as exc:  # Redis away: not ours (yet)
+            log.debug("room %s: lease not taken (%s)", self.code, exc)
+            return False
         if not ok:
             return False
         self.valid_until = sent + cluster.lease_seconds
@@ -136,7 +157,7 @@ class Lease:
         compare-and-extend round trip. Returns False, and reports the loss, if it is gone
         or someone else's; False also if Redis cannot be asked (then nothing is proven, and
         nothing should be written)."""
-        if self.lost:
+        if self.lost or self.cluster.stopping:  # a stopping process writes nothing more
             return False
         if self.held and not verify:
             return True
@@ -168,7 +189,8 @@ class Lease:
             return
         self.lost = True
         with contextlib.suppress(aioredis.RedisError, OSError):
-            await self.cluster.redis.eval(_RELEASE, 1, self.key, self.cluster.process_id)
+            deleted = await self.cluster.redis.eval(_RELEASE, 1, self.key, self.cluster.process_id)
+            self.released = bool(deleted)
 
 
 class Cluster:
@@ -208,6 +230,11 @@ class Cluster:
         self._reply_sub: Subscription | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
         self._servers: dict[str, tuple[Subscription, asyncio.Task[None]]] = {}
+        #: Set by :meth:`stop_renewing`: no lease is renewed, taken or trusted any more.
+        self.stopping = False
+        #: Called with the codes another process released when it stopped.
+        self.on_released: Callable[[list[str]], Awaitable[None]] | None = None
+        self._released_sub: Subscription | None = None
 
     @property
     def reply_channel(self) -> str:
@@ -219,31 +246,55 @@ class Cluster:
         return f"{self.prefix}lease:{code}"
 
     async def start(self) -> None:
-        """Subscribe to this process's reply channel."""
+        """Subscribe to this process's reply channel and to :data:`RELEASED_CHANNEL`."""
         self._reply_sub = await self.bus.subscribe(self.reply_channel)
         self._spawn(self._read_replies(self._reply_sub))
+        self._released_sub = await self.bus.subscribe(RELEASED_CHANNEL)
+        self._spawn(self._read_released(self._released_sub))
+
+    def stop_renewing(self) -> None:
+        """The process is stopping: renew no lease any more, take none, and trust none
+        before a write (:meth:`Lease.ensure` answers False), so nothing more is written
+        under them; they are then released (:meth:`Lease.release`) or lapse."""
+        self.stopping = True
+        if self._renewer is not None:
+            self._renewer.cancel()  # not awaited: see close()
+
+    async def announce_released(self, codes: list[str]) -> None:
+        """Tell the other processes that this one released rooms ``codes`` (it is
+        stopping), so they take them over now rather than when the leases would lapse."""
+        await self.bus.publish(RELEASED_CHANNEL, {"rooms": codes, "process": self.process_id})
+
+    async def _read_released(self, sub: Subscription) -> None:
+        async for msg in sub:
+            codes = msg.get("rooms")
+            if msg.get("process") == self.process_id or not isinstance(codes, list):
+                continue
+            if self.on_released is not None and not self.stopping:
+                try:
+                    await self.on_released([str(c) for c in codes])
+                except Exception:
+                    log.exception("taking released rooms failed")
 
     async def close(self) -> None:
         """Stop serving, renewing and reading; fail pending requests; close the Redis
-        client. (Leases are not released here: their owner releases them.)"""
-        if self._renewer is not None:
-            self._renewer.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._renewer
-            self._renewer = None
-        for code in list(self._servers):
-            await self.stop_serving(code)
-        if self._reply_sub is not None:
-            await self._reply_sub.close()
-        for task in list(self._tasks):
-            task.cancel()
-        for task in list(self._tasks):
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+        client. (Leases are not released here: their owner releases them.) Every wait is
+        bounded (a second or so in all, :func:`server.room.bounded.settle`), whatever
+        Redis does."""
+        self.stop_renewing()
         for fut in self._pending.values():
             if not fut.done():
                 fut.set_exception(RoomError("unavailable", "server shutting down"))
-        await self.redis.aclose()
+        renewer, self._renewer = self._renewer, None
+        await settle([renewer] if renewer is not None else [], 0.1, what="lease renewer")
+        await settle([self.stop_serving(c) for c in list(self._servers)], 0.3, what="server")
+        subs = [s for s in (self._reply_sub, self._released_sub) if s is not None]
+        await settle([s.close() for s in subs], 0.2, what="subscription")
+        tasks = list(self._tasks)
+        for task in tasks:
+            task.cancel()
+        await settle(tasks, 0.2, what="cluster task")
+        await settle([self.redis.aclose()], 0.3, what="redis client")
 
     def _spawn(self, coro: Awaitable[Any]) -> asyncio.Task[Any]:
         task = asyncio.ensure_future(coro)
@@ -274,6 +325,8 @@ class Cluster:
     async def renew_all(self, leases: list[Lease] | None = None) -> None:
         """Renew ``leases`` (default: all this process holds) in one script call; a lease
         found gone or someone else's is reported lost. Raises redis-py's errors."""
+        if self.stopping:
+            return
         batch = list(self._leases.values()) if leases is None else leases
         batch = [lease for lease in batch if not lease.lost]
         if not batch:
@@ -294,7 +347,7 @@ class Cluster:
         loop = asyncio.get_running_loop()
         interval = self.lease_seconds / 3
         due = loop.time() + interval
-        while True:
+        while not self.stopping:
             await asyncio.sleep(max(0.0, due - loop.time()))
             now = loop.time()
             self.lag = now - due
@@ -324,7 +377,8 @@ class Cluster:
     ) -> Any:
         """Run ``call(**kwargs)`` on the owner of room ``code`` and return its result.
 
-        Raises :class:`NoOwner` if nobody serves the room's command channel,
+        Raises :class:`NoOwner` if nobody serves the room's command channel (or the bus
+        cannot be reached),
         ``TimeoutError`` if the owner did not answer in ``timeout`` seconds, and
         :class:`RoomError` for a call the owner refused.
         """
@@ -332,10 +386,13 @@ class Cluster:
         fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._pending[req_id] = fut
         try:
-            receivers = await self.bus.publish(
-                command_channel(code),
-                {"id": req_id, "reply": self.reply_channel, "call": call, "kwargs": kwargs},
-            )
+            try:
+                receivers = await self.bus.publish(
+                    command_channel(code),
+                    {"id": req_id, "reply": self.reply_channel, "call": call, "kwargs": kwargs},
+                )
+            except (OSError, aioredis.RedisError) as exc:  # the bus is away: nobody answers
+                raise NoOwner(code) from exc
             if receivers == 0:
                 raise NoOwner(code)
             async with asyncio.timeout(timeout):
@@ -345,6 +402,8 @@ class Cluster:
 
     async def _read_replies(self, sub: Subscription) -> None:
         async for msg in sub:
+            if msg.get("type") == GAP:
+                continue
             fut = self._pending.get(str(msg.get("id")))
             if fut is None or fut.done():
                 continue
@@ -377,6 +436,8 @@ class Cluster:
     async def _serve(self, sub: Subscription, handler: CallHandler) -> None:
         with contextlib.suppress(SubscriptionClosed):
             async for msg in sub:
+                if msg.get("type") == GAP:
+                    continue
                 # One task per call, created in arrival order: each reaches the actor's
                 # inbox before the next starts, and a slow call does not block the others.
                 self._spawn(self._answer(msg, handler))

@@ -35,10 +35,10 @@ from server.room.actor import (
     prompt_of_log,
     replay_hand,
     replay_link,
-    seat_channel,
 )
+from server.room.bounded import settle
 from server.room.clock import Clock, RealClock
-from server.room.cluster import Cluster, Lease, NoOwner
+from server.room.cluster import Cluster, Lease, NoOwner, unreachable
 from server.rules.registry import DEFAULT_GAME, UnknownGame, find_game
 from server.rules.types import Action
 from server.store import transient as store_transient
@@ -175,6 +175,8 @@ class RoomManager:
         self._watcher: asyncio.Task[None] | None = None
         #: The watcher's takeover / presence task of each room, while it runs.
         self._busy: dict[str, asyncio.Task[None]] = {}
+        #: Set by :meth:`close`: no room is taken any more.
+        self._closing = False
 
     async def start(self) -> None:
         """In a cluster: join it and start watching the leases of rooms with sockets here.
@@ -182,6 +184,7 @@ class RoomManager:
         if self.unload_every and self._unloader is None:
             self._unloader = asyncio.create_task(self._unload_loop(), name="room-unloader")
         if self.cluster is not None and self._watcher is None:
+            self.cluster.on_released = self._adopt
             await self.cluster.start()
             self._watcher = asyncio.create_task(self._watch(), name="lease-watcher")
 
@@ -205,7 +208,8 @@ class RoomManager:
     async def create_room(self, options: dict[str, Any], game: str = DEFAULT_GAME) -> RoomActor:
         """Validate ``options`` for ``game`` (``pydantic.ValidationError``), store a new room,
         return its actor (not started: seats are empty). Raises ``RoomError`` ``bad_request``
-        for an unknown game."""
+        for an unknown game, ``unavailable`` in a cluster when the room's lease cannot be
+        taken (Redis unreachable, or this process is stopping)."""
         try:
             rules = find_game(game)
         except UnknownGame as err:
@@ -221,8 +225,10 @@ class RoomManager:
             )
             if self.new_seed is not None:
                 actor.new_seed = self.new_seed
-            if self.cluster is not None:
-                await self._hold(code, actor)
+            if self.cluster is not None and not await self._hold(code, actor):
+                # Redis away or this process stopping: the room stays in the store, run
+                # by whoever is asked for it next (no actor runs here without the lease)
+                raise RoomError("unavailable", "no server can take the room right now")
             self.rooms[code] = actor
             return actor
         raise RoomError("internal", "could not find a free room code")
@@ -288,6 +294,8 @@ class RoomManager:
         on, and what it logged before is in what we replay; the actor logs the generation
         with each action and proves the lease is held before each durable write."""
         assert self.cluster is not None
+        if self._closing:  # a stopping process takes no room
+            return False
         lease = self.cluster.lease(code, lambda: self._lost(code, lease))
         if not await lease.acquire():
             return False
@@ -322,12 +330,16 @@ class RoomManager:
             actor.start()
             await actor.wait_started(self.start_wait)
             # Sockets relayed here or elsewhere may have missed events the previous owner
-            # logged but never published: give every audience a fresh snapshot.
-            snapshots = [
-                (seat_channel(code, s), await actor.snapshot(s))
-                for s in [*range(actor.players), None]
-            ]
-            await self.bus.publish_many(snapshots)
+            # logged but never published: give every audience a fresh snapshot (stamped by
+            # the actor, so the next event's prev_version follows it). If the bus fails now,
+            # the relays resync when it is back (a bus gap) and no timer runs out on a
+            # prompt nobody saw (the actor's timers wait for the bus, `_timer_trusted`).
+            try:
+                await actor.publish_snapshots()
+            except RoomError:
+                raise
+            except Exception as err:
+                log.warning("room %s: takeover snapshots not sent (%r)", code, err)
         log.info("room %s: now run by %s", code, self.cluster.process_id)
         return actor
 
@@ -342,7 +354,7 @@ class RoomManager:
         if self.cluster is not None:
             await self.cluster.stop_serving(code)
         if actor is not None:
-            await actor.stop()
+            await actor.stop(timeout=0.5)  # it can write nothing more (its lease is gone)
             if actor.status in ("open", "playing", "between"):
                 try:
                     await self.get(code)  # a handle if another process holds it now
@@ -420,6 +432,12 @@ class RoomManager:
         actor = self.rooms.get(code)
         if actor is None:
             raise RoomError("unavailable", f"room {code} moved to another server")
+        lease = self._leases.get(code)
+        if lease is not None and not lease.held and not await lease.ensure():
+            # renewals were late (e.g. Redis was away): prove the room is still ours before
+            # answering, so a room rebuilt elsewhere meanwhile is never contradicted by
+            # this stale copy (e.g. an older snapshot); the caller asks the next owner
+            raise RoomError("unavailable", f"room {code} moved to another server")
         if call == "join":
             profile = kwargs.get("profile_id")
             seated = await self.join(
@@ -475,8 +493,11 @@ class RoomManager:
                         self._background(code, h.publish_room())
             except asyncio.CancelledError:
                 raise
-            except Exception:
-                log.exception("lease watcher")
+            except Exception as err:
+                if unreachable(err):
+                    log.warning("lease watcher: Redis unreachable (%s)", err)
+                else:
+                    log.exception("lease watcher")
 
     def _background(self, code: str, coro: Coroutine[Any, Any, Any]) -> None:
         """Run the watcher's work on room ``code`` in its own task, one at a time per room
@@ -490,8 +511,11 @@ class RoomManager:
                 await coro
             except RoomError as err:  # e.g. the database is away: the next round retries
                 log.warning("room %s: lease watcher: %s (%s)", code, err.code, err.message)
-            except Exception:
-                log.exception("room %s: lease watcher", code)
+            except Exception as err:
+                if unreachable(err):
+                    log.warning("room %s: lease watcher: Redis unreachable (%s)", code, err)
+                else:
+                    log.exception("room %s: lease watcher", code)
             finally:
                 self._busy.pop(code, None)
 
@@ -682,31 +706,55 @@ class RoomManager:
             except Exception:
                 log.exception("unloading rooms")
 
-    async def close(self) -> None:
-        """Stop every actor (their rooms stay in the store), then release their leases so
-        other processes can take the rooms over at once."""
-        if self._unloader is not None:
-            self._unloader.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._unloader
-            self._unloader = None
-        if self._watcher is not None:
-            self._watcher.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._watcher
-            self._watcher = None
-        for task in list(self._busy.values()):
+    async def close(self, timeout: float = 3.0) -> None:
+        """Stop every actor (their rooms stay in the store) and release their leases so
+        other processes take the rooms over at once, within about ``timeout`` seconds
+        whatever Redis or the store do (every wait is bounded, :mod:`server.room.bounded`).
+
+        In order: stop watching and renewing (a stopping process keeps no lease alive), stop
+        answering forwarded calls, stop the actors by a command and a deadline (half the
+        time; a queued call is refused with ``unavailable`` and goes to the next owner),
+        release the leases (one round trip each, at once), tell the other processes which
+        rooms were released (they take them at once, :meth:`_adopt`), close the cluster."""
+        loop = asyncio.get_running_loop()
+        end = loop.time() + timeout
+        self._closing = True
+        background = [
+            t for t in [self._watcher, self._unloader, *self._busy.values()] if t is not None
+        ]
+        self._watcher = self._unloader = None
+        for task in background:
             task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
-        for actor in list(self.rooms.values()):
-            await actor.stop()
+        await settle(background, 0.1, grace=0.1, what="lease watcher")
+        if self.cluster is not None:
+            self.cluster.stop_renewing()
+            codes = list(self._leases)
+            await settle(
+                [self.cluster.stop_serving(c) for c in codes], 0.2, grace=0.05, what="server"
+            )
+        actors = list(self.rooms.values())
+        budget = max(0.2, (end - loop.time()) / 2)
+        await settle([a.stop(budget) for a in actors], budget + 0.3, grace=0.05, what="actor")
         self.rooms.clear()
-        for lease in list(self._leases.values()):
-            await lease.release()
+        leases = list(self._leases.items())
         self._leases.clear()
         if self.cluster is not None:
-            await self.cluster.close()
+            left = max(0.2, end - loop.time())
+            await settle([lease.release() for _, lease in leases], left / 2, what="lease release")
+            released = [code for code, lease in leases if lease.released]
+            if released:
+                await settle([self.cluster.announce_released(released)], 0.2, what="announce")
+            await settle([self.cluster.close()], max(0.1, end - loop.time()), what="cluster")
+
+    async def _adopt(self, codes: list[str]) -> None:
+        """Another process released rooms ``codes`` (it is stopping): take the unfinished
+        ones at once rather than when their leases would have lapsed (every process that
+        heard it tries; the lease's ``SET NX`` picks one)."""
+        if self._closing:
+            return
+        for code in codes:
+            if code not in self.rooms:
+                self._background(code, self.get(code))
 
 
 def _free_seats(actor: RoomActor) -> list[int]:

@@ -168,7 +168,13 @@ def test_actions_carry_prompt_and_stale_prompt_is_quiet(live: LiveServer, browse
 
 def test_old_versions_dropped_and_lost_message_resynced(live: LiveServer, browser: Any) -> None:
     ctx, page = new_page(browser)
-    route: dict[str, Any] = {"drop": False, "dropped": [], "events": [], "client": None}
+    route: dict[str, Any] = {
+        "drop": False,
+        "unknown_prev": False,
+        "dropped": [],
+        "events": [],
+        "client": None,
+    }
 
     def on_route(ws: Any) -> None:
         server = ws.connect_to_server()
@@ -178,6 +184,10 @@ def test_old_versions_dropped_and_lost_message_resynced(live: LiveServer, browse
         def from_server(m: Any) -> None:
             msg = json.loads(m)
             if msg.get("type") == "event":
+                if route["unknown_prev"]:  # as if sent by an owner that does not know
+                    route["unknown_prev"] = False
+                    msg["prev_version"] = None
+                    m = json.dumps(msg)
                 if route["drop"]:
                     route["drop"] = False
                     route["dropped"].append(msg)
@@ -235,6 +245,16 @@ def test_old_versions_dropped_and_lost_message_resynced(live: LiveServer, browse
         assert state(page, "syncCount") == 1  # no needless sync either
         # the page still plays
         discard_one(page)
+
+        # 3. a newer event without a usable prev_version (null): the page cannot tell
+        # whether it missed something, so it resyncs (sync -> snapshot)
+        wait_turn(page)
+        route["unknown_prev"] = True
+        discard_one(page)
+        page.wait_for_function("window.__gy.syncCount === 2", timeout=10000)
+        page.wait_for_function("!window.__gy.syncPending", timeout=10000)
+        syncs = [m for w, m in log if w == "sent" and m.get("type") == "sync"]
+        assert len(syncs) == 2
         assert not page.errors, page.errors  # type: ignore[attr-defined]
     finally:
         ctx.close()

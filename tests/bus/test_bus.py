@@ -5,14 +5,17 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import pytest
+from redis.exceptions import ConnectionError as RedisConnectionError
 
-from server.bus import Bus, Subscription, SubscriptionClosed, make_bus
+from server.bus import GAP, GAP_TEXT, Bus, Subscription, SubscriptionClosed, make_bus
 from server.bus.memory import MemoryBus
 from server.bus.redis import RedisBus
 from tests.redis_proxy import CountingProxy
+from tests.redis_server import RedisServer
 
 
 @pytest.fixture(
@@ -241,3 +244,28 @@ async def test_redis_publish_many_is_one_round_trip(redis_url: str) -> None:
         await bus.close()
         await listener.close()
         await proxy.close()
+
+
+async def test_redis_bus_says_gap_after_the_connection_came_back(tmp_path: Path) -> None:
+    """Redis restarted (empty) under a subscription: the subscription is not closed, it is
+    subscribed again and first receives the gap marker, then what is published after."""
+    server = RedisServer(tmp_path / "redis.log")
+    server.start()
+    bus = RedisBus(server.url, prefix="gap:")
+    try:
+        sub = await bus.subscribe("room:A")
+        other = await bus.subscribe("room:B")
+        await bus.publish("room:A", {"n": 1})
+        assert await sub.get(timeout=2) == {"n": 1}
+        server.stop()
+        with pytest.raises(RedisConnectionError):  # lost: pub/sub keeps nothing
+            await bus.publish("room:A", {"n": 2})
+        server.start()
+        assert await sub.get(timeout=10) == {"type": GAP}
+        assert await other.get_text(timeout=10) == GAP_TEXT
+        await bus.publish("room:A", {"n": 3})
+        assert await sub.get(timeout=2) == {"n": 3}
+        assert not sub.overflowed
+    finally:
+        await bus.close()
+        server.stop()

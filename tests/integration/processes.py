@@ -4,6 +4,7 @@ on a free port, and a scripted WebSocket player that reconnects when its server 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import signal
@@ -107,6 +108,8 @@ class Player:
     last: dict[str, Any] | None = None
     snapshots: list[dict[str, Any]] = field(default_factory=list)
     reconnects: int = 0
+    #: Versioned messages (snapshot, event, hand_end) received, in order.
+    received: list[dict[str, Any]] = field(default_factory=list)
     paused: asyncio.Event = field(default_factory=asyncio.Event)
     resume: asyncio.Event = field(default_factory=asyncio.Event)
     _ws: ClientConnection | None = None
@@ -131,16 +134,35 @@ class Player:
                     raise
                 await asyncio.sleep(0.1)
 
+    async def send(self, message: dict[str, Any]) -> None:
+        """Send ``message`` on the current socket (alongside :meth:`play`)."""
+        assert self._ws is not None
+        await self._ws.send(json.dumps(message))
+
     async def close(self) -> None:
         """Close the socket."""
         if self._ws is not None:
             await self._ws.close()
 
     def _see(self, msg: dict[str, Any]) -> None:
+        if msg.get("type") in ("snapshot", "event", "hand_end") and (
+            not self.received or msg is not self.received[-1]
+        ):
+            self.received.append(msg)
         if msg.get("type") == "snapshot":
             self.snapshots.append(msg)
         if msg.get("type") in ("snapshot", "event"):
             self.last = msg
+
+    async def play_on(self) -> None:
+        """Play hand after hand (``ready`` after each) until cancelled or the session ends."""
+        while True:
+            end = await self.play()
+            if end.get("next_hand") is None:
+                return
+            with contextlib.suppress(ConnectionClosed):
+                assert self._ws is not None
+                await self._ws.send(json.dumps({"type": "ready"}))
 
     async def play(self) -> dict[str, Any]:
         """Play until this seat receives ``hand_end``; returns it."""
@@ -162,6 +184,7 @@ class Player:
                 answered = None
             if kind == "error":
                 assert msg["code"] in TRANSIENT, msg
+                await asyncio.sleep(0.2)  # e.g. the room is moving: not at full speed
                 await self._ws.send(json.dumps({"type": "sync"}))
                 answered = None
                 continue

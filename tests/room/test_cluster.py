@@ -310,18 +310,26 @@ async def test_a_lapsed_lease_nobody_took_is_taken_back(store: Any, redis_url: s
 @pytest.mark.parametrize(
     ("msg", "last", "missed"),
     [
-        ({"type": "event", "hand_no": 1, "version": 5, "prev_version": 4}, (1, 4), False),
-        ({"type": "event", "hand_no": 1, "version": 6, "prev_version": 4}, (1, 5), False),
-        ({"type": "event", "hand_no": 1, "version": 7, "prev_version": 6}, (1, 4), True),
-        ({"type": "hand_end", "hand_no": 1, "version": 9, "prev_version": 8}, (1, 7), True),
-        ({"type": "event", "hand_no": 1, "version": 7, "prev_version": None}, (1, 2), False),
-        ({"type": "event", "hand_no": 2, "version": 1, "prev_version": 0}, (1, 30), True),
+        ({"type": "event", "hand_no": 1, "version": 5, "prev_version": 4}, (1, 4, True), False),
+        # after a snapshot prev_version may be lower (private events count in its version)
+        ({"type": "event", "hand_no": 1, "version": 6, "prev_version": 4}, (1, 5, False), False),
+        # ... but after an event the next one must follow it exactly
+        ({"type": "event", "hand_no": 1, "version": 6, "prev_version": 4}, (1, 5, True), True),
+        ({"type": "event", "hand_no": 1, "version": 7, "prev_version": 6}, (1, 4, False), True),
+        ({"type": "hand_end", "hand_no": 1, "version": 9, "prev_version": 8}, (1, 7, True), True),
+        # no usable prev_version (e.g. the room was just rebuilt): resync
+        ({"type": "event", "hand_no": 1, "version": 7, "prev_version": None}, (1, 2, True), True),
+        ({"type": "event", "hand_no": 1, "version": 3, "prev_version": None}, (1, 2, False), True),
+        ({"type": "event", "hand_no": 1, "version": 3}, (1, 2, False), True),
+        # already covered by what was sent: not a gap (the relay drops it)
+        ({"type": "event", "hand_no": 1, "version": 5, "prev_version": 4}, (1, 5, True), False),
+        ({"type": "event", "hand_no": 2, "version": 1, "prev_version": 0}, (1, 30, True), True),
         ({"type": "event", "hand_no": 1, "version": 3, "prev_version": 2}, None, False),
-        ({"type": "room", "room": {}}, (1, 2), False),
+        ({"type": "room", "room": {}}, (1, 2, True), False),
     ],
 )
 def test_missed_message_detection(
-    msg: dict[str, Any], last: tuple[int, int] | None, missed: bool
+    msg: dict[str, Any], last: tuple[int, int, bool] | None, missed: bool
 ) -> None:
     assert _missed(msg, last) is missed
 
@@ -362,6 +370,64 @@ async def test_an_unloaded_room_frees_its_lease_for_any_process(store: Any, redi
         assert (await a.info(code))["status"] == "playing"  # asked through A: a handle
         assert code in a._handles
         assert await a.unload_idle() == [] and code not in a._handles  # no socket on A
+    finally:
+        await a.close()
+        await b.close()
+        await store_b.close()
+        for bus in buses:
+            await bus.close()
+
+
+async def test_a_closing_manager_releases_its_rooms_and_another_takes_them_at_once(
+    store: Any, redis_url: str
+) -> None:
+    """``RoomManager.close`` stops renewing, stops the actor, releases the lease and
+    announces it: the other process takes the room at once (its lease time is 30 s, so a
+    lapse would take far longer), at the version and prompt the closed owner had reached,
+    and nothing is written under the old lease after the close began."""
+    from server.room.actor import Timing
+    from server.room.manager import RoomManager
+    from server.store import Store
+
+    timing = Timing(claim_seconds=300, turn_seconds=300, claim_min_ms=0, ready_seconds=300)
+    prefix = f"zjtest:{secrets.token_hex(4)}:"
+    buses = [RedisBus(redis_url, prefix=prefix) for _ in range(2)]
+    clusters = [Cluster(redis_url, b, lease_seconds=30, prefix=prefix) for b in buses]
+    store_b = Store(store.url)
+    a = RoomManager(store, buses[0], timing=timing, cluster=clusters[0])
+    b = RoomManager(store_b, buses[1], timing=timing, cluster=clusters[1])
+    a.new_seed = b.new_seed = lambda: "close-seed"
+    await a.start()
+    await b.start()
+    try:
+        actor_a = await a.create_room({"hands": 4})
+        code = actor_a.code
+        for name in ("ann", "bob", "cy", "dee"):
+            await a.join(code, name)
+        snap = await actor_a.snapshot(0)
+        logged = len(await store.hand_actions(code, 1))
+        key = clusters[0].lease_key(code)
+        assert await clusters[1].redis.get(key) == clusters[0].process_id
+
+        started = time.monotonic()
+        await a.close(timeout=2.0)
+        assert time.monotonic() - started < 2.5
+        assert clusters[0].stopping and clusters[0].leases == {}
+        assert not actor_a.running and a.rooms == {}
+        await _until(lambda: code in b.rooms, timeout=2.0)  # announced: no lapse needed
+        assert await clusters[1].redis.get(key) == clusters[1].process_id
+        actor_b = b.rooms[code]
+        await actor_b.wait_started()
+        again = await actor_b.snapshot(0)
+        assert (again["version"], again["prompt"], again["view"]) == (
+            snap["version"],
+            snap["prompt"],
+            snap["view"],
+        )
+        assert len(await store.hand_actions(code, 1)) == logged
+        with pytest.raises(RoomError) as late:  # the stopped actor takes no command
+            await actor_a.mark_ready(0)
+        assert late.value.code == "unavailable"
     finally:
         await a.close()
         await b.close()
