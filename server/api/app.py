@@ -117,6 +117,24 @@ def _unknown_room(code: str) -> HTTPException:
     return HTTPException(404, {"code": "unknown_room", "message": f"no room {code}"})
 
 
+async def _seated_human(rooms: RoomManager, code: str, authorization: str | None) -> None:
+    """Check that ``authorization`` (``Bearer <seat token>``) holds a human seat of room
+    ``code`` (managing its bots needs one). Raises HTTPException 404 ``unknown_room`` (also
+    without a token), 401 ``token_required`` (with ``WWW-Authenticate: Bearer``), and
+    :class:`RoomError` ``bad_token`` from ``authenticate``."""
+    if not valid_code(code):
+        raise _unknown_room(code)
+    token = bearer(authorization)
+    if token is None:
+        await rooms.info(code)  # an unknown room is still a 404
+        raise HTTPException(
+            401,
+            {"code": "token_required", "message": "a seated player's token is needed"},
+            headers={"WWW-Authenticate": "Bearer"},
+        )
+    await rooms.authenticate(code, token)
+
+
 def _http_error(err: RoomError) -> HTTPException:
     return HTTPException(_STATUS.get(err.code, 400), {"code": err.code, "message": err.message})
 
@@ -408,18 +426,8 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         404 ``unknown_room``, 409 ``room_full``; 429 beyond ``JOINS_PER_MINUTE``."""
         if (refused := await _limited(request, "joins", "joins")) is not None:
             return refused
-        if not valid_code(code):
-            raise _unknown_room(code)
-        token = bearer(authorization)
         try:
-            if token is None:
-                await rooms.info(code)  # an unknown room is still a 404
-                raise HTTPException(
-                    401,
-                    {"code": "token_required", "message": "a seated player's token is needed"},
-                    headers={"WWW-Authenticate": "Bearer"},
-                )
-            await rooms.authenticate(code, token)
+            await _seated_human(rooms, code, authorization)
             seats = await rooms.add_bots(code, body.count, body.seat)
         except RoomError as err:
             raise _http_error(err)
@@ -444,18 +452,8 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         ``JOINS_PER_MINUTE``."""
         if (refused := await _limited(request, "joins", "joins")) is not None:
             return refused
-        if not valid_code(code):
-            raise _unknown_room(code)
-        token = bearer(authorization)
         try:
-            if token is None:
-                await rooms.info(code)
-                raise HTTPException(
-                    401,
-                    {"code": "token_required", "message": "a seated player's token is needed"},
-                    headers={"WWW-Authenticate": "Bearer"},
-                )
-            await rooms.authenticate(code, token)
+            await _seated_human(rooms, code, authorization)
             await rooms.remove_bot(code, seat)
         except RoomError as err:
             raise _http_error(err)
