@@ -284,3 +284,40 @@ async def test_a_claimed_seat_moves_to_its_profiles_row(store: Store) -> None:
         assert (
             await conn.execute(select(Player.profile_id).where(Player.seat == 0))
         ).scalar_one() == ann.id
+
+
+async def test_the_cli_shows_and_takes_profile_ids(store: Store, database_url: str) -> None:
+    import json
+
+    from tests.store.test_admin_cli import _cli
+
+    ann1, _ = await pr.create_profile(store, "ann")
+    ann2, _ = await pr.create_profile(store, "ann")
+    await seat_room(
+        store,
+        "C1",
+        [("ann", ann1.id, False), ("ann", ann2.id, False), ("ann", None, False), ("x", None, True)],
+        2,
+    )
+    want = (await q.leaderboard(store))[0]
+    assert sorted(r["profile"] or 0 for r in want) == [0, ann1.id, ann2.id]
+    out = _cli(database_url, "leaderboard", "--csv")
+    assert out.returncode == 0, out.stderr
+    board = list(csv.DictReader(io.StringIO(out.stdout)))
+    assert [
+        (int(r["profile"]) if r["profile"] else None, r["player"], int(r["points"]), r["bot"])
+        for r in board
+    ] == [(r["profile"], r["player"], r["points"], "false") for r in want]
+
+    out = _cli(database_url, "player", f"#{ann2.id}")
+    assert out.returncode == 0, out.stderr
+    lines = [json.loads(line) for line in out.stdout.splitlines()]
+    assert lines[0] == await q.player_totals(store, None, profile=ann2.id)
+    assert (lines[0]["profile"], lines[0]["hands"]) == (ann2.id, 2)
+    assert [h["seat"] for h in lines[1:]] == [1, 1]
+    out = _cli(database_url, "player", "ann")  # the seat without profile only
+    lines = [json.loads(line) for line in out.stdout.splitlines()]
+    assert (lines[0]["profile"], lines[0]["hands"]) == (None, 2)
+    assert [h["seat"] for h in lines[1:]] == [2, 2]
+    out = _cli(database_url, "player", "--profile", str(10**9))
+    assert out.returncode == 1 and "unknown profile" in out.stderr
