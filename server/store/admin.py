@@ -726,7 +726,9 @@ async def leaderboard(
     apart). Row: ``{"rank", "profile" (id, ``None`` for a name row), "player" (the profile's
     current display name, ``profiles.name``, or the seat name), "bot", "points", "hands",
     "wins"}``; ties by points are ordered name rows first (by name), then by profile id. The
-    whole board is of the first page's snapshot."""
+    whole board is of the first page's snapshot (rows are keyed by ids, so a profile renamed
+    between pages keeps its place; only a seat claimed by a profile between pages,
+    :func:`server.store.profiles.claim_seat`, moves from its name's row to the profile's)."""
     cur = decode_cursor("leaderboard", cursor)
     after = _board_key(cur) if cur is not None else None
     n = _limit(limit)

@@ -264,6 +264,22 @@ async def test_pages_of_the_board_by_profile_return_each_row_once(store: Store) 
     )
     assert live[(None, "old0")]["points"] == before[(None, "old0")]["points"] + 3 * hand_no
 
+    # profiles renamed between pages keep their places: the rows are keyed by ids
+    got, nxt = await q.leaderboard(store, limit=3)
+    renamed = 0
+    while nxt is not None:
+        for r in now[len(got) :][:2]:
+            if r["profile"] is not None:
+                await pr.rename_profile(store, r["profile"], f"new{r['profile']}")
+                renamed += 1
+        page, nxt = await q.leaderboard(store, limit=3, cursor=nxt)
+        got += page
+    assert renamed >= 5
+    assert [(r["rank"], r["profile"], r["points"]) for r in got] == [
+        (r["rank"], r["profile"], r["points"]) for r in now
+    ]
+    assert any(r["player"].startswith("new") for r in got)
+
 
 async def test_a_claimed_seat_moves_to_its_profiles_row(store: Store) -> None:
     await seat_room(
