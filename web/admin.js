@@ -47,9 +47,9 @@ function params(extra = {}) {
 }
 
 function cell(v, k) {
-  // a player profile's id as "#17" (what the player filter takes); "name" for a seat without
+  // a player profile's id as "#17" (what the player filter takes); "by name" for a seat without
   // a profile (taken before profiles existed, or a bot), counted by its exact name
-  if (k === "profile") return v === null || v === undefined ? "name" : `#${v}`;
+  if (k === "profile") return v === null || v === undefined ? "by name" : `#${v}`;
   if (v === null || v === undefined) return "";
   if (Array.isArray(v)) return v.map((x) => (typeof x === "object" ? x.name : x)).join(" ");
   if (typeof v === "object") return JSON.stringify(v);
@@ -68,7 +68,7 @@ function table(el, rows, onRow) {
     for (const k of keys) {
       const td = tr.insertCell();
       td.textContent = cell(row[k], k);
-      if (typeof row[k] === "number") td.className = "num";
+      if (typeof row[k] === "number" && k !== "profile") td.className = "num";
     }
     if (onRow) { tr.style.cursor = "pointer"; tr.addEventListener("click", () => onRow(row)); }
   }

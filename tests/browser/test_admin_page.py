@@ -91,7 +91,8 @@ def test_admin_pages_a_history_downloads_csv_and_voids_a_hand(
     shown = page.eval_on_selector_all(
         "#rows tr:not(:first-child)", "trs => trs.map(tr => tr.cells[1].textContent)"
     )
-    assert shown == [f"#{r['profile']}" if r["profile"] else "name" for r in board]
+    assert shown == [f"#{r['profile']}" if r["profile"] else "by name" for r in board]
+    page.screenshot(path=str(shots_dir / "admin-leaderboard-1280.png"))
     row = next(i for i, r in enumerate(board) if r["profile"])
     page.click(f"#rows tr:nth-child({row + 2})")
     pid = board[row]["profile"]
