@@ -7,7 +7,8 @@ Fills a private database (PostgreSQL: a database this script creates and drops o
 server of ``--database-url``, default ``TEST_DATABASE_URL`` or the local ``test`` database;
 ``--sqlite``: a temporary file) with ``--hands`` settled hands by bulk inserts (PostgreSQL
 ``COPY``; SQLite ``executemany``), 8 hands a room, 4 seats from 400 player names, payments
-of reasons ``hu`` and ``ji``, a few voids and adjustments; then times each admin query
+of reasons ``hu`` and ``ji``, 300 of the names with a player profile (display names
+repeating), a few voids and adjustments; then times each admin query
 (:mod:`server.store.admin`, first page of 100 and a page deep in the list via its cursor) and
 prints its time (median of ``--repeats``), its ratio to the reference query ``SELECT 1`` run
 the same way in the same run, and the ``EXPLAIN`` of its main SQL statement, which shows
@@ -43,6 +44,7 @@ from server.store.models import (  # noqa: E402
     Hand,
     LedgerEntry,
     Player,
+    Profile,
     Room,
     SeatDelta,
 )
@@ -61,8 +63,10 @@ def _rows(
     rng: random.Random,
     game: str,
     prefix: str,
+    profiles: int = 0,
 ) -> dict[str, list[dict[str, Any]]]:
     out: dict[str, list[dict[str, Any]]] = {
+        "profiles": [],
         "rooms": [],
         "players": [],
         "hands": [],
@@ -72,6 +76,18 @@ def _rows(
     ids = dict(first)
     room_id = player_id = 0
     seats: list[int] = []
+    seat_profiles: list[int | None] = []
+    # names k < profiles sit as profile first + k; display names repeat (two per name)
+    profile_of = {k: ids["profiles"] + k for k in range(min(profiles, names))}
+    for k, pid in profile_of.items():
+        out["profiles"].append(
+            {
+                "id": pid,
+                "name": f"player{k // 2}",
+                "secret_hash": f"bench-{pid}-{uuid.uuid4().hex}",
+                "created_at": start,
+            }
+        )
     for i in range(hands):
         when = start + step * i
         if i % per_room == 0:
@@ -88,10 +104,12 @@ def _rows(
                 }
             )
             seats = []
+            seat_profiles = []
             for seat, who in enumerate(rng.sample(range(names), 4)):
                 player_id = ids["players"]
                 ids["players"] += 1
                 seats.append(player_id)
+                seat_profiles.append(profile_of.get(who))
                 out["players"].append(
                     {
                         "id": player_id,
@@ -101,6 +119,7 @@ def _rows(
                         "token_hash": "x",
                         "is_bot": False,
                         "created_at": when,
+                        "profile_id": profile_of.get(who),
                     }
                 )
         hand_id = ids["hands"]
@@ -152,6 +171,7 @@ def _rows(
                     "hand_id": hand_id,
                     "seat": seat,
                     "player_id": seats[seat],
+                    "profile_id": seat_profiles[seat],
                     "delta": deltas[seat],
                 }
             )
@@ -160,6 +180,7 @@ def _rows(
 
 
 _TABLES = {
+    "profiles": Profile,
     "rooms": Room,
     "players": Player,
     "hands": Hand,
@@ -179,11 +200,15 @@ async def fill(
     seed: int = 14,
     game: str = "guiyang",
     prefix: str = "B",
+    profiles: int = 0,
 ) -> dict[str, int]:
     """Insert ``hands`` settled hands (``per_room`` per room, 4 seats named ``player<k>``,
     k < ``names``, one hand every ``step`` from ``start``), in bulk. Every hand's payments
-    net to its deltas (sum zero). Returns the number of rows per table. Not for a database a
-    server is writing to at the same moment (the ids are taken before the insert)."""
+    net to its deltas (sum zero). With ``profiles``: names k < ``profiles`` sit as a
+    player profile each (display name ``player<k // 2>``: every display name twice), the
+    others without one (as seats taken before profiles existed). Returns the number of rows
+    per table. Not for a database a server is writing to at the same moment (the ids are
+    taken before the insert)."""
 
     def next_ids(conn: Connection) -> dict[str, int]:
         return {
@@ -203,6 +228,7 @@ async def fill(
         rng=random.Random(seed),
         game=game,
         prefix=prefix,
+        profiles=profiles,
     )
     if store.engine.dialect.name == "postgresql":
         await _copy_postgres(store, rows)
@@ -301,7 +327,7 @@ async def bench(url: str, hands: int, repeats: int) -> None:
     try:
         await store.migrate()
         t0 = time.perf_counter()
-        counts = await fill(store, hands)
+        counts = await fill(store, hands, profiles=300)
         print(f"filled {counts} in {time.perf_counter() - t0:.1f} s ({store.engine.dialect.name})")
         # a few corrections, as an admin would make them
         for hand_no, room in ((1, "B1"), (2, "B2"), (3, "B3")):
@@ -317,7 +343,12 @@ async def bench(url: str, hands: int, repeats: int) -> None:
         month = queries.Range(mid, mid + timedelta(days=30))
         _, deep_ledger = await queries.payments(store, limit=1000)
         _, deep_rooms = await queries.rooms(store, limit=1000)
-        _, deep_player = await queries.player_history(store, "player7", limit=100)
+        async with store.engine.connect() as conn:
+            pid = int(await conn.scalar(select(func.min(Profile.id))) or 0) + 7  # player7's
+        old = "player350"  # a name without profile (seats from before profiles)
+        _, deep_player = await queries.player_history(store, None, profile=pid, limit=100)
+        _, deep_old = await queries.player_history(store, old, limit=100)
+        _, deep_board = await queries.leaderboard(store, limit=100)
         cases: list[tuple[str, Callable[[], Awaitable[Any]]]] = [
             ("rooms, newest page", lambda: queries.rooms(store)),
             ("rooms, page after 1000", lambda: queries.rooms(store, cursor=deep_rooms)),
@@ -325,15 +356,25 @@ async def bench(url: str, hands: int, repeats: int) -> None:
             ("rooms of a player", lambda: queries.rooms(store, player="player7")),
             ("room hands", lambda: queries.room_hands(store, f"B{last // 2}")),
             ("hand detail", lambda: queries.hand_detail(store, f"B{last // 2}", 3)),
-            ("player history", lambda: queries.player_history(store, "player7")),
+            ("player history", lambda: queries.player_history(store, None, profile=pid)),
             (
                 "player history, page 2",
-                lambda: queries.player_history(store, "player7", cursor=deep_player),
+                lambda: queries.player_history(store, None, profile=pid, cursor=deep_player),
             ),
-            ("player totals, all", lambda: queries.player_totals(store, "player7")),
-            ("player totals, a month", lambda: queries.player_totals(store, "player7", month)),
+            ("player history by name", lambda: queries.player_history(store, old)),
+            (
+                "player history by name, p2",
+                lambda: queries.player_history(store, old, cursor=deep_old),
+            ),
+            ("player totals, all", lambda: queries.player_totals(store, None, profile=pid)),
+            (
+                "player totals, a month",
+                lambda: queries.player_totals(store, None, month, profile=pid),
+            ),
+            ("player totals by name", lambda: queries.player_totals(store, old)),
             ("leaderboard, a month", lambda: queries.leaderboard(store, month)),
             ("leaderboard, all", lambda: queries.leaderboard(store)),
+            ("leaderboard, page 2", lambda: queries.leaderboard(store, cursor=deep_board)),
             ("ledger, newest page", lambda: queries.payments(store)),
             ("ledger, page after 1000", lambda: queries.payments(store, cursor=deep_ledger)),
             ("ledger of a player", lambda: queries.payments(store, player="player7")),

@@ -4,16 +4,19 @@ needed. The same queries as the admin API (:mod:`server.store.admin`).
 
 * ``rooms [--game G] [--status S] [--player NAME] [--profile ID]``: rooms newest first.
 * ``player [NAME] [--profile ID]``: the player's totals (first line / on stderr with
-  ``--csv``), then hands; by seat name and/or profile id (one of the two).
+  ``--csv``), then hands: of the profile ``ID`` (``NAME`` written ``#ID`` is the same), or of
+  the seats named ``NAME`` that have no profile (taken before profiles existed, and bots).
 * ``hand CODE HAND_NO``: one hand, its payments and corrections (``--csv``: the payments).
-* ``leaderboard [--game G] [--bots]``: players by points.
+* ``leaderboard [--game G] [--bots]``: players by points, one row per profile id (``profile``,
+  ``player`` = its current display name) and per seat name for seats without a profile
+  (``profile`` null / empty in CSV; ``bot`` marks bots).
 
 Every command takes ``--since``/``--until`` (ISO-8601; ``until`` exclusive; ignored by
 ``hand``), ``--limit`` (rows per page), ``--cursor`` (a page's ``next``) and ``--all`` (follow
 the pages to the end). Output: one JSON object per line, or CSV with ``--csv`` (the API's
-CSV). When more rows follow, ``next: <cursor>`` goes to stderr. A player is the stored seat
-name, matched exactly (case-sensitive), or a profile id (``--profile``). Exit status 0; 1 for
-an unknown room or hand or a bad cursor; 2 for bad arguments.
+CSV). When more rows follow, ``next: <cursor>`` goes to stderr. Names may repeat, profile ids
+never: a seat name is matched exactly (case-sensitive). Exit status 0; 1 for an unknown room,
+hand or profile or a bad cursor; 2 for bad arguments.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import re
 import sys
 from collections.abc import Sequence
 from datetime import datetime
@@ -57,7 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
     rooms.add_argument("--player", default=None)
     rooms.add_argument("--profile", type=int, default=None, help="a profile id")
     player = sub.add_parser("player", parents=[common], help="a player's totals and hands")
-    player.add_argument("name", nargs="?", default=None)
+    player.add_argument("name", nargs="?", default=None, help="a seat name, or #ID")
     player.add_argument("--profile", type=int, default=None, help="a profile id")
     hand = sub.add_parser("hand", parents=[common], help="one hand and its payments")
     hand.add_argument("code")
@@ -128,6 +132,10 @@ def main(argv: Sequence[str]) -> int:
 
     parser = build_parser()
     args = parser.parse_args(list(argv))
+    if args.what == "player" and args.name is not None and args.profile is None:
+        found = re.fullmatch(r"#(\d+)", args.name.strip())
+        if found:
+            args.name, args.profile = None, int(found.group(1))
     if args.what == "player" and args.name is None and args.profile is None:
         parser.error("player needs a NAME or --profile ID")
     return asyncio.run(_run(args, args.database_url or get_settings().database_url))

@@ -46,7 +46,10 @@ function params(extra = {}) {
   return p;
 }
 
-function cell(v) {
+function cell(v, k) {
+  // a player profile's id as "#17" (what the player filter takes); "by name" for a seat without
+  // a profile (taken before profiles existed, or a bot), counted by its exact name
+  if (k === "profile") return v === null || v === undefined ? "by name" : `#${v}`;
   if (v === null || v === undefined) return "";
   if (Array.isArray(v)) return v.map((x) => (typeof x === "object" ? x.name : x)).join(" ");
   if (typeof v === "object") return JSON.stringify(v);
@@ -64,8 +67,8 @@ function table(el, rows, onRow) {
     if (row.voided) tr.className = "voided";
     for (const k of keys) {
       const td = tr.insertCell();
-      td.textContent = cell(row[k]);
-      if (typeof row[k] === "number") td.className = "num";
+      td.textContent = cell(row[k], k);
+      if (typeof row[k] === "number" && k !== "profile") td.className = "num";
     }
     if (onRow) { tr.style.cursor = "pointer"; tr.addEventListener("click", () => onRow(row)); }
   }
@@ -84,15 +87,24 @@ async function show(more = false) {
     $("next").hidden = !cursor;
     $("count").textContent = `${shown.length} rows`;
     const open = (row) => (row.room || row.code) && row.hand_no ? openHand(row.room, row.hand_no)
-      : row.code ? openRoom(row.code) : null;
+      : row.code ? openRoom(row.code) : list === "leaderboard" ? openPlayer(row) : null;
     table($("rows"), shown, open);
     if (!more) $("totals").textContent = "";
     if (list === "player" && !more) {
       const t = await (await call(`/api/admin/player?${params()}`)).json();
-      $("totals").textContent =
-        `hands ${t.hands} · wins ${t.wins} · points ${t.points} · ${JSON.stringify(t.by_reason)}`;
+      const who = t.profile == null ? `${t.player} (name, no profile)` : `${t.player} #${t.profile}`;
+      $("totals").textContent = `${who} · hands ${t.hands} · wins ${t.wins} · points ${t.points}`
+        + ` · ${JSON.stringify(t.by_reason)}`;
     }
   } catch (e) { $("error").textContent = e.message; }
+}
+
+// a leaderboard row: that player's hands and totals (by profile id, or by the seat name for a
+// row without profile)
+function openPlayer(row) {
+  $("list").value = "player";
+  $("name").value = row.profile == null ? row.player : `#${row.profile}`;
+  show();
 }
 
 async function openRoom(code) {

@@ -13,9 +13,12 @@ columns ``deltas.0``, ``deltas.1``, ...; a dict-valued one a JSON string; boolea
 ``true``/``false``; null empty) with the next cursor in the ``X-Next-Cursor`` header and a
 ``Link: <...>; rel="next"``.
 
-A player is the stored seat name, matched exactly and case-sensitively (``player=`` /
-``name=``), or a player profile by its id (``profile=<id>``: one person whatever each seat's
-name; seats taken before profiles existed have none).
+A player of the per-player aggregates (``/api/admin/leaderboard``, ``/api/admin/player``,
+``/api/admin/player/hands``) is a player profile by its id (``profile=<id>``: one person
+whatever each seat's name; names may repeat, ids never); seats without a profile (taken before
+profiles existed, and bots) count under their stored seat name, matched exactly and
+case-sensitively (``name=``), marked ``"profile": null``. The filters of ``/rooms`` and
+``/ledger`` take a seat name (``player=``, any seat of that name) or ``profile=<id>``.
 """
 
 from __future__ import annotations
@@ -425,10 +428,17 @@ async def player(
     until: UtcDatetime | None = None,
 ) -> dict[str, Any]:
     """A player's totals over hands settled in the range, voided hands left out:
-    ``{"player", "hands", "wins", "points", "by_reason": {reason: points}, "profile"?}``;
-    the player by ``name`` and/or ``profile`` (422 ``bad_player`` with neither)."""
+    ``{"player", "profile", "hands", "wins", "points", "by_reason": {reason: points}}``; the
+    player by ``profile`` (its id; ``player`` is its current display name), or by ``name``
+    (the seats of that name without a profile, ``"profile": null``); 422 ``bad_player`` with
+    neither, 404 ``not_found`` for an unknown profile id."""
     _who(name, profile)
-    return await queries.player_totals(_store(request), name, _range(since, until), profile=profile)
+    try:
+        return await queries.player_totals(
+            _store(request), name, _range(since, until), profile=profile
+        )
+    except NotFound as err:
+        raise _not_found(err) from None
 
 
 @router.get("/player/hands", include_in_schema=False)
@@ -442,9 +452,10 @@ async def player_hands(
     cursor: str | None = None,
     format: Format = None,
 ) -> Any:
-    """A player's hands (by ``name`` and/or ``profile``), newest settled first: ``{"rows":
-    [{"id", "room", "game", "hand_no", "seat", "ended_at", "result", "delta", "adjust",
-    "voided", "points", "won"}], "next"}``."""
+    """A player's hands (by ``profile``, or by ``name`` for seats without a profile),
+    newest settled first: ``{"rows": [{"id", "room", "game", "hand_no", "seat", "name",
+    "profile", "bot", "ended_at", "result", "delta", "adjust", "voided", "points", "won"}],
+    "next"}``."""
     _who(name, profile)
     rows, nxt = await _paged(
         queries.player_history(
@@ -470,8 +481,10 @@ async def leaderboard(
     cursor: str | None = None,
     format: Format = None,
 ) -> Any:
-    """Players by points over hands settled in the range: ``{"rows": [{"rank", "player",
-    "points", "hands", "wins"}], "next"}``; bots only with ``bots=true``."""
+    """Players by points over hands settled in the range, one row per profile id (and per
+    seat name for seats without a profile): ``{"rows": [{"rank", "profile" (id or null),
+    "player" (the profile's current display name, or the seat name), "bot", "points",
+    "hands", "wins"}], "next"}``; bots only with ``bots=true``."""
     rows, nxt = await _paged(
         queries.leaderboard(
             _store(request),

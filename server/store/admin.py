@@ -11,10 +11,13 @@ Date ranges: ``since`` inclusive, ``until`` exclusive, timezone-aware (naive = U
 dated by ``created_at``, hands by ``ended_at`` (when settled), payments by ``created_at``,
 corrections by ``created_at``.
 
-A "player" is the seat name stored with the room, matched exactly (case-sensitive), or, with
-``profile=<id>``, a player profile (:mod:`server.store.profiles`: one person whatever the name
-of each seat; seats taken before profiles existed have none); bots are left out of the
-leaderboard unless ``bots=True``.
+A "player" of the per-player aggregates (:func:`leaderboard`, :func:`player_history`,
+:func:`player_totals`) is a player profile (:mod:`server.store.profiles`: one person by its
+id, whatever the name of each seat; names may repeat, ids never), and for seats without a
+profile (taken before profiles existed, and bots) the seat name stored with the room, matched
+exactly (case-sensitive), marked ``profile: None``; bots are left out of the leaderboard
+unless ``bots=True``. The filters of :func:`rooms` and :func:`payments` take a seat name
+(``player``, any seat of that name) or a profile id (``profile``).
 
 Corrections (table ``corrections``): ``void`` makes a hand count for nothing in totals and
 standings; ``adjust`` moves ``points`` (> 0) from one seat of the hand's room to another,
@@ -55,6 +58,7 @@ from server.store.models import (
     Hand,
     LedgerEntry,
     Player,
+    Profile,
     Room,
     SeatDelta,
     utcnow,
@@ -163,9 +167,9 @@ def _voided(snap: dict[str, int]) -> Any:
 
 
 def _points_rows(snap: dict[str, int], *where: Any, names: bool = False) -> Any:
-    """Subquery ``(room_id, hand_id, seat, points, is_hand[, name, is_bot])``: each seat's
-    delta of each settled hand and each adjustment's two sides, all inside the snapshot, of
-    hands not voided that meet ``where`` (conditions on ``Hand``). Each branch joins
+    """Subquery ``(room_id, hand_id, seat, points, is_hand[, name, is_bot, profile_id])``:
+    each seat's delta of each settled hand and each adjustment's two sides, all inside the
+    snapshot, of hands not voided that meet ``where`` (conditions on ``Hand``). Each branch joins
     ``hands`` (and ``players`` with ``names``) itself, so the conditions reach each branch's
     index scans rather than filtering a union of every row."""
 
@@ -178,7 +182,11 @@ def _points_rows(snap: dict[str, int], *where: Any, names: bool = False) -> Any:
             literal(is_hand).label("is_hand"),
         ]
         if names:
-            cols += [Player.name.label("name"), Player.is_bot.label("is_bot")]
+            cols += [
+                Player.name.label("name"),
+                Player.is_bot.label("is_bot"),
+                Player.profile_id.label("profile_id"),
+            ]
         q = (
             select(*cols)
             .select_from(src)
@@ -497,13 +505,18 @@ async def hand_detail(store: Store, code: str, hand_no: int) -> dict[str, Any]:
 
 
 def _whose(name: str | None, profile: int | None) -> list[Any]:
-    """Conditions on ``SeatDelta``: the seat is named ``name`` and/or is ``profile``'s.
-    ``ValueError`` if neither is given."""
+    """Conditions on ``SeatDelta``: the seats of ``profile`` (its id), whatever each was
+    named; or, with ``name`` alone, the seats named ``name`` exactly that have **no** profile
+    (taken before profiles existed, or bots): a profile's seats are never merged with
+    another's of the same name. Both: the profile's seats named ``name``. ``ValueError`` if
+    neither is given."""
     if name is None and profile is None:
         raise ValueError("a player needs a name or a profile id")
     out: list[Any] = []
     if name is not None:
         out.append(SeatDelta.player_id.in_(select(Player.id).where(Player.name == name)))
+        if profile is None:
+            out.append(SeatDelta.profile_id.is_(None))
     if profile is not None:
         out.append(SeatDelta.profile_id == profile)
     return out
@@ -518,20 +531,22 @@ async def player_history(
     limit: int = DEFAULT_LIMIT,
     cursor: str | None = None,
 ) -> tuple[list[dict[str, Any]], str | None]:
-    """The settled hands of every seat named ``name`` (exactly) and/or of ``profile`` (at
-    least one of the two; ``ValueError`` otherwise), newest settled first
-    (``seat_deltas.id`` descending), settled in ``rng``. Row: ``{"id" (the seat-delta id),
-    "room", "game", "hand_no", "seat", "ended_at", "result", "delta", "adjust", "voided",
-    "points" (what counts), "won"}``."""
+    """The settled hands of ``profile`` (its id), or of the seats named ``name`` (exactly)
+    without a profile (see :func:`_whose`; at least one of the two, ``ValueError``
+    otherwise), newest settled first (``seat_deltas.id`` descending), settled in ``rng``.
+    Row: ``{"id" (the seat-delta id), "room", "game", "hand_no", "seat", "name" (the seat's
+    name in that room), "profile" (the seat's profile id, ``None`` before profiles), "bot",
+    "ended_at", "result", "delta", "adjust", "voided", "points" (what counts), "won"}``."""
     cur = decode_cursor("player", cursor)
     n = _limit(limit)
 
     def work(conn: Conn) -> tuple[list[dict[str, Any]], str | None]:
         snap = _snapshot(conn, cur, "sd", "c")
         q = (
-            select(SeatDelta, Hand, Room.code, Room.game)
+            select(SeatDelta, Hand, Room.code, Room.game, Player.name, Player.is_bot)
             .join(Hand, Hand.id == SeatDelta.hand_id)
             .join(Room, Room.id == Hand.room_id)
+            .outerjoin(Player, Player.id == SeatDelta.player_id)
             .where(
                 *_whose(name, profile),
                 SeatDelta.id <= snap["sd"],
@@ -542,10 +557,10 @@ async def player_history(
             q = q.where(SeatDelta.id < int(cur.key[0]))
         found = conn.execute(q.order_by(SeatDelta.id.desc()).limit(n + 1)).all()
         page = found[:n]
-        eff = _effective(conn, [h.id for _, h, _, _ in page], snap)
-        wins = _wins(conn, [(h.id, sd.seat) for sd, h, _, _ in page])
+        eff = _effective(conn, [h.id for _, h, *_ in page], snap)
+        wins = _wins(conn, [(h.id, sd.seat) for sd, h, *_ in page])
         rows = []
-        for sd, h, code, game in page:
+        for sd, h, code, game, seat_name, is_bot in page:
             e = eff.get(h.id)
             adjust = e["adjust"][sd.seat] if e and sd.seat < len(e["adjust"]) else 0
             voided = bool(e and e["voided"])
@@ -556,6 +571,9 @@ async def player_history(
                     "game": game,
                     "hand_no": h.hand_no,
                     "seat": sd.seat,
+                    "name": seat_name,
+                    "profile": sd.profile_id,
+                    "bot": bool(is_bot),
                     "ended_at": _iso(h.ended_at),
                     "result": h.result,
                     "delta": sd.delta,
@@ -586,14 +604,21 @@ def _wins(conn: Conn, pairs: Sequence[tuple[int, int]]) -> set[tuple[int, int]]:
 async def player_totals(
     store: Store, name: str | None, rng: Range = Range(), *, profile: int | None = None
 ) -> dict[str, Any]:
-    """Totals of every seat named ``name`` and/or of ``profile`` (as :func:`player_history`)
-    over hands settled in ``rng``, voided hands left out: ``{"player", "hands", "wins",
-    "points", "by_reason": {reason: net points}, "profile"?}`` (``profile`` when given)
-    (``by_reason`` sums the ledger rows received minus paid, plus ``"adjustment"``; its values
-    add up to ``points``)."""
+    """Totals of ``profile``'s seats, or of the seats named ``name`` without a profile (as
+    :func:`player_history`), over hands settled in ``rng``, voided hands left out:
+    ``{"player" (the profile's current display name, or ``name``), "profile" (the id, or
+    ``None`` for a name's seats without profile), "hands", "wins", "points", "by_reason":
+    {reason: net points}}`` (``by_reason`` sums the ledger rows received minus paid, plus
+    ``"adjustment"``; its values add up to ``points``). Raises :class:`NotFound` for a
+    profile id that does not exist."""
 
     def work(conn: Conn) -> dict[str, Any]:
         snap = {"sd": _BIG, "c": _BIG}
+        display = name
+        if profile is not None:
+            display = conn.scalar(select(Profile.name).where(Profile.id == profile))
+            if display is None:
+                raise NotFound(f"unknown profile {profile}")
         mine = (
             select(SeatDelta.hand_id, SeatDelta.seat, SeatDelta.delta)
             .join(Hand, Hand.id == SeatDelta.hand_id)
@@ -649,15 +674,40 @@ async def player_totals(
         deltas = conn.scalar(select(func.sum(mine.c.delta)))
         points = int(deltas or 0) + int(adjusted or 0)
         return {
-            "player": name,
+            "player": display,
+            "profile": profile,
             "hands": hands,
             "wins": wins,
             "points": int(points or 0),
             "by_reason": by_reason,
-            **({"profile": profile} if profile is not None else {}),
         }
 
     return await _read(store, work)
+
+
+def _player_keys(profile_id: Any, name: Any, is_bot: Any) -> list[Any]:
+    """SQL columns ``(pid, nk, bk)``: who a seat row counts for. A seat with a profile: the
+    profile (``pid`` = its id, ``nk`` = ``''``, ``bk`` = 0), whatever the seat's name; a seat
+    without one (taken before profiles existed, or a bot): its exact name (``pid`` = 0, ``nk``
+    = the name, ``bk`` = 1 for a bot, else 0). Profile ids start at 1."""
+    none = profile_id.is_(None)
+    return [
+        func.coalesce(profile_id, 0).label("pid"),
+        case((none, name), else_="").label("nk"),
+        case((and_(none, is_bot.is_(True)), 1), else_=0).label("bk"),
+    ]
+
+
+def _board_key(cur: _Cursor) -> tuple[int, int, str, int, int]:
+    """A leaderboard cursor's ``(points, pid, nk, bk, rank)``; :class:`BadCursor` otherwise."""
+    key = cur.key
+    if (
+        len(key) != 5
+        or not all(isinstance(key[i], int) and not isinstance(key[i], bool) for i in (0, 1, 3, 4))
+        or not isinstance(key[2], str)
+    ):
+        raise BadCursor("not a cursor of this list (leaderboard)")
+    return int(key[0]), int(key[1]), str(key[2]), int(key[3]), int(key[4])
 
 
 async def leaderboard(
@@ -669,10 +719,18 @@ async def leaderboard(
     limit: int = DEFAULT_LIMIT,
     cursor: str | None = None,
 ) -> tuple[list[dict[str, Any]], str | None]:
-    """Players (seat names) by points over hands settled in ``rng`` (voids and adjustments
-    applied), most points first, then name. Row: ``{"rank", "player", "points", "hands",
-    "wins"}``. The whole board is of the first page's snapshot."""
+    """Players by points over hands settled in ``rng`` (voids and adjustments applied), most
+    points first. A player is a **profile** (one row per profile id, whatever each seat was
+    named: two profiles named "ann" are two rows), or, for seats without a profile (taken
+    before profiles existed, and bots), the exact seat name (bots and humans of one name
+    apart). Row: ``{"rank", "profile" (id, ``None`` for a name row), "player" (the profile's
+    current display name, ``profiles.name``, or the seat name), "bot", "points", "hands",
+    "wins"}``; ties by points are ordered name rows first (by name), then by profile id. The
+    whole board is of the first page's snapshot (rows are keyed by ids, so a profile renamed
+    between pages keeps its place; only a seat claimed by a profile between pages,
+    :func:`server.store.profiles.claim_seat`, moves from its name's row to the profile's)."""
     cur = decode_cursor("leaderboard", cursor)
+    after = _board_key(cur) if cur is not None else None
     n = _limit(limit)
 
     def work(conn: Conn) -> tuple[list[dict[str, Any]], str | None]:
@@ -681,43 +739,72 @@ async def leaderboard(
         if game is not None:
             where.append(Hand.room_id.in_(select(Room.id).where(Room.game == game)))
         pts = _points_rows(snap, *where, names=True)
-        q = select(
-            pts.c.name.label("player"),
-            func.sum(pts.c.points).label("points"),
-            func.sum(pts.c.is_hand).label("hands"),
-        ).group_by(pts.c.name)
+        # the key per row in a subquery, grouped outside: PostgreSQL matches GROUP BY to the
+        # select list by expression, and the literals of a CASE would be separate parameters
+        keyed = select(
+            pts.c.points, pts.c.is_hand, *_player_keys(pts.c.profile_id, pts.c.name, pts.c.is_bot)
+        )
         if not bots:
-            q = q.where(pts.c.is_bot.is_(False))
-        board = q.subquery("board")
-        page_q = select(board.c.player, board.c.points, board.c.hands)
+            keyed = keyed.where(pts.c.is_bot.is_(False))
+        k = keyed.subquery("keyed")
+        board = (
+            select(
+                k.c.pid,
+                k.c.nk,
+                k.c.bk,
+                func.sum(k.c.points).label("points"),
+                func.sum(k.c.is_hand).label("hands"),
+            )
+            .group_by(k.c.pid, k.c.nk, k.c.bk)
+            .subquery("board")
+        )
+        page_q = select(
+            board.c.pid, board.c.nk, board.c.bk, board.c.points, board.c.hands, Profile.name
+        ).outerjoin(Profile, Profile.id == board.c.pid)
         rank0 = 0
-        if cur is not None:
-            k_points, k_name, rank0 = int(cur.key[0]), str(cur.key[1]), int(cur.key[2])
+        if after is not None:
+            k_points, k_pid, k_nk, k_bk, rank0 = after
             page_q = page_q.where(
                 or_(
                     board.c.points < k_points,
-                    and_(board.c.points == k_points, board.c.player > k_name),
+                    and_(
+                        board.c.points == k_points,
+                        or_(
+                            board.c.pid > k_pid,
+                            and_(
+                                board.c.pid == k_pid,
+                                or_(
+                                    board.c.nk > k_nk,
+                                    and_(board.c.nk == k_nk, board.c.bk > k_bk),
+                                ),
+                            ),
+                        ),
+                    ),
                 )
             )
         found = conn.execute(
-            page_q.order_by(board.c.points.desc(), board.c.player).limit(n + 1)
+            page_q.order_by(board.c.points.desc(), board.c.pid, board.c.nk, board.c.bk).limit(n + 1)
         ).all()
         page = found[:n]
-        wins = _win_counts(store, conn, [p for p, _, _ in page], rng, snap, game)
+        keys = [(int(pid), nk, int(bk)) for pid, nk, bk, *_ in page]
+        wins = _win_counts(store, conn, keys, rng, snap, game)
         rows = [
             {
                 "rank": rank0 + i + 1,
-                "player": player,
+                "profile": int(pid) or None,
+                "player": display if pid else nk,
+                "bot": bool(bk),
                 "points": int(points or 0),
                 "hands": int(hands or 0),
-                "wins": wins.get(player, 0),
+                "wins": wins.get((int(pid), nk, int(bk)), 0),
             }
-            for i, (player, points, hands) in enumerate(page)
+            for i, (pid, nk, bk, points, hands, display) in enumerate(page)
         ]
         nxt = None
         if len(found) > n:
+            pid, nk, bk = keys[-1]
             last = rows[-1]
-            nxt = encode_cursor("leaderboard", [last["points"], last["player"], last["rank"]], snap)
+            nxt = encode_cursor("leaderboard", [last["points"], pid, nk, bk, last["rank"]], snap)
         return rows, nxt
 
     return await _read(store, work)
@@ -726,30 +813,42 @@ async def leaderboard(
 def _win_counts(
     store: Store,
     conn: Conn,
-    names: Sequence[str],
+    keys: Sequence[tuple[int, str, int]],
     rng: Range,
     snap: dict[str, int],
     game: str | None,
-) -> dict[str, int]:
-    if not names:
+) -> dict[tuple[int, str, int], int]:
+    """Hands won (a ``hu`` payment received) by each leaderboard key ``(pid, nk, bk)``."""
+    if not keys:
         return {}
+    pids = sorted({pid for pid, _, _ in keys if pid})
+    names = sorted({nk for pid, nk, _ in keys if not pid})
+    whose: list[Any] = []
+    if pids:
+        whose.append(Player.profile_id.in_(pids))
+    if names:
+        whose.append(and_(Player.profile_id.is_(None), Player.name.in_(names)))
     q = (
-        select(Player.name, func.count(func.distinct(LedgerEntry.hand_id)))
+        select(LedgerEntry.hand_id, *_player_keys(Player.profile_id, Player.name, Player.is_bot))
         .select_from(LedgerEntry)
         .join(Hand, Hand.id == LedgerEntry.hand_id)
         .join(Player, (Player.room_id == Hand.room_id) & (Player.seat == LedgerEntry.to_seat))
         .where(
-            Player.name.in_(names),
+            or_(*whose),
             LedgerEntry.reason == WIN_REASON,
             ~_voided(snap),
             exists().where(SeatDelta.hand_id == Hand.id, SeatDelta.id <= snap["sd"]),
             *_in_range(store, Hand.ended_at, rng),
         )
-        .group_by(Player.name)
     )
     if game is not None:
         q = q.join(Room, Room.id == Hand.room_id).where(Room.game == game)
-    return {name: int(c) for name, c in conn.execute(q)}
+    won = q.subquery("won")
+    counted = select(won.c.pid, won.c.nk, won.c.bk, func.count(func.distinct(won.c.hand_id)))
+    return {
+        (int(pid), nk, int(bk)): int(c)
+        for pid, nk, bk, c in conn.execute(counted.group_by(won.c.pid, won.c.nk, won.c.bk))
+    }
 
 
 # ------------------------------------------------------------------------------- ledger

@@ -8,6 +8,7 @@ import asyncio
 import csv
 import io
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
 from conftest import ADMIN_TOKEN, LiveServer
@@ -21,7 +22,9 @@ def _seed(url: str) -> None:
     async def run() -> None:
         store = Store(url)
         try:
-            await fill(store, 120, names=8)
+            # player0..3 with a profile each (display names player0, player0, player1,
+            # player1), player4..7 seats without one
+            await fill(store, 120, names=8, profiles=4)
             await store_room(store, "BOTS", ["ann", "bob", "cat", "dan"], 2)
         finally:
             await store.close()
@@ -32,7 +35,7 @@ def _seed(url: str) -> None:
 
 
 def test_admin_pages_a_history_downloads_csv_and_voids_a_hand(
-    live: LiveServer, browser: Any
+    live: LiveServer, browser: Any, shots_dir: Path
 ) -> None:
     _seed(live.database_url)
     # bypass_csp: Playwright's string wait_for_function needs eval (test_csp checks the CSP)
@@ -54,15 +57,15 @@ def test_admin_pages_a_history_downloads_csv_and_voids_a_hand(
 
     # a player's history, 5 rows a page
     page.select_option("#list", "player")
-    page.fill("#name", "player3")
+    page.fill("#name", "player6")
     page.fill("#limit", "5")
     page.click("#query button[type=submit]")
     page.wait_for_function("document.querySelectorAll('#rows tr').length === 6")
-    api = live.get("/api/admin/player/hands?name=player3&limit=1000", admin=True)["rows"]
+    api = live.get("/api/admin/player/hands?name=player6&limit=1000", admin=True)["rows"]
     assert len(api) > 10
     page.click("#next")
     page.wait_for_function("document.querySelectorAll('#rows tr').length === 11")
-    totals = live.get("/api/admin/player?name=player3", admin=True)
+    totals = live.get("/api/admin/player?name=player6", admin=True)
     assert f"points {totals['points']}" in page.text_content("#totals")
     ids = page.eval_on_selector_all(
         "#rows tr:not(:first-child) td:first-child", "tds => tds.map(t => Number(t.textContent))"
@@ -75,6 +78,33 @@ def test_admin_pages_a_history_downloads_csv_and_voids_a_hand(
     rows = list(csv.DictReader(io.StringIO(text)))
     assert [int(r["id"]) for r in rows] == [r["id"] for r in api]
     assert sum(int(r["points"]) for r in rows) == totals["points"]
+
+    # the leaderboard: one row per profile (two named "player0") and per name without one;
+    # a row opens that player's hands by profile id
+    page.select_option("#list", "leaderboard")
+    page.fill("#name", "")
+    page.fill("#limit", "50")
+    page.click("#query button[type=submit]")
+    board = live.get("/api/admin/leaderboard?limit=50", admin=True)["rows"]
+    assert len(board) == 12 and [r["player"] for r in board].count("player0") == 2
+    page.wait_for_function(f"document.querySelectorAll('#rows tr').length === {len(board) + 1}")
+    shown = page.eval_on_selector_all(
+        "#rows tr:not(:first-child)", "trs => trs.map(tr => tr.cells[1].textContent)"
+    )
+    assert shown == [f"#{r['profile']}" if r["profile"] else "by name" for r in board]
+    page.screenshot(path=str(shots_dir / "admin-leaderboard-1280.png"))
+    row = next(i for i, r in enumerate(board) if r["profile"])
+    page.click(f"#rows tr:nth-child({row + 2})")
+    pid = board[row]["profile"]
+    page.wait_for_function(f"document.querySelector('#totals').textContent.includes('#{pid}')")
+    assert page.input_value("#name") == f"#{pid}"
+    mine = live.get(f"/api/admin/player?profile={pid}", admin=True)
+    assert (mine["points"], mine["hands"]) == (board[row]["points"], board[row]["hands"])
+    assert f"points {mine['points']}" in page.text_content("#totals")
+    for width, height in ((1280, 800), (375, 812)):
+        page.set_viewport_size({"width": width, "height": height})
+        page.screenshot(path=str(shots_dir / f"admin-player-by-profile-{width}.png"))
+    page.set_viewport_size({"width": 1280, "height": 800})
 
     # a room's hands, one hand, void it
     page.select_option("#list", "rooms")

@@ -23,7 +23,7 @@ AUTH = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
 async def _seeded(live: Live, hands: int = 300) -> list[dict[str, Any]]:
     store = Store(live.database_url)
     try:
-        await fill(store, hands, names=40)
+        await fill(store, hands, names=40, profiles=20)  # player0..19 with a profile each
         return await store_room(store, "BOTS", ["ann", "bob", "cat", "robot"], 2, bots=(3,))
     finally:
         await store.close()
@@ -115,10 +115,13 @@ async def _csv_pages(client: httpx.AsyncClient, path: str, params: dict[str, Any
 async def test_lists_page_and_their_csv_parses_back_to_the_same_numbers(live: Live) -> None:
     await _seeded(live)
     async with httpx.AsyncClient(base_url=live.http, headers=AUTH, timeout=30) as client:
+        top = (await client.get("/api/admin/leaderboard", params={"limit": 1000})).json()["rows"]
+        pid = next(r["profile"] for r in top if r["profile"] is not None)
         lists = [
             ("/api/admin/rooms", {"limit": 7}, "rooms"),
             ("/api/admin/rooms/B3/hands", {"limit": 3}, "rows"),
-            ("/api/admin/player/hands", {"name": "player5", "limit": 4}, "rows"),
+            ("/api/admin/player/hands", {"name": "player30", "limit": 4}, "rows"),
+            ("/api/admin/player/hands", {"profile": pid, "limit": 4}, "rows"),
             ("/api/admin/leaderboard", {"limit": 9}, "rows"),
             ("/api/admin/ledger", {"limit": 111}, "rows"),
         ]
@@ -142,6 +145,27 @@ async def test_lists_page_and_their_csv_parses_back_to_the_same_numbers(live: Li
         assert [int(x["points"]) for x in _parse(r.text)] == [
             x["points"] for x in (await client.get("/api/admin/leaderboard?limit=5")).json()["rows"]
         ]
+        # the leaderboard by profile id: up to 20 profiles (display names twice each), names
+        # without profile (player20.., the BOTS room's humans); a row's numbers are its totals
+        board = await _pages(client, "/api/admin/leaderboard", {"limit": 1000}, "rows")
+        by_profile = [r for r in board if r["profile"] is not None]
+        ids = [r["profile"] for r in by_profile]
+        assert len(ids) == len(set(ids)) >= 18  # each seated profile once
+        assert len({r["player"] for r in by_profile}) < len(ids)  # display names repeat
+        keys = {(r["profile"], r["player"]) for r in board}
+        assert len(keys) == len(board) and not any(r["bot"] for r in board)
+        assert {"ann", "bob", "cat"} <= {r["player"] for r in board if r["profile"] is None}
+        for row in by_profile[:3] + [r for r in board if r["profile"] is None][:2]:
+            who = {"profile": row["profile"]} if row["profile"] else {"name": row["player"]}
+            t = (await client.get("/api/admin/player", params=who)).json()
+            assert (t["profile"], t["player"]) == (row["profile"], row["player"])
+            assert (t["points"], t["hands"], t["wins"]) == (
+                row["points"],
+                row["hands"],
+                row["wins"],
+            )
+        r = await client.get("/api/admin/player", params={"profile": 10**9})
+        assert r.status_code == 404 and r.json()["detail"]["code"] == "not_found"
         r = await client.get("/api/admin/ledger", params={"cursor": "garbage"})
         assert r.status_code == 400 and r.json()["detail"]["code"] == "bad_cursor"
         r = await client.get(

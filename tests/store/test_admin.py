@@ -52,6 +52,7 @@ def _expected(rooms: dict[str, tuple[list[str], list[dict[str, Any]]]], name: st
                         by_reason[p["reason"]] -= p["points"]
     return {
         "player": name,
+        "profile": None,
         "hands": hands,
         "wins": wins,
         "points": points,
@@ -115,11 +116,17 @@ async def test_totals_and_filters_match_the_hands_played(store: Store, played: d
     board, _ = await q.leaderboard(store)
     players = {"ann", "Ann", "bob", "cat", "dan", "eve", "fay"}
     assert {r["player"] for r in board} == players  # the bot is left out
+    # seats from before profiles: one row per exact name, marked as such
+    assert len(board) == len(players) and {(r["profile"], r["bot"]) for r in board} == {
+        (None, False)
+    }
     for r in board:
         want = _expected(played, r["player"])
         assert (r["points"], r["hands"], r["wins"]) == (want["points"], want["hands"], want["wins"])
     assert [r["points"] for r in board] == sorted((r["points"] for r in board), reverse=True)
-    assert "robot" in {r["player"] for r in (await q.leaderboard(store, bots=True))[0]}
+    with_bots = {r["player"]: r for r in (await q.leaderboard(store, bots=True))[0]}
+    assert with_bots["robot"]["bot"] is True and with_bots["robot"]["profile"] is None
+    assert with_bots["robot"]["hands"] == 3
     assert {r["player"] for r in (await q.leaderboard(store, march))[0]} == set(played["R1"][0])
 
     history, _ = await q.player_history(store, "ann")

@@ -23,6 +23,7 @@ from server.store import profiles as pr
 from server.store.models import Action, Hand, LedgerEntry, Player, Room, SeatDelta
 from server.store.schema import migrations_dir
 from tests.store.admin_data import bot_hand
+from tests.store.test_store import HEAD
 
 TIMING = Timing(claim_seconds=10, turn_seconds=20, claim_min_ms=0, auto_seconds=1, ready_seconds=30)
 NAMES = ["ann", "bob", "ann", "Bot West"]  # two people called ann; seat 3 a bot
@@ -147,7 +148,6 @@ async def test_profiles_migration_keeps_old_rooms_working(database_url: str) -> 
         settlements = await _legacy_room(store, "OLD111", 2)
         before = await _dump(store)
         assert len(before["seat_deltas"]) == 8 and all(r[3] for r in before["seat_deltas"])
-        by_name_before = await q.player_totals(store, "ann")
 
         await _upgrade(store, "head")
         await _upgrade(store, "head")  # idempotent
@@ -157,11 +157,17 @@ async def test_profiles_migration_keeps_old_rooms_working(database_url: str) -> 
             profiles = await conn.scalar(text("SELECT count(*) FROM profiles"))
             seat_profiles = (await conn.execute(select(Player.profile_id))).scalars().all()
             row_profiles = (await conn.execute(select(SeatDelta.profile_id))).scalars().all()
-        assert version == [("0006",)] and profiles == 0
+        assert version == [(HEAD,)] and profiles == 0
         assert seat_profiles == [None] * 4 and row_profiles == [None] * 8
 
-        # the admin's queries by name give what they gave before
-        assert await q.player_totals(store, "ann") == by_name_before
+        # the admin's queries by name count the seats without profile as before: here both
+        # "ann" seats (two people, one name, as the release before profiles counted them)
+        by_name = await q.player_totals(store, "ann")
+        assert (by_name["profile"], by_name["hands"], by_name["points"]) == (
+            None,
+            4,
+            sum(s["deltas"][0] + s["deltas"][2] for s in settlements),
+        )
         rooms, _ = await q.rooms(store)
         want = [sum(s["deltas"][i] for s in settlements) for i in range(4)]
         assert rooms[0]["standings"] == want and rooms[0]["hands"] == 2
@@ -188,6 +194,11 @@ async def test_profiles_migration_keeps_old_rooms_working(database_url: str) -> 
         history, _ = await pr.my_history(store, ann.id)
         assert [h["points"] for h in history] == [s["deltas"][2] for s in reversed(settlements)]
         assert history[0]["total"] == want[2]
+        # the admin's "ann" by name is now the other ann's seat only; hers is her profile's
+        by_name = await q.player_totals(store, "ann")
+        assert (by_name["hands"], by_name["points"]) == (2, want[0])
+        board = {(r["profile"], r["player"]): r["points"] for r in (await q.leaderboard(store))[0]}
+        assert board[(ann.id, "ann")] == want[2] and board[(None, "ann")] == want[0]
         # a hand settled after the migration names her profile on her seat's row only
         await store.start_hand("OLD111", 3, "OLD111-3", 0, 1)
         _, s3 = bot_hand("OLD111-3", 3000)
