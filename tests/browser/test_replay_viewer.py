@@ -138,7 +138,8 @@ def test_seat_verifies_the_seed_and_watches_the_replay_to_the_ledger(
         wall = (page.locator("#settle-verify .verify-wall code").text_content() or "").split()
         hands, want_wall = shuffle_and_deal(list(find_game("guiyang").tile_set), hand.seed, 4, 0)
         assert wall == want_wall
-        page.locator("#settle-replay").scroll_into_view_if_needed()
+        # (in one go: the settlement may be redrawn meanwhile, e.g. by the ready countdown)
+        page.evaluate("document.querySelector('#settle-replay').scrollIntoView()")
         page.screenshot(path=str(shots_dir / "replay-table-settlement.png"))
 
         # 回放 from the settlement
