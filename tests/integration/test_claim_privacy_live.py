@@ -50,7 +50,9 @@ async def test_claim_timeout_reaches_no_other_seat(live_clock: Live) -> None:
     seen = {}
     for name, ws in (("seat2", ws2), ("spectator", spec)):
         got = await barrier(ws, 200)
-        assert [(m["type"], m["event"]["type"]) for m in got] == [("event", "discard")]
+        assert [(m["type"], [e["type"] for e in m["events"]]) for m in got] == [
+            ("event", ["discard"])
+        ]
         assert got[0]["deadline"] is None and got[0]["legal"] == []
         seen[name] = got
     await live_clock.advance(10.5)  # claim_seconds (no bank): seat 1 times out
