@@ -1229,8 +1229,10 @@ class RoomActor:
         if future is not None and not future.done():
             future.set_result(None)
         await self._publish_events(events)
-        if not events and self._has_listener(seat):
-            # a claim answer: only its seat learns of it, by a fresh snapshot
+        closing_now = self._resolve_now is not None and self.inbox.empty()
+        if not events and not closing_now and self._has_listener(seat):
+            # a claim answer: only its seat learns of it, by a fresh snapshot (unless the
+            # window closes with it in this turn: the closing's message tells it then)
             await self._publish(seat, self._snapshot(seat))
 
     async def _resolve(self, window: int) -> None:
