@@ -672,9 +672,7 @@ def view(state: State, seat: int | None, hints: bool = True) -> dict[str, object
         out["drawn"] = tile_name(drawn) if drawn is not None else None
         unseen = _unseen(state, seat) if hints else []
         if hints:
-            out["waits"] = [
-                {"tile": tile_name(k), "unseen": unseen[k]} for k in waits(state, seat)
-            ]
+            out["waits"] = [{"tile": tile_name(k), "unseen": unseen[k]} for k in waits(state, seat)]
         out["void_held"] = holds_void(state, seat)
         if hints:
             own_turn = state.phase == "turn" and state.turn == seat
