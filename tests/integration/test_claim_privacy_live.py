@@ -61,8 +61,8 @@ async def test_claim_timeout_reaches_no_other_seat(live_clock: Live) -> None:
     assert log[1] == (1, {"action": {"kind": "pass"}, "source": "timeout"})
     for name, ws in (("seat2", ws2), ("spectator", spec)):
         got = await barrier(ws, 300)
-        kinds = [(m["type"], m.get("event", {}).get("type")) for m in got]
-        assert kinds == [("event", "draw")], (name, kinds)
+        kinds = [(m["type"], [e["type"] for e in m.get("events", [])]) for m in got]
+        assert kinds == [("event", ["draw"])], (name, kinds)
         # a fresh snapshot shows seat 1 as before: connected, not on auto-play
         await send(ws, {"type": "sync", "seq": 301})
         snap, _ = await recv_until(ws, "snapshot")
