@@ -9,10 +9,13 @@ name) and knows no ruleset by name. Each command is a typed value, dispatched wi
 1. ask the game (``apply`` is pure) whether the action is legal for that seat now;
 2. append it to the store's action log (**durable first**);
 3. commit the new state;
-4. publish the events on the bus, one message per audience (each seat, and spectators),
-   every message already projected for its audience (``project_event`` / ``view``); an
-   audience nobody subscribes to (known with the in-process bus) gets nothing computed;
-5. on hand end: settle in the store (one transaction), publish ``hand_end``.
+4. publish the change on the bus: **one message per change per audience** (each seat, and
+   spectators): the change's events projected for the audience (``project_event``), the
+   new version, the prompt, and the audience's view, legal actions and deadline, each
+   encoded to JSON once (by the bus); an audience nobody subscribes to (known with the
+   in-process bus; bot seats in a cluster) gets nothing computed;
+5. on hand end: settle once, in the store (one transaction), and publish the change that
+   ended the hand as its ``hand_end`` (the settlement's one copy, each seat's replay link).
 
 Work is done once per state: the legal actions of every seat are computed once per state
 (and reused for prompts, timers, bots and every message), the settlement once per hand.
