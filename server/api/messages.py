@@ -327,9 +327,10 @@ class EventMessage(BaseModel):
 class HandEndMessage(BaseModel):
     """The change that ended the hand, in one message: its ``events`` (the engine's
     ``hand_end`` event without its settlement), the final ``view`` (no ``settlement``
-    field: every hand is in the settlement), the hand's ``settlement`` (engine ``settle``; the only copy), the
-    session ``totals`` after it; ``prompt`` the pause for ``ready`` that follows (or the
-    session's end). A seat's carries its ``replay`` link; a spectator's ``null``."""
+    field: every hand is in the settlement), the hand's ``settlement`` (engine ``settle``;
+    the only copy), the session ``totals`` after it; ``prompt`` the pause for ``ready``
+    that follows (or the session's end). A seat's carries its ``replay`` link; a
+    spectator's ``null``."""
 
     type: Literal["hand_end"]
     hand_no: int
