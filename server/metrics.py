@@ -106,9 +106,9 @@ def observe_published(channel: str, message: dict[str, Any] | str) -> None:
     if kind == "hand_end":
         SETTLEMENTS.inc()
     elif kind == "event":
-        event = message.get("event")
-        if isinstance(event, dict) and event.get("type") in CLAIM_OPENERS:
-            CLAIM_WINDOWS.inc()
+        for event in message.get("events") or ():
+            if isinstance(event, dict) and event.get("type") in CLAIM_OPENERS:
+                CLAIM_WINDOWS.inc()
 
 
 class InstrumentedBus:

@@ -576,20 +576,21 @@ function onMessage(msg) {
       S.pending = false;
       if (typeof msg.prompt === 'number') S.prompt = msg.prompt;
       if (msg.version !== undefined) S.version = msg.version;
-      S.lastEvent = msg.event || null;
-      if (msg.event && msg.event.type === 'discard') {
-        S.lastDiscardSeen = { seat: msg.event.seat, tile: msg.event.tile };
-      }
-      if (msg.event) noteEvent(msg.event);
+      noteEvents(msg);
       noteHandNo(msg);
       applyView(msg);
       break;
     case 'hand_end':
+      // the change that ended the hand: its events, the final view and the settlement
       if (!isNewer(msg)) break;
       if (missedBefore(msg)) requestSync();
       noteSeen(msg, true);
       S.pending = false;
+      if (typeof msg.prompt === 'number') S.prompt = msg.prompt;
       if (msg.version !== undefined) S.version = msg.version;
+      noteEvents(msg);
+      if (msg.view) S.view = msg.view;
+      S.legal = [];
       noteHandNo(msg);
       if (msg.next_hand === null) S.sessionOver = true;
       onHandEnd(msg.settlement, msg.totals, msg);
@@ -696,6 +697,20 @@ function applyView(msg) {
     }
   }
   renderAll();
+}
+
+/** The engine events of one change (an `event` / `hand_end` message's `events`, in order). */
+function eventsOf(msg) {
+  return Array.isArray(msg.events) ? msg.events.filter((e) => e && e.type) : [];
+}
+
+function noteEvents(msg) {
+  const evs = eventsOf(msg);
+  if (evs.length) S.lastEvent = evs[evs.length - 1];
+  for (const ev of evs) {
+    if (ev.type === 'discard') S.lastDiscardSeen = { seat: ev.seat, tile: ev.tile };
+    noteEvent(ev);
+  }
 }
 
 function noteEvent(ev) {
@@ -1961,9 +1976,11 @@ function botName(i, serverName) {
 function afterMessage(msg, fresh) {
   if (msg.type === 'phrase') { onPhrase(msg); return; }
   if (!fresh) return;
-  if (msg.type === 'event' && msg.event) {
-    const kind = { discard: 'discard', pong: 'pong', kong: 'kong', win: 'win' }[msg.event.type];
-    if (kind) playSound(kind);
+  if (msg.type === 'event' || msg.type === 'hand_end') {
+    // one sound per change: that of its first event that has one
+    const sounds = { discard: 'discard', pong: 'pong', kong: 'kong', win: 'win' };
+    const ev = eventsOf(msg).find((e) => sounds[e.type]);
+    if (ev) playSound(sounds[ev.type]);
   }
   if (msg.type === 'event' || msg.type === 'snapshot') {
     const mine = S.seat !== null && S.seat !== undefined && S.legal.length > 0 && !S.sessionOver;

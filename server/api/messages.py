@@ -305,16 +305,19 @@ class SnapshotMessage(BaseModel):
 
 
 class EventMessage(BaseModel):
-    """One engine event, projected for the receiving seat, with the seat's ``view`` and
-    ``legal`` actions after the action that produced it. ``prev_version``: the version of
-    the previous event / hand_end sent to this seat in this hand (None if unknown); a client
-    that last saw a lower version missed a message and should send ``sync``."""
+    """One accepted change (an action, or a claim window closing): its engine ``events``, in
+    order, projected for the receiving seat, with the seat's ``view``, ``legal`` actions and
+    ``deadline`` after the whole change; ``version`` the hand's version after it. One such
+    message per change per seat (a change that ends the hand comes as ``hand_end``).
+    ``prev_version``: the version of the previous versioned message sent to this seat in
+    this hand (None if unknown); a client that last saw a lower version missed a message
+    and should send ``sync``."""
 
     type: Literal["event"]
     hand_no: int
     version: int
     prompt: int
-    event: dict[str, Any]
+    events: list[dict[str, Any]]
     view: dict[str, Any]
     legal: list[LegalAction]
     deadline: int | None
@@ -322,11 +325,20 @@ class EventMessage(BaseModel):
 
 
 class HandEndMessage(BaseModel):
-    """The hand's settlement (engine ``settle``) and the session totals after it."""
+    """The change that ended the hand, in one message: its ``events`` (the engine's
+    ``hand_end`` event without its settlement), the final ``view`` (no ``settlement``
+    field: every hand is in the settlement), the hand's ``settlement`` (engine ``settle``;
+    the only copy), the session ``totals`` after it; ``prompt`` the pause for ``ready``
+    that follows (or the session's end). A seat's carries its ``replay`` link; a
+    spectator's ``null``."""
 
     type: Literal["hand_end"]
     hand_no: int
     version: int
+    prompt: int
+    events: list[dict[str, Any]] = []
+    view: dict[str, Any] | None = None
+    legal: list[LegalAction] = []
     settlement: dict[str, Any]
     totals: list[int]
     next_hand: int | None

@@ -9,10 +9,13 @@ name) and knows no ruleset by name. Each command is a typed value, dispatched wi
 1. ask the game (``apply`` is pure) whether the action is legal for that seat now;
 2. append it to the store's action log (**durable first**);
 3. commit the new state;
-4. publish the events on the bus, one message per audience (each seat, and spectators),
-   every message already projected for its audience (``project_event`` / ``view``); an
-   audience nobody subscribes to (known with the in-process bus) gets nothing computed;
-5. on hand end: settle in the store (one transaction), publish ``hand_end``.
+4. publish the change on the bus: **one message per change per audience** (each seat, and
+   spectators): the change's events projected for the audience (``project_event``), the
+   new version, the prompt, and the audience's view, legal actions and deadline, each
+   encoded to JSON once (by the bus); an audience nobody subscribes to (known with the
+   in-process bus; bot seats in a cluster) gets nothing computed;
+5. on hand end: settle once, in the store (one transaction), and publish the change that
+   ended the hand as its ``hand_end`` (the settlement's one copy, each seat's replay link).
 
 Work is done once per state: the legal actions of every seat are computed once per state
 (and reused for prompts, timers, bots and every message), the settlement once per hand.
@@ -643,7 +646,14 @@ class RoomActor:
         return wire
 
     def _view(self, seat: int | None) -> dict[str, Any] | None:
-        return None if self.state is None else self.game.view(self.state, seat).to_dict()
+        """``seat``'s view of the state as the room sends it: without the game's
+        ``settlement`` field (an ended hand's settlement goes once, as the message's own
+        ``settlement``, once it is settled)."""
+        if self.state is None:
+            return None
+        view = self.game.view(self.state, seat).to_dict()
+        view.pop("settlement", None)
+        return view
 
     def _snapshot(self, seat: int | None) -> dict[str, Any]:
         return {
@@ -1222,8 +1232,10 @@ class RoomActor:
         if future is not None and not future.done():
             future.set_result(None)
         await self._publish_events(events)
-        if not events and self._has_listener(seat):
-            # a claim answer: only its seat learns of it, by a fresh snapshot
+        closing_now = self._resolve_now is not None and self.inbox.empty()
+        if not events and not closing_now and self._has_listener(seat):
+            # a claim answer: only its seat learns of it, by a fresh snapshot (unless the
+            # window closes with it in this turn: the closing's message tells it then)
             await self._publish(seat, self._snapshot(seat))
 
     async def _resolve(self, window: int) -> None:
@@ -1236,41 +1248,58 @@ class RoomActor:
         await self._publish_events(events)
 
     async def _publish_events(self, events: list[Event]) -> None:
-        """Re-arm prompts and timers, publish ``events`` projected for every audience that
-        listens (view, legal actions and deadline computed once per audience), and settle
-        the hand if it ended."""
+        """Re-arm prompts and timers and publish the change ``events`` made: **one message
+        per audience that listens** (an ``event`` with the change's ``events`` projected for
+        that audience, the new ``version``, the prompt, and the audience's view, legal
+        actions and deadline, each computed once), all in one round trip. A change that
+        ends the hand is published as its ``hand_end`` instead (`_end_hand`), after the
+        settlement is stored."""
         assert self.state is not None
-        ended = self.game.ended(self.state)
-        if not ended:
-            self._after_change()
-        audiences = self._listening() if events else []
-        per_audience = {
-            aud: (self._view(aud), self._legal(aud), self._deadline_for(aud)) for aud in audiences
-        }
+        self.version += len(events)  # one per engine event (as the log replay counts them)
+        if self.game.ended(self.state):
+            await self._end_hand(events)
+            return
+        self._after_change()
+        if not events:
+            return
         out: list[tuple[str, dict[str, Any]]] = []  # this change's messages, sent at once
-        for event in events:
-            self.version += 1
-            for aud in audiences:
-                projected = self.game.project_event(event, aud)
-                if projected is None:  # a private event of another seat
-                    continue
-                view, legal, deadline = per_audience[aud]
-                message = {
-                    "type": "event",
-                    "hand_no": self.hand_no,
-                    "version": self.version,
-                    "prompt": self._window,
-                    "event": projected,
-                    "view": view,
-                    "legal": legal,
-                    "deadline": deadline,
-                }
-                out.append((seat_channel(self.code, aud), self._stamp(aud, message)))
+        for aud in self._listening():
+            projected = self._project(events, aud)
+            if not projected:  # nothing of this change is for this audience
+                continue
+            message = {
+                "type": "event",
+                "hand_no": self.hand_no,
+                "version": self.version,
+                "prompt": self._window,
+                "events": projected,
+                "view": self._view(aud),
+                "legal": self._legal(aud),
+                "deadline": self._deadline_for(aud),
+            }
+            out.append((seat_channel(self.code, aud), self._stamp(aud, message)))
         await self._send(out)
-        if ended:
-            await self._end_hand()
 
-    async def _end_hand(self) -> None:
+    def _project(self, events: list[Event] | None, aud: int | None) -> list[dict[str, Any]]:
+        """``events`` as audience ``aud`` receives them (``project_event``; an event private
+        to another seat is left out). An engine ``hand_end`` event goes without its
+        ``settlement``: the ``hand_end`` message's own ``settlement`` is the one copy."""
+        out = []
+        for event in events or ():
+            projected = self.game.project_event(event, aud)
+            if projected is None:
+                continue
+            if projected.get("type") == "hand_end":
+                projected = {k: v for k, v in projected.items() if k != "settlement"}
+            out.append(projected)
+        return out
+
+    async def _end_hand(self, events: list[Event] | None = None) -> None:
+        """Settle the ended hand (once: stored with the room status and totals in one
+        transaction) and publish it: one ``hand_end`` message per listening audience, with
+        the ``events`` of the change that ended it (already counted in ``version``), the
+        final view, the settlement (the only copy), totals and, for a seat, its replay
+        link; after the last hand a ``session_end`` too."""
         await self._fenced()
         self._cancel_timers()
         typed = self.game.settle(self.state)
@@ -1307,24 +1336,24 @@ class RoomActor:
             self._window += 1  # the hand's last prompt is over: a late answer is stale_prompt
             self._answered.clear()
         self.version += 1
-        message = {
-            "type": "hand_end",
-            "hand_no": self.hand_no,
-            "version": self.version,
-            "settlement": settlement,
-            "totals": list(self.totals),
-            "next_hand": None if last else self.hand_no + 1,
-            "deadline": self._deadline_for(None),
-        }
-        await self.bus.publish_many(  # as _publish_all, with each seat's replay link
-            [
-                (
-                    seat_channel(self.code, s),
-                    self._stamp(s, {**message, "replay": self._replay_for(s)}),
-                )
-                for s in self._listening()
-            ]
-        )
+        out: list[tuple[str, dict[str, Any]]] = []
+        for aud in self._listening():
+            message = {
+                "type": "hand_end",
+                "hand_no": self.hand_no,
+                "version": self.version,
+                "prompt": self._window,
+                "events": self._project(events, aud),
+                "view": self._view(aud),
+                "legal": [],
+                "settlement": settlement,
+                "totals": list(self.totals),
+                "next_hand": None if last else self.hand_no + 1,
+                "deadline": self._deadline_for(None),
+                "replay": self._replay_for(aud),
+            }
+            out.append((seat_channel(self.code, aud), self._stamp(aud, message)))
+        await self.bus.publish_many(out)
         if last:
             await self._close_vote("finished")
             await self._publish_all(self._session_end(dissolved=False))

@@ -221,6 +221,30 @@ def _check_settlement(payments: list[dict[str, Any]], deltas: list[int]) -> list
 
 
 _INSERT_ACTIONS = insert(Action)
+_ACTION_COLUMNS = ("hand_id", "idx", "seat", "payload", "created_at")
+_INSERT_ACTIONS_SQL = (
+    f"INSERT INTO actions ({', '.join(_ACTION_COLUMNS)}) VALUES ({', '.join('?' * 5)})"
+)
+
+
+def _insert_actions_sqlite(conn: Connection, dialect: Any, rows: list[dict[str, Any]]) -> None:
+    """Insert ``rows`` into ``actions`` on the SQLite writer's ``conn`` (in its thread, in
+    its transaction): the statement ``insert(Action)`` makes, as one ``executemany`` with the
+    values bound by the columns' own types (the same stored text), run as driver SQL: no
+    Core statement compiled and no parameters processed per call (most of the log's cost
+    per action). The engine's events see it as any other statement."""
+    table = Action.__table__
+    procs = [table.c[name].type._cached_bind_processor(dialect) for name in _ACTION_COLUMNS]
+    params = [
+        tuple(
+            proc(row[name]) if proc is not None else row[name]
+            for name, proc in zip(_ACTION_COLUMNS, procs, strict=True)
+        )
+        for row in rows
+    ]
+    conn.exec_driver_sql(_INSERT_ACTIONS_SQL, params)
+
+
 _INSERT_LEDGER = insert(LedgerEntry)
 # seat_deltas.player_id / profile_id are looked up in the INSERT itself: no SELECT round trip
 # per hand.
@@ -290,6 +314,7 @@ class Store:
         self._sqlite = self.engine.dialect.name == "sqlite"
         self._sqlite_writer: Engine | None = None
         self._sqlite_thread: ThreadPoolExecutor | None = None
+        self._sqlite_conn: Connection | None = None  # the writer's, used in its thread only
         if self._sqlite:
             event.listen(self.engine.sync_engine, "connect", _sqlite_on_connect)
             parsed = make_url(url)
@@ -337,7 +362,7 @@ class Store:
                 state.log_conn = None
         if self._sqlite_thread is not None and self._sqlite_writer is not None:
             await asyncio.get_running_loop().run_in_executor(
-                self._sqlite_thread, self._sqlite_writer.dispose
+                self._sqlite_thread, self._sqlite_dispose
             )
             self._sqlite_thread.shutdown(wait=True)
         await self.engine.dispose()
@@ -382,9 +407,30 @@ class Store:
             return await conn.run_sync(work)
 
     def _sqlite_transaction(self, work: Callable[[Connection], T]) -> T:
+        """``work`` in one transaction on the writer's connection, kept open in the writer
+        thread (no pool checkout and reset per transaction: most of a small write's cost);
+        a connection that failed is closed and a fresh one taken next time."""
         assert self._sqlite_writer is not None
-        with self._sqlite_writer.begin() as conn:
-            return work(conn)
+        conn = self._sqlite_conn
+        if conn is None or conn.closed or conn.invalidated:
+            conn = self._sqlite_conn = self._sqlite_writer.connect()
+        try:
+            with conn.begin():
+                return work(conn)
+        except DBAPIError as exc:
+            if exc.connection_invalidated or not isinstance(exc, IntegrityError):
+                self._sqlite_conn = None
+                with suppress(Exception):
+                    conn.close()
+            raise
+
+    def _sqlite_dispose(self) -> None:
+        if self._sqlite_conn is not None:
+            with suppress(Exception):
+                self._sqlite_conn.close()
+            self._sqlite_conn = None
+        assert self._sqlite_writer is not None
+        self._sqlite_writer.dispose()
 
     def _room_id_in(self, conn: Connection, code: str) -> int:
         room_id = self._room_ids.get(code)
@@ -672,7 +718,9 @@ class Store:
             return
         try:
             if self._sqlite_thread is not None:
-                await self._write(lambda conn: conn.execute(_INSERT_ACTIONS, rows))
+                assert self._sqlite_writer is not None
+                dialect = self._sqlite_writer.dialect
+                await self._write(lambda conn: _insert_actions_sqlite(conn, dialect, rows))
             else:
                 await self._insert_autocommit(rows)
         except IntegrityError:

@@ -104,7 +104,9 @@ def test_sounds_follow_events_and_mute_persists(
         page.wait_for_selector("#settlement", state="visible", timeout=120000)
         page.wait_for_timeout(300)
         events = page.evaluate(
-            "window.__wsLog.filter(m => m.type === 'event').map(m => m.event.type)"
+            "window.__wsLog.filter(m => m.type === 'event' || m.type === 'hand_end')"
+            ".map(m => (m.events.find(e => ['discard', 'pong', 'kong', 'win'].includes(e.type))"
+            " || m.events[0] || {}).type)"
         )
         seen = Counter(events)
         counts = page.evaluate("window.__gySound.counts")
@@ -294,8 +296,9 @@ def test_spectator_sees_no_concealed_tile(browser: Any, live: LiveServer, shots_
             leaked = _keys(log) & FORBIDDEN_KEYS
             assert not leaked, leaked
             for m in log:
-                if m.get("type") == "event" and m["event"]["type"] == "draw":
-                    assert "tile" not in m["event"] or m["event"]["tile"] is None, m
+                for e in m.get("events", []) if m.get("type") == "event" else []:
+                    if e["type"] == "draw":
+                        assert "tile" not in e or e["tile"] is None, m
             # each seat's hand is there only as a count: 13 (14 with a drawn tile) less
             # three per meld
             sizes = [sv["concealed_count"] + 3 * len(sv["melds"]) for sv in view["seats"]]

@@ -50,7 +50,9 @@ async def test_claim_timeout_reaches_no_other_seat(live_clock: Live) -> None:
     seen = {}
     for name, ws in (("seat2", ws2), ("spectator", spec)):
         got = await barrier(ws, 200)
-        assert [(m["type"], m["event"]["type"]) for m in got] == [("event", "discard")]
+        assert [(m["type"], [e["type"] for e in m["events"]]) for m in got] == [
+            ("event", ["discard"])
+        ]
         assert got[0]["deadline"] is None and got[0]["legal"] == []
         seen[name] = got
     await live_clock.advance(10.5)  # claim_seconds (no bank): seat 1 times out
@@ -59,8 +61,8 @@ async def test_claim_timeout_reaches_no_other_seat(live_clock: Live) -> None:
     assert log[1] == (1, {"action": {"kind": "pass"}, "source": "timeout"})
     for name, ws in (("seat2", ws2), ("spectator", spec)):
         got = await barrier(ws, 300)
-        kinds = [(m["type"], m.get("event", {}).get("type")) for m in got]
-        assert kinds == [("event", "draw")], (name, kinds)
+        kinds = [(m["type"], [e["type"] for e in m.get("events", [])]) for m in got]
+        assert kinds == [("event", ["draw"])], (name, kinds)
         # a fresh snapshot shows seat 1 as before: connected, not on auto-play
         await send(ws, {"type": "sync", "seq": 301})
         snap, _ = await recv_until(ws, "snapshot")

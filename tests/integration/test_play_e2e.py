@@ -52,9 +52,9 @@ def check_private(msg: dict[str, Any], me: int | None) -> None:
             assert value is None, "settlement before the end"
         else:
             walk(value)
-    event = msg.get("event")
-    if isinstance(event, dict) and event.get("seat") != me and event.get("type") == "draw":
-        assert "tile" not in event, f"another seat's drawn tile: {msg}"
+    for event in msg.get("events") or []:
+        if isinstance(event, dict) and event.get("seat") != me and event.get("type") == "draw":
+            assert "tile" not in event, f"another seat's drawn tile: {msg}"
 
 
 async def play_room(

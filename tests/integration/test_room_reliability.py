@@ -142,13 +142,16 @@ async def test_pong_answer_waits_for_the_win_answer(live_clock: Live, answer: st
     await send(ww, action_msg(answer, prompt, 4))
     if answer == "win":
         end, seen = await recv_until(wo, "hand_end")
-        kinds = [m["event"]["type"] for m in seen if m["type"] == "event"]
+        kinds = [e["type"] for m in [*seen, end] if m["type"] in ("event", "hand_end")
+                 for e in m["events"]]  # fmt: skip
         assert "pong" not in kinds and "win" in kinds
+        assert [e["type"] for e in end["events"]][-2:] == ["win", "hand_end"]
         assert end["settlement"]["winners"] == [winner]
     else:
         ev, _ = await recv_until(wo, "event")
-        assert ev["event"]["type"] == "pong" and ev["event"]["seat"] == ponger
-        assert ev["event"]["from"] == sp["view"]["last_discard"]["seat"]
+        pong = ev["events"][0]
+        assert pong["type"] == "pong" and pong["seat"] == ponger
+        assert pong["from"] == sp["view"]["last_discard"]["seat"]
 
 
 async def test_two_seats_answer_at_once(live_clock: Live) -> None:
@@ -201,7 +204,7 @@ async def test_stale_and_duplicate_answers(live_clock: Live) -> None:
     # the window resolves with the winner's pass; then its prompt number is stale
     await send(ww, action_msg("pass", prompt, 6))
     ev, _ = await recv_until(wo, "event")
-    assert ev["event"]["type"] in ("draw", "pong", "kong") and ev["prompt"] > prompt
+    assert ev["events"][0]["type"] in ("draw", "pong", "kong") and ev["prompt"] > prompt
     await send(ww, action_msg("win", prompt, 7))
     err, _ = await recv_until(ww, "error")
     assert (err["code"], err["seq"]) == ("stale_prompt", 7)
@@ -224,9 +227,10 @@ async def test_turn_timeout_bank_and_auto_play(live_clock: Live) -> None:
     auto, _ = await recv_until(w0, "auto")
     assert auto == {"type": "auto", "auto": [0]}
     discard, _ = await recv_until(w0, "event")
-    assert discard["event"]["type"] == "discard" and discard["version"] == version + 1
+    assert [e["type"] for e in discard["events"]] == ["discard"]
+    assert discard["version"] == version + 1
     # the default: the drawn tile (the dealer's first turn has none: the last tile)
-    assert discard["event"]["tile"] == (s0["view"]["drawn"] or s0["view"]["hand"][-1])
+    assert discard["events"][0]["tile"] == (s0["view"]["drawn"] or s0["view"]["hand"][-1])
     actor = await live.actor(code)
     assert actor.bank[0] == 0 and 0 in actor.auto
 
@@ -244,7 +248,7 @@ async def test_turn_timeout_bank_and_auto_play(live_clock: Live) -> None:
     tile = snap1["view"]["drawn"] or snap1["view"]["hand"][-1]
     await send(w1, action_msg("discard", snap1["prompt"], 4, tile=tile))
     ev, _ = await recv_until(w1, "event")
-    assert ev["event"] == {"type": "discard", "seat": 1, "tile": tile, "bao_ting": False}
+    assert ev["events"] == [{"type": "discard", "seat": 1, "tile": tile, "bao_ting": False}]
     assert actor.bank[1] == pytest.approx(5.0)
 
     # seat 0 is on auto-play: its turns take auto_seconds (1 s) until it acts itself
@@ -448,7 +452,9 @@ async def test_an_answer_to_a_decided_window_is_accepted_while_it_is_open(
     await live.advance(6)
     end, seen = await recv_until(wp, "hand_end")
     assert not [m for m in seen if m["type"] == "error"], seen
-    assert "pong" not in [m["event"]["type"] for m in seen if m["type"] == "event"]
+    assert "pong" not in [
+        e["type"] for m in [*seen, end] if m["type"] in ("event", "hand_end") for e in m["events"]
+    ]
     assert end["settlement"]["winners"] == [winner]
     log = await live.on_server(actor.store.hand_actions(code, 1))
     assert log[-2:] == [

@@ -173,14 +173,16 @@ async def play(store: Any, bus: Any, hold: str, code: str, out: Played) -> None:
             if m["view"]["turn"] == THINKER:
                 continue  # seat 1's own discard: everyone knows it cannot claim it
             rest = msgs[i + 1 :]
-            at = next((k for k, (_, n) in enumerate(rest) if n["type"] == "event"), None)
+            at = next(
+                (k for k, (_, n) in enumerate(rest) if n["type"] in ("event", "hand_end")), None
+            )
             if at is None:
                 continue  # the session stopped inside it
             closing = rest[at]
             out.in_window_extra += [n for _, n in rest[:at]]  # between opening and closing
             could = THINKER in claimants[window]
             shape = (
-                m["event"]["type"],
+                tuple(e["type"] for e in m["events"]),
                 m["deadline"],
                 tuple(m["legal"]),
                 tuple(s["auto"] for s in m.get("room", {}).get("seats", [])),

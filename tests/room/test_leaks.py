@@ -282,14 +282,16 @@ def check(
         assert s["concealed_count"] == sum(state.hands[s["seat"]])
     profile.check_seats(v, state, me)
     if kind == "event":
-        e = msg["event"]
-        assert e == game.project_event(rep.events[version], me)
-        if e.get("seat") != me:
-            assert e["type"] != "claim_answer", msg
-            if e["type"] == "draw":
-                assert "tile" not in e, msg
-            if e["type"] == "ding_que_chosen":
-                assert "suit" not in e, msg
+        events = msg["events"]  # the change's events: versions version-len+1 .. version
+        first = version - len(events) + 1
+        assert events == [game.project_event(rep.events[first + i], me) for i in range(len(events))]
+        for e in events:
+            if e.get("seat") != me:
+                assert e["type"] != "claim_answer", msg
+                if e["type"] == "draw":
+                    assert "tile" not in e, msg
+                if e["type"] == "ding_que_chosen":
+                    assert "suit" not in e, msg
     if deep:
         candidates = [state, *rep.quiet.get(version, [])] if version < len(rep.states) else [state]
         matching = [c for c in candidates if game.view(c, me).to_dict() == v]
@@ -382,8 +384,11 @@ def no_gaps(messages: list[dict[str, Any]]) -> None:
         hand, version = msg.get("hand_no"), msg.get("version")
         if version is None or not hand:
             continue
-        if msg["type"] == "event" and hand in last:
-            assert version == last[hand] + 1, f"event numbers jump {last[hand]} -> {version}"
+        if msg["type"] in ("event", "hand_end") and hand in last:
+            # one message per change: its events are numbered last+1 .. version (and a
+            # hand_end counts once more itself)
+            step = len(msg["events"]) + (msg["type"] == "hand_end")
+            assert version == last[hand] + step, f"event numbers jump {last[hand]} -> {version}"
         # snapshots are fetched beside the stream, so one may arrive after a later event
         last[hand] = max(version, last.get(hand, 0))
 

@@ -83,7 +83,7 @@ def choose_action(state: Any, seat: int) -> Action:
     for a in legal:
         if a.kind in ("self_draw", "win"):
             return a
-    v: dict[str, Any] = view(state, seat)
+    v: dict[str, Any] = view(state, seat, hints=False)  # no 听牌提示 / waits for a bot
     tiles = _own_tiles(v)
     counts = _counts(tiles)
     melds = _melds(v, seat)

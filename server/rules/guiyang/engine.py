@@ -611,8 +611,12 @@ def _river_last(state: State) -> dict[str, int] | None:
     return {"seat": seat, "index": len(river) - 1}
 
 
-def view(state: State, seat: int | None) -> dict[str, object]:
+def view(state: State, seat: int | None, hints: bool = True) -> dict[str, object]:
     """The state as ``seat`` sees it (None = spectator), JSON-able (§13, docs/protocol.md).
+
+    ``hints=False`` leaves out the seat's ``waits`` and ``ting_hints`` (听牌提示): what the
+    bot policy asks for, since it reads only its tiles, melds and void suit (the hints are
+    for a player's screen and cost a waits search).
 
     Holds the seat's own ``hand`` (without the drawn tile) and ``drawn``, everybody's melds,
     rivers and concealed counts, and never another seat's concealed tiles or the wall order
@@ -666,11 +670,13 @@ def view(state: State, seat: int | None) -> dict[str, object]:
             counts[drawn] -= 1
         out["hand"] = [tile_name(k) for k in range(NUM_KINDS) for _ in range(counts[k])]
         out["drawn"] = tile_name(drawn) if drawn is not None else None
-        unseen = _unseen(state, seat)
-        out["waits"] = [{"tile": tile_name(k), "unseen": unseen[k]} for k in waits(state, seat)]
+        unseen = _unseen(state, seat) if hints else []
+        if hints:
+            out["waits"] = [{"tile": tile_name(k), "unseen": unseen[k]} for k in waits(state, seat)]
         out["void_held"] = holds_void(state, seat)
-        own_turn = state.phase == "turn" and state.turn == seat
-        out["ting_hints"] = ting_hints(state, seat, unseen) if own_turn else {}
+        if hints:
+            own_turn = state.phase == "turn" and state.turn == seat
+            out["ting_hints"] = ting_hints(state, seat, unseen) if own_turn else {}
     if state.ended:
         out["settlement"] = settle(state)
     return out
