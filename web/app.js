@@ -1,6 +1,6 @@
 // 贵阳捉鸡麻将 browser client. Plain ES modules, no build step.
 // The server sends each seat its own `view` and `legal` actions; we render `view` and offer `legal`.
-import { t, getLang, setLang, translateDom, reasonText, handTypeText, WIN_KINDS, errorMessage, validationMessage } from './i18n.js';
+import { t, getLang, setLang, translateDom, botName, reasonText, handTypeText, WIN_KINDS, errorMessage, validationMessage } from './i18n.js';
 import { tileEl, tileName, sortTiles, suitOf, suitChar } from './tiles.js';
 import { api, store, ApiError } from './api.js';
 import { RoomSocket } from './net.js';
@@ -1412,6 +1412,10 @@ function standingsEl(tots) {
       h('span', { class: 'num', text: fmtPts(r.total) })));
   }
   fs.append(ol);
+  // the session is over: the way on (the top bar's 战绩 link stands aside inside a room)
+  fs.append(h('div', { class: 'final-links' },
+    h('a', { href: './', class: 'ghost btn', id: 'final-lobby', text: t('back_lobby') }),
+    h('a', { href: './?records', class: 'ghost btn', id: 'final-records', text: t('records') })));
   return fs;
 }
 
@@ -1949,12 +1953,7 @@ function tick() {
 // ------------------------------------------------------------------ social: sound, 快捷语,
 // spectators, lobby bots, a replaced tab (issue 13). Kept together so it merges apart.
 
-/** A bot's name as this UI shows it: 机器人·东 (by seat wind) in Chinese, the server's
- *  name ("Bot East") in English. The name is for display only; the seat is marked a bot. */
-function botName(i, serverName) {
-  if (getLang() === 'en') return serverName || `Bot ${i + 1}`;
-  return `${t('bot')}·${'东南西北'[i % 4]}`;
-}
+// A bot's name as this UI shows it: botName (i18n.js), 机器人·东 in Chinese.
 
 /** Sounds for a message just handled (`fresh`: it was new, not one a snapshot covered): a
  *  discard, pong, kong or win event; your turn (a new prompt with something to do). */
