@@ -468,7 +468,8 @@ function setConn(state, info) {
   renderConnText();
   el.title = '';
   const rb = $('#reconnect-btn');
-  if (rb) rb.hidden = state !== 'closed';
+  // a seat taken by another tab: the banner's 在本页继续 is the way back (not a second button)
+  if (rb) rb.hidden = state !== 'closed' || !!S.replaced;
 }
 
 /** (hand_no, version) of `msg` is newer than anything seen on this connection. */
@@ -2125,6 +2126,7 @@ function renderSocial() {
   renderBubbles();
   const rb = $('#replaced-banner');
   rb.hidden = !S.replaced;
+  if (S.replaced) $('#reconnect-btn').hidden = true;
   const spectator = !!S.code && (S.seat === null || S.seat === undefined);
   $('#spectator-badge').hidden = !spectator;
   $('#add-bots').hidden = spectator; // bots are a seated player's call

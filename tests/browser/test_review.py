@@ -143,6 +143,10 @@ def test_admin_page_runs_under_the_csp_on_a_light_card(
         assert bg == "rgb(251, 250, 246)", bg
         flex = page.evaluate("getComputedStyle(document.querySelector('#query')).display")
         assert flex == "flex", flex
+        # style.css's `#room` (the table's main) does not pad the room filter's input
+        room_h = page.locator("#admin input#room").bounding_box()["height"]
+        game_h = page.locator("#admin input#game").bounding_box()["height"]
+        assert room_h == game_h, (room_h, game_h)
     finally:
         ctx.close()
 
@@ -215,6 +219,35 @@ def test_records_and_replay_name_bots_as_the_table_and_final_standings_lead_on(
         page.goto(fast.base + href)
         page.wait_for_selector("#rp-seat-1")
         assert page.locator("#rp-seat-1 .rp-seat-head b").inner_text() == "机器人·南"
+        assert not page.errors, page.errors  # type: ignore[attr-defined]
+    finally:
+        ctx.close()
+
+
+def test_replaced_tab_offers_one_way_back_and_keeps_the_top_bar(
+    browser: Any, fast: LiveServer, shots_dir: Path
+) -> None:
+    """A seat opened in a second tab: the old tab's banner offers 在本页继续; the top bar does
+    not add a second 重新连接 button (it squeezed the title to one character on a phone)."""
+    ctx, page = new_page(browser, **PHONE)
+    try:
+        create_room(page, fast.base, "两个页面", hands=4, players=2)
+        fill_with_bots(page)
+        other = ctx.new_page()
+        other.goto(page.url)
+        page.wait_for_selector("#replaced-banner:not([hidden])", timeout=15000)
+        page.wait_for_selector('#conn-state[data-state="closed"]')
+        page.wait_for_timeout(300)
+        assert page.locator("#replaced-resume").is_visible()
+        assert page.locator("#reconnect-btn").is_hidden()
+        top = assert_one_line(page, "#topbar", "replaced")
+        assert "reconnect-btn" not in top, top
+        brand = page.locator("#home-link").bounding_box()
+        assert brand is not None and brand["width"] >= 80, brand
+        page.screenshot(path=str(shots_dir / "review-replaced-phone.png"))
+        page.click("#replaced-resume")
+        page.wait_for_selector('#conn-state[data-state="connected"]', timeout=15000)
+        assert page.locator("#replaced-banner").is_hidden()
         assert not page.errors, page.errors  # type: ignore[attr-defined]
     finally:
         ctx.close()
