@@ -173,9 +173,10 @@ function optionsSummary(o, game = 'guiyang') {
   }
   const pl = { 4: t('players_4'), 3: t('players_3'), 2: t('players_2') }[o.players] || o.players;
   parts.push(pl);
-  parts.push({ lian_zhuang: '连庄', yi_kou_san: '一扣三', yi_kou_er: '一扣二' }[o.scoring] || o.scoring);
-  if (o.yao_bai_ji) parts.push('摇摆鸡');
-  if (o.man_tang_ji) parts.push('满堂鸡');
+  // localised as the lobby's labels (English keeps the term: "Dealer streak (连庄)")
+  parts.push({ lian_zhuang: t('lian_zhuang'), yi_kou_san: t('yi_kou_san'), yi_kou_er: t('scoring_yi_kou_er') }[o.scoring] || o.scoring);
+  if (o.yao_bai_ji) parts.push(t('yao_bai_ji'));
+  if (o.man_tang_ji) parts.push(t('man_tang_ji'));
   for (const k of CHICKEN_OPTIONS) if (o[k]) parts.push(t(k));
   if (o.hands) parts.push(t('hands_n', { n: o.hands }));
   if (o.base_points && o.base_points !== 1) parts.push(`${t('base_points')} ${o.base_points}`);

@@ -251,3 +251,21 @@ def test_replaced_tab_offers_one_way_back_and_keeps_the_top_bar(
         assert not page.errors, page.errors  # type: ignore[attr-defined]
     finally:
         ctx.close()
+
+
+def test_room_options_line_is_in_the_pages_language(browser: Any, fast: LiveServer) -> None:
+    """The waiting room's options line said "一扣二 · 满堂鸡" in the English UI too."""
+    ctx, page = new_page(browser, **PHONE)
+    try:
+        create_room(page, fast.base, "选项", hands=4, players=4)
+        opts = page.locator("#room-options")
+        assert opts.inner_text().split(" · ")[:3] == ["4人", "一扣二", "满堂鸡"], opts.inner_text()
+        page.click("#lang-toggle")
+        page.wait_for_timeout(200)
+        parts = opts.inner_text().split(" · ")
+        assert parts[:3] == ["4 players", "Yi kou er (一扣二)", "Full-table chicken (满堂鸡)"], (
+            parts
+        )
+        assert not page.errors, page.errors  # type: ignore[attr-defined]
+    finally:
+        ctx.close()
