@@ -1488,7 +1488,7 @@ function renderSettlement() {
   }
 
   if (s.loser !== undefined && s.loser !== null && winners.length) {
-    body.append(h('div', { class: 'settle-line', id: 'settle-loser' }, h('span', { class: 'label', text: s.win_kind === 'qiang_gang' ? '抢杠' : '点炮' }), seatName(s.loser)));
+    body.append(h('div', { class: 'settle-line', id: 'settle-loser' }, h('span', { class: 'label', text: t(s.win_kind === 'qiang_gang' ? 'loser_robbed' : 'loser_dealt_in') }), seatName(s.loser)));
   }
   if (Array.isArray(s.burned) && s.burned.length) {
     body.append(h('div', { class: 'settle-line' }, h('span', { class: 'label', text: '烧' }), s.burned.map(seatName).join(', ')));
