@@ -1562,7 +1562,7 @@ function renderSettlement() {
     body.append(verifyEl({ id: 'settle-verify', game: (S.room && S.room.game) || 'guiyang', seed: String(seed), publishedHash: seedHash, players: nPlayers(), dealer: S.view ? S.view.dealer : 0 }));
   }
   const replay = st.msg && st.msg.replay; // the seats' replay link (never sent to spectators)
-  if (replay && replay.url) body.append(h('div', { class: 'settle-line' }, h('a', { id: 'settle-replay', class: 'replay-link', href: replay.url, target: '_blank', rel: 'noopener', text: '回放' })));
+  if (replay && replay.url) body.append(h('div', { class: 'settle-line' }, h('a', { id: 'settle-replay', class: 'replay-link', href: replay.url, target: '_blank', rel: 'noopener', text: t('replay') })));
 
   // final standings
   if (S.sessionOver) {
