@@ -182,7 +182,7 @@ function roomItem(r) {
     seats.append(h('li', { class: seat.seat === r.seat ? 'me' : '', dataset: { seat: String(seat.seat), total: String(total), rank: String(r.ranks[seat.seat] ?? '') } },
       h('span', { class: `rank r${r.ranks[seat.seat] ?? ''}`, title: rt('rank', { n: r.ranks[seat.seat] ?? '' }), text: String(r.ranks[seat.seat] ?? '') }),
       h('span', { class: 'name', text: seatLabel(seat) + (seat.seat === r.seat ? ` (${rt('me')})` : '') }),
-      seat.bot ? h('small', { class: 'badge bot', title: rt('bot'), text: rt('bot') }) : null,
+      seat.bot ? h('small', { class: 'badge bot', title: rt('bot'), text: 'AI' }) : null,
       h('span', { class: `num ${total > 0 ? 'pos' : total < 0 ? 'neg' : ''}`, text: fmt(total) })));
   }
   li.append(head, opts, seats);
