@@ -1,6 +1,6 @@
 // 贵阳捉鸡麻将 browser client. Plain ES modules, no build step.
 // The server sends each seat its own `view` and `legal` actions; we render `view` and offer `legal`.
-import { t, getLang, setLang, translateDom, reasonText, handTypeText, WIN_KINDS, errorMessage, validationMessage } from './i18n.js';
+import { t, getLang, setLang, translateDom, botName, reasonText, handTypeText, WIN_KINDS, errorMessage, validationMessage } from './i18n.js';
 import { tileEl, tileName, sortTiles, suitOf, suitChar } from './tiles.js';
 import { api, store, ApiError } from './api.js';
 import { RoomSocket } from './net.js';
@@ -173,9 +173,10 @@ function optionsSummary(o, game = 'guiyang') {
   }
   const pl = { 4: t('players_4'), 3: t('players_3'), 2: t('players_2') }[o.players] || o.players;
   parts.push(pl);
-  parts.push({ lian_zhuang: '连庄', yi_kou_san: '一扣三', yi_kou_er: '一扣二' }[o.scoring] || o.scoring);
-  if (o.yao_bai_ji) parts.push('摇摆鸡');
-  if (o.man_tang_ji) parts.push('满堂鸡');
+  // localised as the lobby's labels (English keeps the term: "Dealer streak (连庄)")
+  parts.push({ lian_zhuang: t('lian_zhuang'), yi_kou_san: t('yi_kou_san'), yi_kou_er: t('scoring_yi_kou_er') }[o.scoring] || o.scoring);
+  if (o.yao_bai_ji) parts.push(t('yao_bai_ji'));
+  if (o.man_tang_ji) parts.push(t('man_tang_ji'));
   for (const k of CHICKEN_OPTIONS) if (o[k]) parts.push(t(k));
   if (o.hands) parts.push(t('hands_n', { n: o.hands }));
   if (o.base_points && o.base_points !== 1) parts.push(`${t('base_points')} ${o.base_points}`);
@@ -468,7 +469,8 @@ function setConn(state, info) {
   renderConnText();
   el.title = '';
   const rb = $('#reconnect-btn');
-  if (rb) rb.hidden = state !== 'closed';
+  // a seat taken by another tab: the banner's 在本页继续 is the way back (not a second button)
+  if (rb) rb.hidden = state !== 'closed' || !!S.replaced;
 }
 
 /** (hand_no, version) of `msg` is newer than anything seen on this connection. */
@@ -1427,6 +1429,10 @@ function standingsEl(tots) {
       h('span', { class: 'num', text: fmtPts(r.total) })));
   }
   fs.append(ol);
+  // the session is over: the way on (the top bar's 战绩 link stands aside inside a room)
+  fs.append(h('div', { class: 'final-links' },
+    h('a', { href: './', class: 'ghost btn', id: 'final-lobby', text: t('back_lobby') }),
+    h('a', { href: './?records', class: 'ghost btn', id: 'final-records', text: t('records') })));
   return fs;
 }
 
@@ -1497,7 +1503,7 @@ function renderSettlement() {
   }
 
   if (s.loser !== undefined && s.loser !== null && winners.length) {
-    body.append(h('div', { class: 'settle-line', id: 'settle-loser' }, h('span', { class: 'label', text: s.win_kind === 'qiang_gang' ? '抢杠' : '点炮' }), seatName(s.loser)));
+    body.append(h('div', { class: 'settle-line', id: 'settle-loser' }, h('span', { class: 'label', text: t(s.win_kind === 'qiang_gang' ? 'loser_robbed' : 'loser_dealt_in') }), seatName(s.loser)));
   }
   if (Array.isArray(s.burned) && s.burned.length) {
     body.append(h('div', { class: 'settle-line' }, h('span', { class: 'label', text: '烧' }), s.burned.map(seatName).join(', ')));
@@ -1571,7 +1577,7 @@ function renderSettlement() {
     body.append(verifyEl({ id: 'settle-verify', game: (S.room && S.room.game) || 'guiyang', seed: String(seed), publishedHash: seedHash, players: nPlayers(), dealer: S.view ? S.view.dealer : 0 }));
   }
   const replay = st.msg && st.msg.replay; // the seats' replay link (never sent to spectators)
-  if (replay && replay.url) body.append(h('div', { class: 'settle-line' }, h('a', { id: 'settle-replay', class: 'replay-link', href: replay.url, target: '_blank', rel: 'noopener', text: '回放' })));
+  if (replay && replay.url) body.append(h('div', { class: 'settle-line' }, h('a', { id: 'settle-replay', class: 'replay-link', href: replay.url, target: '_blank', rel: 'noopener', text: t('replay') })));
 
   // final standings
   if (S.sessionOver) {
@@ -1964,12 +1970,7 @@ function tick() {
 // ------------------------------------------------------------------ social: sound, 快捷语,
 // spectators, lobby bots, a replaced tab (issue 13). Kept together so it merges apart.
 
-/** A bot's name as this UI shows it: 机器人·东 (by seat wind) in Chinese, the server's
- *  name ("Bot East") in English. The name is for display only; the seat is marked a bot. */
-function botName(i, serverName) {
-  if (getLang() === 'en') return serverName || `Bot ${i + 1}`;
-  return `${t('bot')}·${'东南西北'[i % 4]}`;
-}
+// A bot's name as this UI shows it: botName (i18n.js), 机器人·东 in Chinese.
 
 /** Sounds for a message just handled (`fresh`: it was new, not one a snapshot covered): a
  *  discard, pong, kong or win event; your turn (a new prompt with something to do). */
@@ -2143,6 +2144,7 @@ function renderSocial() {
   renderBubbles();
   const rb = $('#replaced-banner');
   rb.hidden = !S.replaced;
+  if (S.replaced) $('#reconnect-btn').hidden = true;
   const spectator = !!S.code && (S.seat === null || S.seat === undefined);
   $('#spectator-badge').hidden = !spectator;
   $('#add-bots').hidden = spectator; // bots are a seated player's call

@@ -125,6 +125,10 @@ const STRINGS = {
     hands_revealed: '各家手牌',
     error: '错误',
     back_lobby: '返回大厅',
+    records: '战绩',
+    loser_dealt_in: '点炮',
+    loser_robbed: '抢杠',
+    replay: '回放',
     start_hint: '人满后自动开局',
     next_dealer: '下局庄家',
     rank: '名次',
@@ -338,13 +342,17 @@ const STRINGS = {
     ready_sent: 'Ready, waiting for others…',
     final_standings: 'Final standings',
     session_over: 'Session over',
-    last_settlement: 'Last settlement',
+    last_settlement: 'Last hand',
     close: 'Close',
     spectator: 'Spectating',
     no_payments: 'No payments',
     hands_revealed: 'Hands',
     error: 'Error',
     back_lobby: 'Lobby',
+    records: 'Records',
+    loser_dealt_in: 'Dealt in (点炮)',
+    loser_robbed: 'Kong robbed (抢杠)',
+    replay: 'Replay',
     start_hint: 'The hand starts when all seats are filled',
     next_dealer: 'Next dealer',
     rank: 'Rank',
@@ -657,6 +665,13 @@ export function t(key, params) {
     for (const [k, v] of Object.entries(params)) s = s.replace(`{${k}}`, String(v));
   }
   return s;
+}
+
+/** A bot's name as the table shows it: 机器人·东/南/西/北 (by seat ``i``) in Chinese, the
+ *  server's name ("Bot West") in English. Shared by the table, 战绩 and 回放. */
+export function botName(i, serverName) {
+  if (lang === 'en') return serverName || `Bot ${i + 1}`;
+  return `${t('bot')}·${'东南西北'[i % 4]}`;
 }
 
 export function reasonText(r) {

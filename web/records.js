@@ -3,7 +3,7 @@
 // over the player's hands, and a session's standings hand by hand. Opened with ./?records.
 // Data: GET /api/me/... with the player code (docs/protocol.md).
 import { request, profile, ensureProfile, ApiError } from './api.js';
-import { getLang } from './i18n.js';
+import { getLang, botName } from './i18n.js';
 import { showStoredSettlement } from './app.js';
 
 const L = {
@@ -74,6 +74,8 @@ function optionsText(game, o) {
   const parts = [rt(`game_${game}`)];
   if (o && o.players) parts.push(rt('players_n', { n: o.players }));
   if (o && o.hands) parts.push(rt('hands_n', { n: o.hands }));
+  // Guiyang's scoring is one option, `scoring`: 'lian_zhuang' | 'yi_kou_san' | 'yi_kou_er'
+  if (o && OPTION_WORDS[o.scoring]) parts.push(OPTION_WORDS[o.scoring]);
   for (const [k, w] of Object.entries(OPTION_WORDS)) if (o && o[k] === true) parts.push(w);
   return parts.join(' · ');
 }
@@ -81,6 +83,9 @@ function optionsText(game, o) {
 const api = {
   get: (path) => request('GET', path, undefined, (profile.get() || {}).code),
 };
+
+/** A seat's name as at the table: a bot's is localised (机器人·西, not the server's "Bot West"). */
+const seatLabel = (seat) => (seat.bot ? botName(seat.seat, seat.name) : seat.name);
 
 // ------------------------------------------------------------------ charts
 const COLORS = ['#b91c1c', '#1d4ed8', '#15803d', '#b45309'];
@@ -176,7 +181,7 @@ function roomItem(r) {
     const total = r.standings[seat.seat] ?? 0;
     seats.append(h('li', { class: seat.seat === r.seat ? 'me' : '', dataset: { seat: String(seat.seat), total: String(total), rank: String(r.ranks[seat.seat] ?? '') } },
       h('span', { class: `rank r${r.ranks[seat.seat] ?? ''}`, title: rt('rank', { n: r.ranks[seat.seat] ?? '' }), text: String(r.ranks[seat.seat] ?? '') }),
-      h('span', { class: 'name', text: seat.name + (seat.seat === r.seat ? ` (${rt('me')})` : '') }),
+      h('span', { class: 'name', text: seatLabel(seat) + (seat.seat === r.seat ? ` (${rt('me')})` : '') }),
       seat.bot ? h('small', { class: 'badge bot', title: rt('bot'), text: 'AI' }) : null,
       h('span', { class: `num ${total > 0 ? 'pos' : total < 0 ? 'neg' : ''}`, text: fmt(total) })));
   }
@@ -242,7 +247,7 @@ function renderRoom() {
     h('b', { class: 'code', text: room.code }), h('span', { class: 'muted', text: date(room.created_at) })));
   box.append(h('div', { class: 'muted rec-opts', text: optionsText(room.game, room.options) }));
   const n = Math.max(room.seats.length, ...rows.map((x) => x.deltas.length));
-  const name = (i) => { const st = room.seats.find((x) => x.seat === i); return st ? st.name : `#${i + 1}`; };
+  const name = (i) => { const st = room.seats.find((x) => x.seat === i); return st ? seatLabel(st) : `#${i + 1}`; };
   if (!rows.length) { box.append(h('p', { class: 'muted', text: rt('no_hands') })); return; }
   // the session's standings hand by hand
   const series = [...Array(n).keys()].map((i) => ({

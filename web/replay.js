@@ -4,7 +4,7 @@
 // is rebuilt in the page from the revealed seed (wall.js) and checked against the hash
 // published at the deal. The admin (token in sessionStorage, /admin) needs no key.
 import { tileEl, sortTiles, tileName } from './tiles.js';
-import { t, getLang, setLang, reasonText, handTypeText } from './i18n.js';
+import { t, getLang, setLang, reasonText, handTypeText, botName } from './i18n.js';
 import { checkSeed, verdictText } from './wall.js';
 
 const $ = (id) => document.getElementById(id);
@@ -41,6 +41,7 @@ window.__replay = R; // for tests and debugging
 
 function seatName(i) {
   const s = R.data && R.data.seats[i];
+  if (s && s.bot) return botName(i, s.name); // 机器人·西, as at the table
   return s && s.name ? s.name : `座位${i + 1}`;
 }
 

@@ -6,6 +6,8 @@
 // The seed's SHA-256 is published at the deal and the seed at the end: checkSeed compares
 // them. Hashing is WebCrypto's (crypto.subtle, a secure context: https or localhost).
 
+import { getLang } from './i18n.js';
+
 const NUMBER_TILES = ['m', 'p', 's'].flatMap((suit) => [1, 2, 3, 4, 5, 6, 7, 8, 9].map((r) => `${r}${suit}`));
 const HONOURS = [1, 2, 3, 4, 5, 6, 7].map((r) => `${r}z`);
 const FLOWERS = [1, 2, 3, 4, 5, 6, 7, 8].map((r) => `${r}f`);
@@ -184,12 +186,27 @@ export async function checkSeed({ game, seed, publishedHash, players, dealer, de
   }
 }
 
-/** The check's verdict as one line of text (Chinese, as the table's UI). */
+// The control's words in the page's language (i18n.js's choice; Chinese unless set to English).
+const WORDS = {
+  zh: {
+    error: '✗ 无法验证：', hash_bad: '✗ 种子的哈希与开局公布的哈希不一致',
+    deal_bad: '✗ 页面重建的牌墙与服务器的回放不一致', ok: '✓ 牌墙与开局公布的哈希一致',
+    verify: '验证', wall: '牌墙',
+  },
+  en: {
+    error: '✗ Cannot verify: ', hash_bad: "✗ The seed's hash differs from the hash published at the deal",
+    deal_bad: "✗ The wall rebuilt in the page differs from the server's replay",
+    ok: '✓ The wall matches the hash published at the deal', verify: 'Verify', wall: 'Wall',
+  },
+};
+const w = (k) => (WORDS[getLang()] || WORDS.zh)[k];
+
+/** The check's verdict as one line of text (in the page's language). */
 export function verdictText(res) {
-  if (res.error) return `✗ 无法验证：${res.error}`;
-  if (!res.hashOk) return '✗ 种子的哈希与开局公布的哈希不一致';
-  if (res.dealOk === false) return '✗ 页面重建的牌墙与服务器的回放不一致';
-  return '✓ 牌墙与开局公布的哈希一致';
+  if (res.error) return `${w('error')}${res.error}`;
+  if (!res.hashOk) return w('hash_bad');
+  if (res.dealOk === false) return w('deal_bad');
+  return w('ok');
 }
 
 // The verdicts already shown, by check: a re-render of the settlement shows them again.
@@ -207,7 +224,7 @@ export function verifyEl(opts) {
   const button = document.createElement('button');
   button.type = 'button';
   button.className = 'ghost small verify-btn';
-  button.textContent = '验证';
+  button.textContent = w('verify');
   button.title = 'verify: rebuild the wall from the seed and compare with the hash published at the deal';
   const out = document.createElement('span');
   out.className = 'verify-result';
@@ -222,7 +239,7 @@ export function verifyEl(opts) {
     box.dataset.ok = String(res.ok);
     if (res.wall.length) {
       const summary = document.createElement('summary');
-      summary.textContent = `牌墙 (${res.wall.length})`;
+      summary.textContent = `${w('wall')} (${res.wall.length})`;
       const code = document.createElement('code');
       code.textContent = res.wall.join(' ');
       wall.replaceChildren(summary, code);

@@ -17,6 +17,7 @@ from conftest import LiveServer
 from sqlalchemy.engine import make_url
 from tcp_proxy import TcpProxy
 from test_live import add_bots, create_room, new_page
+from test_review import assert_one_line
 
 
 def _reset_schema(url: str) -> None:
@@ -34,6 +35,18 @@ def _reset_schema(url: str) -> None:
     worker = threading.Thread(target=lambda: asyncio.run(reset()))
     worker.start()
     worker.join(30)
+
+
+def _phone_bar_fits(page: Any, banner: Any, label: str) -> None:
+    """At 375 px the banner is in view and whole, and the top bar keeps to one line within
+    the page (the banner stands at the screen's foot there, not squeezing the title away)."""
+    top = assert_one_line(page, "#topbar", label)
+    assert "degraded-banner" not in top, (label, top)
+    brand = page.locator("#home-link").bounding_box()
+    assert brand is not None and brand["width"] >= 80, (label, brand)
+    box = banner.bounding_box()
+    assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 375, (label, box)
+    assert box["y"] + box["height"] <= 812, (label, box)
 
 
 @pytest.mark.postgres
@@ -63,10 +76,14 @@ def test_banner_while_the_database_is_away(
         assert page.locator(river).count() == before  # nothing shown before it is logged
         page.screenshot(path=str(shots_dir / "degraded-1280.png"))
         page.set_viewport_size({"width": 375, "height": 812})
+        page.wait_for_timeout(200)
         page.screenshot(path=str(shots_dir / "degraded-375.png"))
+        _phone_bar_fits(page, banner, "zh")
         page.click("#lang-toggle")
         assert banner.inner_text() == "Waiting for the database…"
+        _phone_bar_fits(page, banner, "en")
         page.click("#lang-toggle")
+        page.set_viewport_size({"width": 1280, "height": 800})
         proxy.restore()
         banner.wait_for(state="hidden", timeout=15000)
         page.wait_for_function(
