@@ -17,6 +17,7 @@ from server.rules.guiyang import (
     apply,
     claims_decided,
     deal,
+    default_action,
     legal_actions,
     resolve_claims,
 )
@@ -115,3 +116,32 @@ def test_bot_chooses_the_void_suit_with_fewest_tiles_then_least_worth() -> None:
     state.drawn[0] = None
     assert engine.legal_actions(state, 0)[0].kind == "ding_que"
     assert bot(state, 0).suit == "p"
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_auto_play_discards_the_void_suit_first(players: int) -> None:
+    """托管 (the timeout's default action) clears the void suit as the bots do: every
+    discard of a seat that still holds a void-suit tile is one (the drawn tile if it is of
+    that suit, else the highest), so a seat on 托管 does not end the hand paying 查缺 for
+    tiles it could have thrown. Whole hands with every seat on 托管."""
+    checked = 0
+    for n in range(6):
+        state = deal(GuiyangOptions(players=players), f"auto-void-{players}-{n}", 0, 1)
+        for _ in range(2000):
+            if state.ended:
+                break
+            if claims_decided(state):
+                state, _ = resolve_claims(state)
+                continue
+            seat = acting_seats(state)[0]
+            action = default_action(state, seat)
+            void = state.ding_que[seat]
+            if action.kind == "discard" and void is not None and _void_held(state, seat):
+                drawn = state.drawn[seat]
+                held = [k for k in range(void * 9, void * 9 + 9) if state.hands[seat][k]]
+                want = drawn if drawn is not None and drawn // 9 == void else held[-1]
+                assert action.tile == f"{want % 9 + 1}{'mps'[void]}", (state.hands[seat], action)
+                checked += 1
+            state, _ = apply(state, seat, action)
+        assert state.ended
+    assert checked > 0  # the case was met

@@ -247,8 +247,9 @@ def prompt_kind(state: State) -> str:
 def default_action(state: State, seat: int) -> Action:
     """What the server plays for a seat that timed out (托管): pass a claim (§3: timeout =
     pass), void the shortest suit, or on its turn win by self-draw if it can (not under 报听:
-    §5, the server discards the drawn tile), else discard the drawn tile (or the last tile
-    of the hand).
+    §5, the server discards the drawn tile), else discard a tile of its void suit while it
+    holds one (§11: as the bots do, so a seat on 托管 is not left paying 查缺; the drawn
+    tile if it is one, else the highest), else the drawn tile (or the last tile of the hand).
 
     Raises:
         IllegalAction: code ``not_your_turn`` if the seat owes no action.
@@ -265,6 +266,14 @@ def default_action(state: State, seat: int) -> Action:
     if not state.bao_ting[seat] and Action("self_draw") in legal:
         return Action("self_draw")
     drawn = state.drawn[seat]
+    void = state.ding_que[seat]
+    if void is not None and not state.bao_ting[seat]:
+        held = [k for k in range(void * 9, void * 9 + 9) if state.hands[seat][k]]
+        if held:
+            tile = drawn if drawn is not None and drawn // 9 == void else held[-1]
+            action = Action("discard", tile=tile_name(tile))
+            if action in legal:
+                return action
     if drawn is not None:
         return Action("discard", tile=tile_name(drawn))
     discards = [a for a in legal if a.kind == "discard" and not a.bao_ting]
