@@ -500,7 +500,9 @@ def test_second_tab_replaces_and_auto_toggle(browser: Any, live_server: str) -> 
         page.wait_for_function(
             "document.querySelector('#conn-state').dataset.state === 'closed'", timeout=5000
         )
-        assert page.locator("#reconnect-btn").is_visible()
+        # the old tab offers one way back, its banner's 在本页继续 (not the top bar's 重新连接)
+        assert page.locator("#replaced-resume").is_visible()
+        assert page.locator("#reconnect-btn").is_hidden()
         other.wait_for_timeout(1500)
         assert other.locator("#conn-state").get_attribute("data-state") == "connected"
     finally:
