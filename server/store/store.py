@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import asyncio
 import secrets
+import sqlite3
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import suppress
@@ -227,22 +228,18 @@ _INSERT_ACTIONS_SQL = (
 )
 
 
-def _insert_actions_sqlite(conn: Connection, dialect: Any, rows: list[dict[str, Any]]) -> None:
-    """Insert ``rows`` into ``actions`` on the SQLite writer's ``conn`` (in its thread, in
-    its transaction): the statement ``insert(Action)`` makes, as one ``executemany`` with the
-    values bound by the columns' own types (the same stored text), run as driver SQL: no
-    Core statement compiled and no parameters processed per call (most of the log's cost
-    per action). The engine's events see it as any other statement."""
+def _sqlite_action_params(dialect: Any, rows: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
+    """``rows`` of ``actions`` as the driver's parameter tuples for ``_INSERT_ACTIONS_SQL``:
+    each value bound by its column's own type (the same stored text as ``insert(Action)``)."""
     table = Action.__table__
     procs = [table.c[name].type._cached_bind_processor(dialect) for name in _ACTION_COLUMNS]
-    params = [
+    return [
         tuple(
             proc(row[name]) if proc is not None else row[name]
             for name, proc in zip(_ACTION_COLUMNS, procs, strict=True)
         )
         for row in rows
     ]
-    conn.exec_driver_sql(_INSERT_ACTIONS_SQL, params)
 
 
 _INSERT_LEDGER = insert(LedgerEntry)
@@ -423,6 +420,36 @@ class Store:
                 with suppress(Exception):
                     conn.close()
             raise
+
+    def _sqlite_append(self, params: list[tuple[Any, ...]]) -> None:
+        """One batch of the action log in one transaction on the writer's connection (in the
+        writer thread), run on the ``sqlite3`` connection itself: ``BEGIN IMMEDIATE``, one
+        ``executemany``, ``COMMIT``. SQLAlchemy's connection layer would double an append's
+        cost (bench/store.py); its events do not see these statements. A ``sqlite3`` error
+        is raised as SQLAlchemy's (``IntegrityError`` for a duplicate ``idx``), like every
+        other write's."""
+        assert self._sqlite_writer is not None
+        conn = self._sqlite_conn
+        if conn is None or conn.closed or conn.invalidated:
+            conn = self._sqlite_conn = self._sqlite_writer.connect()
+        raw = conn.connection.dbapi_connection
+        assert raw is not None
+        try:
+            raw.execute("BEGIN IMMEDIATE")
+            try:
+                raw.executemany(_INSERT_ACTIONS_SQL, params)
+                raw.execute("COMMIT")
+            except BaseException:
+                if raw.in_transaction:
+                    raw.execute("ROLLBACK")
+                raise
+        except sqlite3.Error as exc:
+            err = DBAPIError.instance(_INSERT_ACTIONS_SQL, params, exc, sqlite3.Error)
+            if not isinstance(err, IntegrityError):  # maybe broken: a fresh one next time
+                self._sqlite_conn = None
+                with suppress(Exception):
+                    conn.close()
+            raise err from exc
 
     def _sqlite_dispose(self) -> None:
         if self._sqlite_conn is not None:
@@ -719,8 +746,10 @@ class Store:
         try:
             if self._sqlite_thread is not None:
                 assert self._sqlite_writer is not None
-                dialect = self._sqlite_writer.dialect
-                await self._write(lambda conn: _insert_actions_sqlite(conn, dialect, rows))
+                params = _sqlite_action_params(self._sqlite_writer.dialect, rows)
+                await asyncio.get_running_loop().run_in_executor(
+                    self._sqlite_thread, self._sqlite_append, params
+                )
             else:
                 await self._insert_autocommit(rows)
         except IntegrityError:

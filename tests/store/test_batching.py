@@ -43,8 +43,11 @@ async def _scalar(store: Store, sql: str) -> Any:
 
 @contextmanager
 def _executions(store: Store, kind: str) -> Iterator[list[str]]:
-    """Record the store's writes inside the block: ``kind="commit"`` one entry per COMMIT,
-    ``kind="actions"`` one per execution (an executemany counts once) of the action INSERT."""
+    """Record the store's writes inside the block: ``kind="commit"`` one entry per COMMIT
+    made through SQLAlchemy, ``kind="actions"`` one per execution (an executemany counts
+    once) of the action INSERT. On a SQLite file the action log is written on the driver's
+    connection, out of SQLAlchemy's sight: there each batch is one call of the writer's
+    ``_sqlite_append`` (one transaction, one executemany)."""
     seen: list[str] = []
     engine = store.write_engine
 
@@ -55,6 +58,19 @@ def _executions(store: Store, kind: str) -> Iterator[list[str]]:
         if statement.startswith("INSERT INTO actions"):
             seen.append(statement)
 
+    if kind == "actions" and store._sqlite_thread is not None:
+        append = store._sqlite_append
+
+        def counted(params: list[tuple[Any, ...]]) -> None:
+            append(params)
+            seen.append("INSERT INTO actions")
+
+        store._sqlite_append = counted  # type: ignore[method-assign]
+        try:
+            yield seen
+        finally:
+            del store._sqlite_append
+        return
     name, fn = ("commit", on_commit) if kind == "commit" else ("before_cursor_execute", on_execute)
     event.listen(engine, name, fn)
     try:
