@@ -943,7 +943,8 @@ class RoomActor:
         if seat not in self._acting():
             return
         if isinstance(cmd, BotMove):
-            action, source = self.game.bot_action(self.state, seat), "bot"
+            legal = self._legal_actions()[seat]
+            action, source = self.game.bot_action(self.state, seat, legal), "bot"
         else:
             timer = self._timers.get(seat)
             if timer is None or timer.window != window:
@@ -1203,7 +1204,8 @@ class RoomActor:
         if self.state is None or self.game.ended(self.state) or self.status != "playing":
             raise RoomError("no_hand", "no hand in progress")
         try:
-            new_state, events = self.game.apply(self.state, seat, action)
+            legal = self._legal_actions().get(seat, [])  # computed once per state
+            new_state, events = self.game.apply(self.state, seat, action, legal)
         except IllegalAction as err:
             raise RoomError(err.code, err.message)
         if source == "player":

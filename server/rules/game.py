@@ -110,8 +110,13 @@ class Game(Protocol):
         """Every action ``seat`` may take now, in a stable order; empty if it owes none."""
         ...
 
-    def apply(self, state: Any, seat: int, action: Action) -> tuple[Any, list[Event]]:
-        """The new state and its events. Raises `IllegalAction` (state unchanged)."""
+    def apply(
+        self, state: Any, seat: int, action: Action, legal: Sequence[Action] | None = None
+    ) -> tuple[Any, list[Event]]:
+        """The new state and its events. Raises `IllegalAction` (state unchanged).
+
+        ``legal``: ``seat``'s `legal_actions` in ``state`` if the caller has them (a room
+        computes them once per state); computed again when ``None``."""
         ...
 
     def acting_seats(self, state: Any) -> list[int]:
@@ -150,8 +155,9 @@ class Game(Protocol):
         (``not_your_turn``) if the seat owes nothing."""
         ...
 
-    def bot_action(self, state: Any, seat: int) -> Action:
-        """The bot policy's move for ``seat`` (deterministic: same state, same action)."""
+    def bot_action(self, state: Any, seat: int, legal: Sequence[Action] | None = None) -> Action:
+        """The bot policy's move for ``seat`` (deterministic: same state, same action);
+        ``legal`` as in `apply`."""
         ...
 
     def view(self, state: Any, seat: int | None) -> View:

@@ -4,7 +4,7 @@ store by name, and audited by name; a stored room of an unknown game is refused,
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import pytest
@@ -30,7 +30,7 @@ class Probe(GuiyangGame):
         super().__init__()
         self.bot_moves = 0
 
-    def bot_action(self, state: Any, seat: int) -> Action:
+    def bot_action(self, state: Any, seat: int, legal: Sequence[Action] | None = None) -> Action:
         self.bot_moves += 1
         return self.default_action(state, seat)
 

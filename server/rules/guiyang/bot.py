@@ -20,6 +20,7 @@ a player.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from ..botkit import best_discard_shanten, isolated, turn_kong_keeps_shanten
@@ -75,9 +76,13 @@ def _suit_worth(counts: list[int], suit: int) -> int:
     return worth
 
 
-def choose_action(state: Any, seat: int) -> Action:
-    """Return the bot's action for ``seat`` now; ``default_action`` if it has no legal action."""
-    legal = legal_actions(state, seat)
+def choose_action(state: Any, seat: int, legal: Sequence[Action] | None = None) -> Action:
+    """Return the bot's action for ``seat`` now; ``default_action`` if it has no legal action.
+
+    ``legal``: ``seat``'s legal actions in ``state`` if the caller has them (else computed).
+    """
+    if legal is None:
+        legal = legal_actions(state, seat)
     if not legal:
         return default_action(state, seat)
     for a in legal:

@@ -15,6 +15,7 @@ listed under ``"_private"`` (field names, visible to ``event["seat"]`` only), wh
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
@@ -283,8 +284,12 @@ def default_action(state: State, seat: int) -> Action:
 # ---------------------------------------------------------------------------- apply
 
 
-def apply(state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
-    """Apply ``seat``'s ``action``; return the new state and its events.
+def apply(
+    state: State, seat: int, action: Action, legal: Sequence[Action] | None = None
+) -> tuple[State, list[Event]]:
+    """Apply ``seat``'s ``action``; return the new state and its events. ``legal``: ``seat``'s
+    legal actions in ``state`` if the caller has them (a room computes them once per state),
+    else computed here.
 
     Raises:
         IllegalAction: ``hand_over`` after the end, ``not_your_turn`` if the seat owes no
@@ -293,7 +298,8 @@ def apply(state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
     """
     if state.ended:
         raise IllegalAction("hand_over", "the hand is over")
-    legal = legal_actions(state, seat)
+    if legal is None:
+        legal = legal_actions(state, seat)
     if not legal:
         raise IllegalAction("not_your_turn", f"seat {seat} has nothing to do now")
     if action not in legal:

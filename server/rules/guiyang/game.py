@@ -86,8 +86,10 @@ class GuiyangGame:
     def legal_actions(self, state: State, seat: int) -> list[Action]:
         return engine.legal_actions(state, seat)
 
-    def apply(self, state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
-        new, events = engine.apply(state, seat, action)
+    def apply(
+        self, state: State, seat: int, action: Action, legal: Sequence[Action] | None = None
+    ) -> tuple[State, list[Event]]:
+        new, events = engine.apply(state, seat, action, legal)
         return new, self._typed(new, events)
 
     def _typed(self, new: State, events: list[dict[str, object]]) -> list[Event]:
@@ -128,8 +130,8 @@ class GuiyangGame:
     def default_action(self, state: State, seat: int) -> Action:
         return engine.default_action(state, seat)
 
-    def bot_action(self, state: State, seat: int) -> Action:
-        return choose_action(state, seat)
+    def bot_action(self, state: State, seat: int, legal: Sequence[Action] | None = None) -> Action:
+        return choose_action(state, seat, legal)
 
     def view(self, state: State, seat: int | None) -> View:
         if not state.ended:

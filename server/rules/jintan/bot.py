@@ -12,6 +12,8 @@ Policy, in order (same state -> same action; it reads only what its own seat see
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ..botkit import best_discard_shanten, isolated, turn_kong_keeps_shanten
 from ..hand import shanten
 from ..tiles import NUM_KINDS, tile_index
@@ -19,13 +21,16 @@ from .engine import default_action, legal_actions
 from .state import Action, State
 
 
-def choose_action(state: State, seat: int) -> Action:
+def choose_action(state: State, seat: int, legal: Sequence[Action] | None = None) -> Action:
     """The bot's action for ``seat`` now; ``default_action`` if it has none better.
 
     Raises:
         IllegalAction: code ``not_your_turn`` if the seat owes no action.
+
+    ``legal``: ``seat``'s legal actions in ``state`` if the caller has them (else computed).
     """
-    legal = legal_actions(state, seat)
+    if legal is None:
+        legal = legal_actions(state, seat)
     if not legal:
         return default_action(state, seat)
     for a in legal:

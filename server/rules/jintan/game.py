@@ -67,8 +67,10 @@ class JintanGame:
     def legal_actions(self, state: State, seat: int) -> list[Action]:
         return engine.legal_actions(state, seat)
 
-    def apply(self, state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
-        new, events = engine.apply(state, seat, action)
+    def apply(
+        self, state: State, seat: int, action: Action, legal: Sequence[Action] | None = None
+    ) -> tuple[State, list[Event]]:
+        new, events = engine.apply(state, seat, action, legal)
         return new, [Event.from_dict(e) for e in events]
 
     def acting_seats(self, state: State) -> list[int]:
@@ -96,8 +98,8 @@ class JintanGame:
     def default_action(self, state: State, seat: int) -> Action:
         return engine.default_action(state, seat)
 
-    def bot_action(self, state: State, seat: int) -> Action:
-        return choose_action(state, seat)
+    def bot_action(self, state: State, seat: int, legal: Sequence[Action] | None = None) -> Action:
+        return choose_action(state, seat, legal)
 
     def view(self, state: State, seat: int | None) -> View:
         return View(engine.view(state, seat))
