@@ -23,13 +23,13 @@ Everything here is a small hook the other layers call; nothing imports the room 
 
 from __future__ import annotations
 
-import json
 import time
 import weakref
 from collections import Counter as _Tally
 from collections.abc import Iterable
 from typing import Any
 
+import orjson
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
     REGISTRY,
@@ -100,7 +100,7 @@ def observe_published(channel: str, message: dict[str, Any] | str) -> None:
     if not channel.endswith(":spectator"):
         return
     if isinstance(message, str):
-        message = json.loads(message)
+        message = orjson.loads(message)
         assert isinstance(message, dict)
     kind = message.get("type")
     if kind == "hand_end":

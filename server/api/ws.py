@@ -36,7 +36,7 @@ from websockets.exceptions import ConnectionClosed
 
 from server import metrics
 from server.api.messages import MAX_SEQ, ClientMessageAdapter
-from server.bus import GAP, SubscriptionClosed
+from server.bus import GAP, SubscriptionClosed, decode
 from server.logs import HAND, ROOM, SEAT
 from server.room.actor import SPECTATORS, RoomError, seat_channel
 from server.room.manager import CODE_ALPHABET, CODE_LENGTH
@@ -356,7 +356,7 @@ async def _serve_socket(
         try:
             while True:
                 text = await sub.get_text()
-                msg = json.loads(text)  # decoded once, only to route it
+                msg = decode(text)  # decoded once, only to route it
                 kind = msg.get("type")
                 if kind == "_takeover":
                     if msg.get("conn") != conn_id:

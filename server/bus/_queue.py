@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import AsyncIterator, Callable, Coroutine
 from typing import Any
 
-from server.bus import SubscriptionClosed
+from server.bus import SubscriptionClosed, decode
 
 _CLOSED = object()
 DEFAULT_MAXSIZE = 10_000
@@ -56,7 +55,7 @@ class QueueSubscription:
 
     async def get(self, timeout: float | None = None) -> dict[str, Any]:
         """The next message (see :class:`server.bus.Subscription`)."""
-        return json.loads(await self.get_text(timeout))
+        return decode(await self.get_text(timeout))
 
     async def get_text(self, timeout: float | None = None) -> str:
         """The next message's JSON text as published (see :class:`server.bus.Subscription`)."""
