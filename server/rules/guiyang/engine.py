@@ -23,6 +23,7 @@ from ..dealing import seed_hash, shuffle_and_deal
 from ..hand import is_complete
 from ..tiles import (
     NUM_KINDS,
+    TILE_NAMES,
     WU_GU_JI,
     YAO_JI,
     full_set,
@@ -611,7 +612,7 @@ def _unseen(state: State, seat: int) -> list[int]:
         for d in state.discards[s]:
             if not d.claimed:
                 unseen[d.tile] -= 1
-    return [max(0, u) for u in unseen]
+    return [u if u > 0 else 0 for u in unseen]
 
 
 def _river_last(state: State) -> dict[str, int] | None:
@@ -639,16 +640,18 @@ def view(state: State, seat: int | None, hints: bool = True) -> dict[str, object
     """
     own = seat is not None and 0 <= seat < state.players
     revealed = all(v is not None for v in state.ding_que)
+    names = TILE_NAMES  # (a local: this runs for every audience after every change)
     seats = []
     for s in range(state.players):
         dq = state.ding_que[s]
+        river = state.discards[s]
         seats.append(
             {
                 "seat": s,
                 "concealed_count": sum(state.hands[s]),
                 "melds": [m.to_dict() for m in state.melds[s]],
-                "discards": [tile_name(d.tile) for d in state.discards[s]],
-                "claimed": [i for i, d in enumerate(state.discards[s]) if d.claimed],
+                "discards": [names[d.tile] for d in river],
+                "claimed": [i for i, d in enumerate(river) if d.claimed],
                 "bao_ting": state.bao_ting[s],
                 "ding_que": SUIT_LETTERS[dq]
                 if dq is not None and (revealed or s == seat)
@@ -683,7 +686,11 @@ def view(state: State, seat: int | None, hints: bool = True) -> dict[str, object
         drawn = state.drawn[seat]
         if drawn is not None:
             counts[drawn] -= 1
-        out["hand"] = [tile_name(k) for k in range(NUM_KINDS) for _ in range(counts[k])]
+        hand: list[str] = []
+        for k, c in enumerate(counts):
+            if c:
+                hand += (names[k],) * c
+        out["hand"] = hand
         out["drawn"] = tile_name(drawn) if drawn is not None else None
         unseen = _unseen(state, seat) if hints else []
         if hints:

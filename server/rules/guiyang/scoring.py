@@ -64,12 +64,22 @@ def waits_of(counts: list[int], melds: list[Meld], void: int | None) -> list[int
         return []
     if sum(counts) != 13 - 3 * len(melds):
         return []
+    return list(_waits(tuple(counts), tuple((m.tile, m.size) for m in melds), void))
+
+
+@lru_cache(maxsize=8192)
+def _waits(
+    counts: tuple[int, ...], melds: tuple[tuple[int, int], ...], void: int | None
+) -> tuple[int, ...]:
+    """`waits_of` for a hand's counts, melds (tile, size) and void suit: a seat's hand is
+    looked at after every change of the table (each view, legality), but changes only on
+    its own turns."""
     result = []
-    for k in completing_tiles(counts, len(melds)):
-        own = counts[k] + sum(m.size for m in melds if m.tile == k)
+    for k in completing_tiles(list(counts), len(melds)):
+        own = counts[k] + sum(size for tile, size in melds if tile == k)
         if own < 4 and suit_of(k) != void:
             result.append(k)
-    return result
+    return tuple(result)
 
 
 def ting_hints(state: State, seat: int, unseen: list[int]) -> dict[str, list[list[object]]]:
