@@ -18,9 +18,13 @@ How writes reach the database (issue 9, "a durable log that keeps up"):
 * **SQLite has one writer connection**, in a thread of its own: every write transaction runs
   there whole, as one call (``BEGIN IMMEDIATE`` ... ``COMMIT``), one at a time, so the write
   lock is never held across an ``await`` and is never upgraded mid-transaction (the source of
-  ``database is locked``); WAL and ``synchronous=NORMAL``. Reads use the async engine's other
-  connections and never wait for the writer. On PostgreSQL writes use the ordinary pool and
-  each action batch is one pipelined executemany in one round trip.
+  ``database is locked``); WAL and ``synchronous=NORMAL``. The action log's batches are the
+  exception: each is written at once on the event loop's thread, on a connection of its own
+  that never waits for the lock and never checkpoints (a commit there costs less than a hop
+  to the thread); when the lock is taken the batch goes to the writer thread instead. Reads
+  use the async engine's other connections and never wait for the writer. On PostgreSQL
+  writes use the ordinary pool and each action batch is one pipelined executemany in one
+  round trip.
 * **A hand ends in one transaction**: :meth:`Store.finish_hand` settles, sets the room's
   status and returns the new totals.
 * No ``pool_pre_ping``: a connection that died is invalidated by SQLAlchemy on the error and
@@ -30,6 +34,7 @@ How writes reach the database (issue 9, "a durable log that keeps up"):
 from __future__ import annotations
 
 import asyncio
+import logging
 import secrets
 import sqlite3
 from collections.abc import Callable, Sequence
@@ -38,7 +43,7 @@ from contextlib import suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from sqlalchemy import (
     bindparam,
@@ -68,6 +73,7 @@ from sqlalchemy.pool import QueuePool
 from server.store.models import Action, Hand, LedgerEntry, Player, Room, SeatDelta, utcnow
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 
 
 class NotFound(LookupError):
@@ -242,6 +248,41 @@ def _sqlite_action_params(dialect: Any, rows: list[dict[str, Any]]) -> list[tupl
     ]
 
 
+#: Commits of the action log's own connection between two checkpoints (its pages: a few
+#: MB of WAL at most; SQLite's own automatic checkpoint comes at 1,000 pages).
+LOG_CHECKPOINT_EVERY = 500
+
+
+def _sqlite_insert_actions(raw: sqlite3.Connection, params: list[tuple[Any, ...]]) -> None:
+    """``BEGIN IMMEDIATE``, one executemany of ``params`` into ``actions``, ``COMMIT`` on the
+    driver connection ``raw`` (in autocommit mode); rolled back if anything fails."""
+    raw.execute("BEGIN IMMEDIATE")
+    try:
+        raw.executemany(_INSERT_ACTIONS_SQL, params)
+        raw.execute("COMMIT")
+    except BaseException:
+        if raw.in_transaction:
+            raw.execute("ROLLBACK")
+        raise
+
+
+def _sqlite_log_connection(path: str) -> sqlite3.Connection:
+    """The action log's own connection to the SQLite file ``path`` (see
+    `Store._sqlite_append_here`): the store's pragmas, but it never waits for the write
+    lock and never checkpoints. Usable from any thread, one at a time (each event loop of
+    the store has its own)."""
+    raw = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    _sqlite_on_connect(raw, None)
+    raw.execute("PRAGMA busy_timeout=0")
+    raw.execute("PRAGMA wal_autocheckpoint=0")
+    return raw
+
+
+def _log_checkpoint_failure(done: asyncio.Future[None]) -> None:
+    if not done.cancelled() and done.exception() is not None:
+        log.warning("SQLite checkpoint failed: %r", done.exception())
+
+
 _INSERT_LEDGER = insert(LedgerEntry)
 # seat_deltas.player_id / profile_id are looked up in the INSERT itself: no SELECT round trip
 # per hand.
@@ -290,6 +331,9 @@ class _LoopState:
         self.writer: asyncio.Task[None] | None = None
         # PostgreSQL: the writer keeps one autocommit connection (no checkout per batch)
         self.log_conn: AsyncConnection | None = None
+        # SQLite file: the action log's own connection, used on this loop's thread only
+        self.sqlite_log: sqlite3.Connection | None = None
+        self.sqlite_log_commits = 0
 
 
 class Store:
@@ -312,6 +356,7 @@ class Store:
         self._sqlite_writer: Engine | None = None
         self._sqlite_thread: ThreadPoolExecutor | None = None
         self._sqlite_conn: Connection | None = None  # the writer's, used in its thread only
+        self._sqlite_path: str | None = None  # a SQLite file's path (None: PostgreSQL, memory)
         if self._sqlite:
             event.listen(self.engine.sync_engine, "connect", _sqlite_on_connect)
             parsed = make_url(url)
@@ -331,6 +376,7 @@ class Store:
                 event.listen(writer, "begin", _sqlite_begin_immediate)
                 self._sqlite_writer = writer
                 self._sqlite_thread = ThreadPoolExecutor(1, thread_name_prefix="store-writer")
+                self._sqlite_path = database
             # (an in-memory database is one per connection: there reads and writes share
             # the async engine's single connection)
         # The action log on PostgreSQL: one executemany per batch in autocommit, which
@@ -357,6 +403,9 @@ class Store:
             if state.log_conn is not None:
                 await state.log_conn.close()
                 state.log_conn = None
+            if state.sqlite_log is not None:
+                state.sqlite_log.close()
+                state.sqlite_log = None
         if self._sqlite_thread is not None and self._sqlite_writer is not None:
             await asyncio.get_running_loop().run_in_executor(
                 self._sqlite_thread, self._sqlite_dispose
@@ -422,27 +471,19 @@ class Store:
             raise
 
     def _sqlite_append(self, params: list[tuple[Any, ...]]) -> None:
-        """One batch of the action log in one transaction on the writer's connection (in the
-        writer thread), run on the ``sqlite3`` connection itself: ``BEGIN IMMEDIATE``, one
-        ``executemany``, ``COMMIT``. SQLAlchemy's connection layer would double an append's
-        cost (bench/store.py); its events do not see these statements. A ``sqlite3`` error
-        is raised as SQLAlchemy's (``IntegrityError`` for a duplicate ``idx``), like every
-        other write's."""
+        """One batch of the action log in one transaction on the writer's connection, in the
+        writer thread (when `_sqlite_append_here` found the write lock taken): waits for
+        the lock (``busy_timeout``). Run on the ``sqlite3`` connection itself (SQLAlchemy's
+        connection layer would double an append's cost; its events do not see these
+        statements); a ``sqlite3`` error is raised as SQLAlchemy's (``IntegrityError`` for
+        a duplicate ``idx``), like every other write's."""
         assert self._sqlite_writer is not None
         conn = self._sqlite_conn
         if conn is None or conn.closed or conn.invalidated:
             conn = self._sqlite_conn = self._sqlite_writer.connect()
-        raw = conn.connection.dbapi_connection
-        assert raw is not None
+        raw = cast(sqlite3.Connection, conn.connection.dbapi_connection)
         try:
-            raw.execute("BEGIN IMMEDIATE")
-            try:
-                raw.executemany(_INSERT_ACTIONS_SQL, params)
-                raw.execute("COMMIT")
-            except BaseException:
-                if raw.in_transaction:
-                    raw.execute("ROLLBACK")
-                raise
+            _sqlite_insert_actions(raw, params)
         except sqlite3.Error as exc:
             err = DBAPIError.instance(_INSERT_ACTIONS_SQL, params, exc, sqlite3.Error)
             if not isinstance(err, IntegrityError):  # maybe broken: a fresh one next time
@@ -450,6 +491,53 @@ class Store:
                 with suppress(Exception):
                     conn.close()
             raise err from exc
+
+    def _sqlite_append_here(self, params: list[tuple[Any, ...]]) -> bool:
+        """Write one batch of the action log right here, on the event loop's thread, on the
+        log's own connection: ``BEGIN IMMEDIATE``, one ``executemany``, ``COMMIT``, a few
+        tens of microseconds in WAL with ``synchronous=NORMAL`` (no fsync), where a hop to
+        the writer thread and back costs more than the write. Nothing here can block the
+        loop: the connection never waits for the write lock (``busy_timeout=0``) and never
+        checkpoints (``wal_autocheckpoint=0``; `_sqlite_checkpoint` runs in the writer
+        thread every `LOG_CHECKPOINT_EVERY` commits).
+
+        Returns False, having written nothing, when the write lock is taken (the writer
+        thread is in a transaction, or another process is): the caller then writes the
+        batch in the writer thread (`_sqlite_append`), which waits for it. Raises as
+        `_sqlite_append`."""
+        state = self._loop_state()
+        raw = state.sqlite_log
+        if raw is None:
+            assert self._sqlite_path is not None
+            raw = state.sqlite_log = _sqlite_log_connection(self._sqlite_path)
+        try:
+            _sqlite_insert_actions(raw, params)
+        except sqlite3.Error as exc:
+            if exc.sqlite_errorcode & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
+                return False
+            err = DBAPIError.instance(_INSERT_ACTIONS_SQL, params, exc, sqlite3.Error)
+            if not isinstance(err, IntegrityError):  # maybe broken: a fresh one next time
+                state.sqlite_log = None
+                with suppress(Exception):
+                    raw.close()
+            raise err from exc
+        state.sqlite_log_commits += 1
+        if state.sqlite_log_commits % LOG_CHECKPOINT_EVERY == 0:
+            assert self._sqlite_thread is not None
+            done = state.loop.run_in_executor(self._sqlite_thread, self._sqlite_checkpoint)
+            done.add_done_callback(_log_checkpoint_failure)
+        return True
+
+    def _sqlite_checkpoint(self) -> None:
+        """Move the WAL's pages into the database file (``PASSIVE``: waits for nobody), in
+        the writer thread, for the commits of the log's connection, which never does."""
+        assert self._sqlite_writer is not None
+        conn = self._sqlite_conn
+        if conn is None or conn.closed or conn.invalidated:
+            conn = self._sqlite_conn = self._sqlite_writer.connect()
+        raw = conn.connection.dbapi_connection
+        assert raw is not None
+        raw.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
 
     def _sqlite_dispose(self) -> None:
         if self._sqlite_conn is not None:
@@ -747,9 +835,10 @@ class Store:
             if self._sqlite_thread is not None:
                 assert self._sqlite_writer is not None
                 params = _sqlite_action_params(self._sqlite_writer.dialect, rows)
-                await asyncio.get_running_loop().run_in_executor(
-                    self._sqlite_thread, self._sqlite_append, params
-                )
+                if not self._sqlite_append_here(params):
+                    await asyncio.get_running_loop().run_in_executor(
+                        self._sqlite_thread, self._sqlite_append, params
+                    )
             else:
                 await self._insert_autocommit(rows)
         except IntegrityError:

@@ -10,6 +10,8 @@ caller of that batch and writes nothing of it.
 from __future__ import annotations
 
 import asyncio
+import sqlite3
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -20,6 +22,7 @@ import pytest
 from sqlalchemy import event, text
 
 from server.store import Conflict, FinishedHand, NotFound, Store
+from server.store import store as store_module
 
 PAYMENTS = [
     {"from": 1, "to": 0, "points": 6, "reason": "dian_pao", "detail": {"fan": 3}},
@@ -59,17 +62,17 @@ def _executions(store: Store, kind: str) -> Iterator[list[str]]:
             seen.append(statement)
 
     if kind == "actions" and store._sqlite_thread is not None:
-        append = store._sqlite_append
+        insert = store_module._sqlite_insert_actions
 
-        def counted(params: list[tuple[Any, ...]]) -> None:
-            append(params)
+        def counted(raw: Any, params: list[tuple[Any, ...]]) -> None:
+            insert(raw, params)
             seen.append("INSERT INTO actions")
 
-        store._sqlite_append = counted  # type: ignore[method-assign]
+        store_module._sqlite_insert_actions = counted  # type: ignore[assignment]
         try:
             yield seen
         finally:
-            del store._sqlite_append
+            store_module._sqlite_insert_actions = insert
         return
     name, fn = ("commit", on_commit) if kind == "commit" else ("before_cursor_execute", on_execute)
     event.listen(engine, name, fn)
@@ -418,3 +421,56 @@ async def test_sqlite_busy_loop_never_database_is_locked(tmp_path: Path) -> None
     failures = [r for r in results if not isinstance(r, FinishedHand)]
     assert failures == []
     assert results == [FinishedHand(True, DELTAS)] * len(rooms)
+
+
+async def test_sqlite_log_waits_for_another_writer_without_blocking_the_loop(
+    tmp_path: Path,
+) -> None:
+    """The action log is written on the event loop's thread (`Store._sqlite_append_here`)
+    but never waits there: while another connection holds SQLite's write lock the batch goes
+    to the writer thread, which waits for the lock, and the loop runs on meanwhile."""
+    store = Store(f"sqlite+aiosqlite:///{tmp_path / 'lock.db'}")
+    await store.migrate()
+    await _room(store, "AAAA")
+    await store.append_action("AAAA", 1, 0, 0, {"i": 0})  # here, on the loop's thread
+    other = sqlite3.connect(tmp_path / "lock.db", isolation_level=None)
+    try:
+        other.execute("BEGIN IMMEDIATE")  # another process's write transaction
+        pending = asyncio.ensure_future(store.append_action("AAAA", 1, 1, 1, {"i": 1}))
+        await asyncio.sleep(0.2)  # the loop is free: this sleep ends, the append still waits
+        assert not pending.done()
+        other.execute("COMMIT")
+        await asyncio.wait_for(pending, 10)
+        await store.append_action("AAAA", 1, 2, 2, {"i": 2})
+        assert [p["i"] for _, p in await store.hand_actions("AAAA", 1)] == [0, 1, 2]
+    finally:
+        other.close()
+        await store.close()
+
+
+async def test_sqlite_log_checkpoints_in_the_writer_thread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The log's connection never checkpoints (it would fsync on the loop's thread): every
+    `LOG_CHECKPOINT_EVERY` of its commits a PASSIVE checkpoint runs in the writer
+    thread."""
+    monkeypatch.setattr(store_module, "LOG_CHECKPOINT_EVERY", 10)
+    store = Store(f"sqlite+aiosqlite:///{tmp_path / 'wal.db'}")
+    await store.migrate()
+    await _room(store, "AAAA")
+    threads: list[str] = []
+    checkpoint = store._sqlite_checkpoint
+
+    def counted() -> None:
+        threads.append(threading.current_thread().name)
+        checkpoint()
+
+    store._sqlite_checkpoint = counted  # type: ignore[method-assign]
+    try:
+        for idx in range(35):
+            await store.append_action("AAAA", 1, idx, idx % 4, {"i": idx})
+        await asyncio.sleep(0.1)  # let the last one finish
+        assert len(threads) == 3
+        assert all(name.startswith("store-writer") for name in threads)
+    finally:
+        await store.close()
