@@ -42,7 +42,6 @@ import logging
 import random
 import secrets
 import time
-from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar, cast
@@ -50,11 +49,36 @@ from typing import Any, TypeVar, cast
 from redis.backoff import AbstractBackoff, EqualJitterBackoff
 
 from server.bus import transient as bus_transient
-from server.bus.memory import MemoryBus
 from server.room.bounded import settle
-from server.room.clock import Clock, RealClock, TimerHandle
+from server.room.claims import THINK_SAMPLES as THINK_SAMPLES
+from server.room.claims import ClaimHold
+from server.room.clock import Clock, RealClock
+from server.room.commands import (
+    Act,
+    BotMove,
+    Command,
+    Dissolve,
+    PublishSnapshots,
+    Ready,
+    ReadyTimeout,
+    Rearm,
+    Resolve,
+    SetAuto,
+    Snapshot,
+    Start,
+    Stop,
+    Timeout,
+    VoteTimeout,
+)
 from server.room.errors import RoomError
 from server.room.phrases import PHRASE_SECONDS, PHRASES
+from server.room.prompts import PROMPT_BASE as PROMPT_BASE
+from server.room.prompts import Prompts, SeatTimer
+from server.room.prompts import opens_prompt as opens_prompt
+from server.room.prompts import prompt_of_log as prompt_of_log
+from server.room.publisher import Publisher
+from server.room.publisher import seat_channel as seat_channel
+from server.room.timing import Timing
 from server.room.vote import DissolveVote
 from server.rules.game import Game
 from server.rules.registry import DEFAULT_GAME, find_game
@@ -83,38 +107,6 @@ def retry_backoff() -> AbstractBackoff:
     return EqualJitterBackoff(cap=2.0, base=0.05)
 
 
-#: Prompt numbers of hand ``h`` are ``h * PROMPT_BASE + 1, + 2, ...`` (then the ready
-#: prompt after it): they follow from the hand's log alone, so a room rebuilt on another
-#: process numbers its prompts exactly as the old owner did (see :func:`prompt_of_log`).
-PROMPT_BASE = 1 << 20
-
-
-def opens_prompt(prev: tuple[str, frozenset[int]], kind: str, acting: frozenset[int]) -> bool:
-    """Whether a change to prompt ``(kind, acting)`` after ``prev`` opens a new prompt
-    window: a claim window or a 定缺 round keeps its number while its seats answer one by
-    one; anything else opens a new one."""
-    prev_kind, prev_acting = prev
-    return not (kind == prev_kind and kind in ("claim", "ding_que") and acting <= prev_acting)
-
-
-def prompt_of_log(game: Game, players: int, hand_no: int, states: list[Any]) -> int:
-    """The prompt number a live room of ``game`` with ``players`` seats reached in hand
-    ``hand_no`` after the states ``states`` (the deal, then the state after each logged
-    action and each closed claim window, as :func:`replay_hand`'s ``on_state`` gives them),
-    counted as :meth:`RoomActor._after_change` counts them (acting: the seats with a legal
-    action)."""
-    window, prompt = hand_no * PROMPT_BASE, ("", frozenset[int]())
-    for state in states:
-        if game.ended(state):
-            continue
-        kind = game.prompt_kind(state)
-        acting = frozenset(s for s in range(players) if game.legal_actions(state, s))
-        if opens_prompt(prompt, kind, acting):
-            window += 1
-        prompt = (kind, acting)
-    return window
-
-
 def _same(logged: tuple[int, dict[str, Any]], ours: tuple[int, dict[str, Any]]) -> bool:
     """Whether a logged ``(seat, payload)`` is ``ours`` (compared as stored: JSON)."""
     return json.dumps(logged, sort_keys=True) == json.dumps(ours, sort_keys=True)
@@ -123,49 +115,6 @@ def _same(logged: tuple[int, dict[str, Any]], ours: tuple[int, dict[str, Any]]) 
 #: The key of ``RoomActor.connected`` (and of each process's ``presence``) that counts the
 #: room's spectator sockets; seat keys are ``0..players-1``.
 SPECTATORS = -1
-
-#: How many of a room's human claim decisions ``claim_hold="mimic"`` draws its holds from.
-THINK_SAMPLES = 64
-
-
-def seat_channel(code: str, seat: int | None) -> str:
-    """The bus channel carrying messages for ``seat`` (``None`` = spectators) of room ``code``."""
-    return f"room:{code}:spectator" if seat is None else f"room:{code}:seat:{seat}"
-
-
-@dataclass
-class Timing:
-    """Timer settings of one room (seconds unless named ``_ms``).
-
-    ``claim_min_ms``: a claim window (opened by every discard and added kong, claimable or
-    not) is closed no sooner than this after it opened, so no seat learns from the timing
-    whether somebody could claim (not applied in bot-only rooms).
-    ``auto_seconds`` is how long a seat on auto-play (托管) gets before its default action.
-    ``bank_seconds`` is each seat's time bank for one hand: a human seat may think beyond
-    ``turn_seconds`` / ``claim_seconds`` by what is left of it (its deadline includes it),
-    and what it uses beyond the limit is taken from it; a timeout empties it.
-    ``ready_seconds``: how long the room waits for ``ready`` between hands.
-    ``vote_seconds``: how long a dissolve vote stays open.
-    ``claim_hold``: how a claim window is held for the human seats (off auto-play) it does
-    not wait for: ``"min"``: ``claim_min_ms`` only; ``"mimic"``: each such seat (but the
-    discarder) is taken to think as long as one of its own last :data:`THINK_SAMPLES` claim
-    decisions took (drawn at random; the other humans' while it has none), so the window
-    lasts the longest of the real and the drawn decision times and its length does not
-    tell whether the seat could claim (docs/protocol.md "Claim windows").
-    ``pause_unwatched``: a room nobody watches (no socket of a seat or spectator) parks its
-    bot moves and timer commands until somebody connects: ``"never"``; ``"bots"``: rooms
-    without a human seat; ``"auto"``: also rooms whose every human seat is on auto-play.
-    """
-
-    claim_seconds: float = 10.0
-    turn_seconds: float = 20.0
-    claim_min_ms: int = 0
-    auto_seconds: float = 1.0
-    ready_seconds: float = 30.0
-    bank_seconds: float = 0.0
-    vote_seconds: float = 60.0
-    claim_hold: str = "min"
-    pause_unwatched: str = "never"
 
 
 @dataclass
@@ -176,109 +125,6 @@ class Seat:
     name: str
     bot: bool
     token_hash: str = ""
-
-
-@dataclass
-class Command:
-    """A command for the actor's inbox; ``future`` (if any) gets its result or error."""
-
-    future: asyncio.Future[Any] | None = field(default=None, kw_only=True)
-
-
-@dataclass
-class Act(Command):
-    """A player's action answering prompt ``prompt`` (None: the current one)."""
-
-    seat: int
-    action: Action
-    prompt: int | None = None
-
-
-@dataclass
-class BotMove(Command):
-    """A bot seat's turn to move in prompt window ``window``."""
-
-    seat: int
-    window: int
-
-
-@dataclass
-class Timeout(Command):
-    """The timer of ``seat`` for window ``window`` fired (or its auto-play delay passed)."""
-
-    seat: int
-    window: int
-
-
-@dataclass
-class Resolve(Command):
-    """Close the decided claim window ``window``."""
-
-    window: int
-
-
-@dataclass
-class Ready(Command):
-    seat: int
-
-
-@dataclass
-class ReadyTimeout(Command):
-    window: int
-
-
-@dataclass
-class SetAuto(Command):
-    seat: int
-    on: bool
-
-
-@dataclass
-class Snapshot(Command):
-    seat: int | None
-
-
-@dataclass
-class Start(Command):
-    """Deal the first hand (a room whose seats just filled)."""
-
-
-@dataclass
-class Dissolve(Command):
-    seat: int
-    agree: bool
-
-
-@dataclass
-class VoteTimeout(Command):
-    window: int
-
-
-@dataclass
-class Rearm(Command):
-    """Schedule again whatever the room waits for (after a failed command)."""
-
-
-@dataclass
-class Stop(Command):
-    """End the actor's loop before the next command (see :meth:`RoomActor.stop`)."""
-
-
-@dataclass
-class PublishSnapshots(Command):
-    """Send every audience a fresh snapshot (a room taken over by this process)."""
-
-
-@dataclass
-class _SeatTimer:
-    handle: TimerHandle
-    deadline: float
-    window: int
-    auto: bool
-    started: float = 0.0
-    limit: float = 0.0
-    #: When the prompt was (re)sent with this timer's deadline; see `_timer_trusted`.
-    sent: float = 0.0
 
 
 def replay_hand(
@@ -375,27 +221,37 @@ class RoomActor:
             self.totals = [0] * self.players
         self.inbox: asyncio.Queue[Command] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
-        self._timers: dict[int, _SeatTimer] = {}
-        self._window = 0
-        self._prompt: tuple[str, frozenset[int]] = ("", frozenset())
-        self._window_opened = 0.0  # clock time the current prompt window opened
+        #: Prompt windows, seat timers, time banks, the ready timer.
+        self.prompts = Prompts(
+            self.players,
+            self.clock,
+            self.timing,
+            lambda seat, window: self.inbox.put_nowait(Timeout(seat, window)),
+            lambda window: self.inbox.put_nowait(ReadyTimeout(window)),
+        )
+        #: How the room's messages reach its audiences (and the bus's health).
+        self.publisher = Publisher(
+            self.code,
+            self.bus,
+            self.clock,
+            self.game,
+            self.players,
+            lambda seat: any(s.seat == seat and s.bot for s in self.seats),
+            lambda attempt: self._retry(BUS, attempt, write=False),
+        )
+        # Claim-window privacy (issue 16): while a claim window is open the other seats are
+        # shown the auto flags and presence of its opening, and ``auto`` / ``room``
+        # publications wait until it has closed (`_flush_held`).
+        self.claims = ClaimHold(self.timing, self.hold_rng, self._claim_open)
         self._resolving = -1  # the claim window whose closing is scheduled
         self._resolve_now: int | None = None  # ... and due at the end of this command
         #: The legal actions of every seat in ``_legal_state`` (computed once per state).
         self._legal_state: Any = None
         self._legal_now: dict[int, list[Action]] = {}
         self._legal_wire: dict[int, list[dict[str, Any]]] = {}
-        self._ready_timer: TimerHandle | None = None
-        self._ready_deadline: float | None = None
         self.connected: dict[int, int] = {}
         #: Sockets per seat on each server process of a cluster (process id -> seat -> n).
         self.presence: dict[str, dict[int, int]] = {}
-        #: Per audience, ``(hand_no, version)`` of the last versioned message published.
-        self._sent: dict[int | None, tuple[int, int]] = {}
-        #: Seats that answered the current prompt (a second answer is ``stale_prompt``).
-        self._answered: set[int] = set()
-        #: What is left of each seat's time bank in this hand (seconds).
-        self.bank: list[float] = [self.timing.bank_seconds] * self.players
         #: The dissolve vote (at most one open).
         self.vote = DissolveVote(
             self.players,
@@ -415,27 +271,12 @@ class RoomActor:
         self._rearm_timer: asyncio.TimerHandle | None = None
         self._rearm_failures = 0
         self._side_tasks: set[asyncio.Task[None]] = set()
-        # Claim-window privacy (issue 16): while a claim window is open the other seats are
-        # shown the auto flags and presence of its opening, and ``auto`` / ``room``
-        # publications wait (``_held``) until it has closed (`_flush_held`).
-        self._shown: tuple[frozenset[int], dict[int, bool]] = (frozenset(), {})
-        self._held: set[str] = set()
-        self._window_humans: frozenset[int] = frozenset()  # humans offered this claim window
-        #: Per human seat: how long its last claim decisions took (``claim_hold="mimic"``).
-        self._think: dict[int, deque[float]] = {}
-        #: Per human seat off auto-play: the decision time drawn for it in this claim window.
-        self._virtual: dict[int, float] = {}
         #: Bot moves and timer commands parked while the room is paused (`paused`).
         self._parked: list[Command] = []
         #: Clock time of the last command handled (the manager unloads long-idle rooms).
         self.last_active = self.clock.now()
         #: Set by :meth:`stop`: no command is started and nothing durable written any more.
         self._stopping = False
-        #: Bus health (clock time): the last publish failed; when publishing worked again
-        #: after the last failure. A seat is timed out only by a timer that ran entirely
-        #: while the bus worked (otherwise its prompt may never have reached it).
-        self._bus_failing = False
-        self._bus_ok_since = 0.0
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -473,9 +314,7 @@ class RoomActor:
         ignores even that (cancellation swallowed in a client library) is left behind
         (:mod:`server.room.bounded`). Returns True if the task ended."""
         self._stopping = True
-        self._cancel_timers()
-        if self._ready_timer:
-            self._ready_timer.cancel()
+        self.prompts.stop()
         self.vote.cancel()
         if self._rearm_timer is not None:
             self._rearm_timer.cancel()
@@ -571,14 +410,14 @@ class RoomActor:
                 "phrase_rate_limited", f"one quick phrase every {PHRASE_SECONDS:g} seconds"
             )
         self._phrase_at[seat] = now
-        await self._publish_all({"type": "phrase", "seat": seat, "phrase": phrase})
+        await self.publisher.publish_all({"type": "phrase", "seat": seat, "phrase": phrase})
 
     # ------------------------------------------------------------------ read-only info
 
     def info(self) -> dict[str, Any]:
         """The room as ``GET /api/rooms/{code}`` shows it. While a claim window is open the
         seats' ``connected`` / ``auto`` are those of the window's opening (issue 16)."""
-        shown = self._shown if self._claim_open() else None
+        shown = self.claims.shown_now()
         return {
             "code": self.code,
             "game": self.game.name,
@@ -609,13 +448,7 @@ class RoomActor:
         return [s for s in range(self.players) if s not in self.ready]
 
     def _deadline_for(self, seat: int | None) -> int | None:
-        if self.status == "between":
-            return None if self._ready_deadline is None else int(self._ready_deadline * 1000)
-        if seat is not None and seat in self._timers:
-            return int(self._timers[seat].deadline * 1000)
-        if not self._timers or self._prompt[0] == "claim":
-            return None  # another seat's claim deadline would tell that it could claim
-        return int(max(t.deadline for t in self._timers.values()) * 1000)
+        return self.prompts.deadline_for(seat, between=self.status == "between")
 
     def _legal_actions(self) -> dict[int, list[Action]]:
         """Every seat's legal actions in the current state, computed once per state."""
@@ -660,7 +493,7 @@ class RoomActor:
             "type": "snapshot",
             "hand_no": self.hand_no,
             "version": self.version,
-            "prompt": self._window,
+            "prompt": self.prompts.window,
             "seat": seat,
             "view": self._view(seat),
             "legal": self._legal(seat),
@@ -700,58 +533,9 @@ class RoomActor:
             for s in order
         ]
 
-    def _audiences(self) -> list[int | None]:
-        return [*range(self.players), None]
-
-    def _listening(self) -> list[int | None]:
-        """The audiences worth a message, so that nothing is computed for the others: with
-        the in-process bus (which knows every subscriber) those with a subscription; with a
-        bus shared by processes all but the bot seats (no socket can hold a bot's seat). A
-        socket subscribes before it asks for its snapshot, so it misses nothing."""
-        return [a for a in self._audiences() if self._has_listener(a)]
-
-    def _has_listener(self, audience: int | None) -> bool:
-        """False when nobody can be listening to ``audience`` (see `_listening`)."""
-        bus = self.bus
-        if isinstance(bus, MemoryBus):
-            return bus.subscriber_count(seat_channel(self.code, audience)) > 0
-        if audience is not None and any(s.seat == audience and s.bot for s in self.seats):
-            return False  # authenticate() gives no socket a bot's seat, in any process
-        return True  # another process may have subscribers: assume someone listens
-
     def _sockets(self, seat: int) -> int:
         """Open sockets of ``seat``: this process's and (in a cluster) every process's."""
         return self.connected.get(seat, 0) + sum(p.get(seat, 0) for p in self.presence.values())
-
-    async def _publish(self, seat: int | None, message: dict[str, Any]) -> None:
-        """Publish ``message`` to ``seat``'s audience (see :meth:`_stamp`)."""
-        await self._send([(seat_channel(self.code, seat), self._stamp(seat, message))])
-
-    async def _send(self, messages: list[tuple[str, dict[str, Any]]]) -> None:
-        """Publish ``messages`` in one round trip (``Bus.publish_many``), retried until the
-        bus takes them (`_retry`): the room does not move on past events it could not
-        publish. (A retried batch may reach some audiences twice; clients and relays drop
-        a versioned message that is not newer than what they have.) Each attempt notes the
-        bus's health for the timers (`_timer_trusted`)."""
-        if messages:
-            await self._retry(BUS, lambda: self._publish_once(messages), write=False)
-
-    async def _publish_once(self, messages: list[tuple[str, dict[str, Any]]]) -> None:
-        """One attempt of `_send`: the bus's errors propagate (and mark it failing)."""
-        try:
-            await self.bus.publish_many(messages)
-        except Exception:
-            self._bus_failing = True
-            raise
-        if self._bus_failing:
-            self._bus_failing = False
-            self._bus_ok_since = self.clock.now()
-
-    def _timer_trusted(self, timer: _SeatTimer) -> bool:
-        """Whether ``timer`` ran entirely while the bus worked: no publish failed since it
-        started (or since its prompt was sent again). Otherwise its prompt may never have
-        reached the seat, and no seat is timed out for a prompt it never received."""
-        return not self._bus_failing and self._bus_ok_since <= max(timer.started, timer.sent)
 
     async def publish_snapshots(self) -> None:
         """Send every audience that may listen a fresh snapshot, in the actor's order (so
@@ -759,27 +543,6 @@ class RoomActor:
         does, since sockets may have missed what the previous owner never published. The
         bus's errors propagate."""
         await self.submit(PublishSnapshots())
-
-    def _stamp(self, seat: int | None, message: dict[str, Any]) -> dict[str, Any]:
-        """``message`` as sent to ``seat``'s audience. An ``event`` / ``hand_end`` gets
-        ``prev_version``: the version of the previous versioned message this audience was
-        sent in the hand (None if unknown), so a relay that sees ``prev_version`` above what
-        it forwarded knows it missed a message (pub/sub is at-most-once) and resyncs."""
-        kind = message.get("type")
-        if kind == "snapshot":
-            self._sent[seat] = (message["hand_no"], message["version"])
-        elif kind in ("event", "hand_end"):
-            last = self._sent.get(seat)
-            prev = last[1] if last is not None and last[0] == message["hand_no"] else None
-            message = {**message, "prev_version": prev}
-            self._sent[seat] = (message["hand_no"], message["version"])
-        return message
-
-    async def _publish_all(self, message: dict[str, Any]) -> None:
-        # one pipelined round trip for every audience (Bus.publish_many)
-        await self._send(
-            [(seat_channel(self.code, s), self._stamp(s, message)) for s in self._listening()]
-        )
 
     # ------------------------------------------------------------------ the loop
 
@@ -876,12 +639,7 @@ class RoomActor:
             case Snapshot(seat=seat):
                 return self._snapshot(seat)
             case PublishSnapshots():
-                await self._send(
-                    [
-                        (seat_channel(self.code, s), self._stamp(s, self._snapshot(s)))
-                        for s in self._listening()
-                    ]
-                )
+                await self.publisher.each(self._snapshot)
             case Act(seat=seat, action=action, prompt=prompt):
                 await self._act(seat, action, prompt, cmd.future)
             case BotMove(seat=seat, window=window) | Timeout(seat=seat, window=window):
@@ -894,11 +652,11 @@ class RoomActor:
                         "not_between_hands", "ready is only for the pause between hands"
                     )
                 self.ready.add(seat)
-                await self._publish_all({"type": "ready", "ready": sorted(self.ready)})
+                await self.publisher.publish_all({"type": "ready", "ready": sorted(self.ready)})
                 if len(self.ready) >= self.players:
                     await self._next_hand()
             case ReadyTimeout(window=window):
-                if self.status == "between" and window == self._window:
+                if self.status == "between" and window == self.prompts.window:
                     await self._next_hand()
             case SetAuto(seat=seat, on=on):
                 changed = (seat in self.auto) != on
@@ -928,24 +686,25 @@ class RoomActor:
     ) -> None:
         """A player's action (`act`), refused as ``stale_prompt`` when it answers an old or
         an already answered prompt."""
-        if prompt is not None and prompt != self._window:
+        window = self.prompts.window
+        if prompt is not None and prompt != window:
             raise RoomError(
-                "stale_prompt", f"prompt {prompt} is over (the current prompt is {self._window})"
+                "stale_prompt", f"prompt {prompt} is over (the current prompt is {window})"
             )
-        if seat in self._answered and self.status == "playing":
-            raise RoomError("stale_prompt", f"this seat already answered prompt {self._window}")
+        if seat in self.prompts.answered and self.status == "playing":
+            raise RoomError("stale_prompt", f"this seat already answered prompt {window}")
         await self._apply(seat, action, "player", future)
 
     async def _auto_move(self, cmd: BotMove | Timeout, seat: int, window: int) -> None:
         """A bot's move, or the default action of a seat whose timer fired (托管)."""
-        if window != self._window or self.state is None or self.game.ended(self.state):
+        if window != self.prompts.window or self.state is None or self.game.ended(self.state):
             return
         if seat not in self._acting():
             return
         if isinstance(cmd, BotMove):
             action, source = self.game.bot_action(self.state, seat), "bot"
         else:
-            timer = self._timers.get(seat)
+            timer = self.prompts.timers.get(seat)
             if timer is None or timer.window != window:
                 return
             source = "auto" if timer.auto else "timeout"
@@ -955,15 +714,15 @@ class RoomActor:
                 # reached it. Send it again (a fresh snapshot) and give it a full new time.
                 self._set_timer(seat, window)
                 try:
-                    if self._has_listener(seat):
-                        await self._publish(seat, self._snapshot(seat))
-                    self._timers[seat].sent = self.clock.now()  # counts from delivery
+                    if self.publisher.has_listener(seat):
+                        await self.publisher.publish(seat, self._snapshot(seat))
+                    self.prompts.timers[seat].sent = self.clock.now()  # counts from delivery
                 except Exception as err:
                     log.warning("room %s: seat %d's prompt not resent (%r)", self.code, seat, err)
                 return
             if source == "timeout":
-                bank = self.bank[seat]
-                self.bank[seat] = 0.0
+                banks = self.prompts.bank
+                bank, banks[seat] = banks[seat], 0.0
                 # A claim timeout tells nobody that the seat could claim: no 托管 for it
                 # (the seat's next turn times out as any other, issue 16).
                 if self.game.prompt_kind(self.state) != "claim":
@@ -972,7 +731,7 @@ class RoomActor:
                         await self._publish_auto(seat)
                     except Exception:  # nobody can be told: the seat is not timed out now
                         self.auto.discard(seat)
-                        self.bank[seat] = bank
+                        banks[seat] = bank
                         self._set_timer(seat, window)
                         raise
         try:
@@ -1072,7 +831,7 @@ class RoomActor:
                         self.code, service, failures + 1, time.monotonic() - began,
                     )  # fmt: skip
                     self.degraded.discard(service)
-                    await self._announce({"type": "recovered", "service": service})
+                    await self.publisher.announce({"type": "recovered", "service": service})
                 elif failures:
                     log.info("room %s: %s back after %d attempts", self.code, service, failures)
                 return result
@@ -1095,18 +854,7 @@ class RoomActor:
         """Mark ``service`` as awaited and tell every audience (once)."""
         if service not in self.degraded:
             self.degraded.add(service)
-            await self._announce({"type": "degraded", "service": service})
-
-    async def _announce(self, message: dict[str, Any]) -> None:
-        """Tell every audience ``message`` (``degraded`` / ``recovered``): one attempt, a
-        failure only logged (the bus may be what fails; the snapshot's ``degraded`` tells
-        a socket that missed it)."""
-        try:
-            await self.bus.publish_many(
-                [(seat_channel(self.code, s), message) for s in self._listening()]
-            )
-        except Exception as exc:
-            log.warning("room %s: could not publish %s (%s)", self.code, message["type"], exc)
+            await self.publisher.announce({"type": "degraded", "service": service})
 
     def _schedule_rearm(self) -> None:
         """After a failed command: queue a :class:`Rearm` after a backoff delay (growing
@@ -1135,7 +883,7 @@ class RoomActor:
                 await self._start_hand()
             return
         if self.status == "between":
-            if self._ready_timer is None:  # the next deal failed after the wait for ready
+            if self.prompts.ready_timer is None:  # the next deal failed after the wait for ready
                 await self._next_hand()
             return
         if self.status != "playing":
@@ -1143,11 +891,11 @@ class RoomActor:
         if self.game.ended(self.state):
             await self._end_hand()  # the settlement failed
             return
-        window = self._window
+        window = self.prompts.window
         for seat in self._acting():
             if self.seats[seat].bot:
                 self.inbox.put_nowait(BotMove(seat, window))
-            elif (timer := self._timers.get(seat)) is None or timer.window != window:
+            elif (timer := self.prompts.timers.get(seat)) is None or timer.window != window:
                 self._set_timer(seat, window)
         if self.game.claims_decided(self.state):
             self.inbox.put_nowait(Resolve(window))
@@ -1180,20 +928,14 @@ class RoomActor:
         self.action_idx = 0
         self.auto.clear()
         self.ready.clear()
-        self.bank = [self.timing.bank_seconds] * self.players
+        self.prompts.fill_banks()
         self.last_settlement = None
         if self.status != "playing":
             self.status = "playing"
             await self._retry(DATABASE, lambda: self.store.set_room_status(self.code, "playing"))
-        self._prompt = ("", frozenset())
-        self._window = self.hand_no * PROMPT_BASE
+        self.prompts.start_hand(self.hand_no)
         self._after_change()
-        await self._send(
-            [
-                (seat_channel(self.code, s), self._stamp(s, self._snapshot(s)))
-                for s in self._listening()
-            ]
-        )
+        await self.publisher.each(self._snapshot)
         if self.game.ended(self.state):  # ended at the deal (Jintan's eight flowers, §J2)
             await self._end_hand()
 
@@ -1207,7 +949,7 @@ class RoomActor:
         except IllegalAction as err:
             raise RoomError(err.code, err.message)
         if source == "player":
-            self._use_bank(seat)
+            self.prompts.use_bank(seat)
         payload: dict[str, Any] = {"action": action.to_dict(), "source": source}
         if self.lease_gen is not None:
             payload["lease"] = self.lease_gen
@@ -1225,7 +967,7 @@ class RoomActor:
         self.action_idx += 1
         self.state = new_state
         self._note_claim_answer(seat)
-        self._answered.add(seat)
+        self.prompts.answered.add(seat)
         if source == "player" and seat in self.auto:
             self.auto.discard(seat)
             await self._publish_auto(seat)
@@ -1233,14 +975,14 @@ class RoomActor:
             future.set_result(None)
         await self._publish_events(events)
         closing_now = self._resolve_now is not None and self.inbox.empty()
-        if not events and not closing_now and self._has_listener(seat):
+        if not events and not closing_now and self.publisher.has_listener(seat):
             # a claim answer: only its seat learns of it, by a fresh snapshot (unless the
             # window closes with it in this turn: the closing's message tells it then)
-            await self._publish(seat, self._snapshot(seat))
+            await self.publisher.publish(seat, self._snapshot(seat))
 
     async def _resolve(self, window: int) -> None:
         """Close the decided claim window ``window`` (scheduled by `_after_change`)."""
-        if window != self._window or self.status != "playing" or self.state is None:
+        if window != self.prompts.window or self.status != "playing" or self.state is None:
             return
         if not self.game.claims_decided(self.state):
             return
@@ -1262,37 +1004,23 @@ class RoomActor:
         self._after_change()
         if not events:
             return
-        out: list[tuple[str, dict[str, Any]]] = []  # this change's messages, sent at once
-        for aud in self._listening():
-            projected = self._project(events, aud)
+
+        def message(aud: int | None) -> dict[str, Any] | None:
+            projected = self.publisher.project(events, aud)
             if not projected:  # nothing of this change is for this audience
-                continue
-            message = {
+                return None
+            return {
                 "type": "event",
                 "hand_no": self.hand_no,
                 "version": self.version,
-                "prompt": self._window,
+                "prompt": self.prompts.window,
                 "events": projected,
                 "view": self._view(aud),
                 "legal": self._legal(aud),
                 "deadline": self._deadline_for(aud),
             }
-            out.append((seat_channel(self.code, aud), self._stamp(aud, message)))
-        await self._send(out)
 
-    def _project(self, events: list[Event] | None, aud: int | None) -> list[dict[str, Any]]:
-        """``events`` as audience ``aud`` receives them (``project_event``; an event private
-        to another seat is left out). An engine ``hand_end`` event goes without its
-        ``settlement``: the ``hand_end`` message's own ``settlement`` is the one copy."""
-        out = []
-        for event in events or ():
-            projected = self.game.project_event(event, aud)
-            if projected is None:
-                continue
-            if projected.get("type") == "hand_end":
-                projected = {k: v for k, v in projected.items() if k != "settlement"}
-            out.append(projected)
-        return out
+        await self.publisher.each(message)  # this change's messages, sent at once
 
     async def _end_hand(self, events: list[Event] | None = None) -> None:
         """Settle the ended hand (once: stored with the room status and totals in one
@@ -1301,7 +1029,7 @@ class RoomActor:
         final view, the settlement (the only copy), totals and, for a seat, its replay
         link; after the last hand a ``session_end`` too."""
         await self._fenced()
-        self._cancel_timers()
+        self.prompts.cancel_timers()
         typed = self.game.settle(self.state)
         assert typed is not None
         # The wire form, made once: stored, kept for snapshots and sent to every audience.
@@ -1333,17 +1061,16 @@ class RoomActor:
         if not last:
             self._begin_ready()
         else:
-            self._window += 1  # the hand's last prompt is over: a late answer is stale_prompt
-            self._answered.clear()
+            self.prompts.advance()  # the hand's last prompt is over: a late answer is stale
         self.version += 1
-        out: list[tuple[str, dict[str, Any]]] = []
-        for aud in self._listening():
-            message = {
+
+        def message(aud: int | None) -> dict[str, Any]:
+            return {
                 "type": "hand_end",
                 "hand_no": self.hand_no,
                 "version": self.version,
-                "prompt": self._window,
-                "events": self._project(events, aud),
+                "prompt": self.prompts.window,
+                "events": self.publisher.project(events, aud),
                 "view": self._view(aud),
                 "legal": [],
                 "settlement": settlement,
@@ -1352,11 +1079,11 @@ class RoomActor:
                 "deadline": self._deadline_for(None),
                 "replay": self._replay_for(aud),
             }
-            out.append((seat_channel(self.code, aud), self._stamp(aud, message)))
-        await self.bus.publish_many(out)
+
+        await self.publisher.each(message, retried=False)
         if last:
             await self._close_vote("finished")
-            await self._publish_all(self._session_end(dissolved=False))
+            await self.publisher.publish_all(self._session_end(dissolved=False))
 
     def _session_end(self, dissolved: bool) -> dict[str, Any]:
         return {
@@ -1377,50 +1104,37 @@ class RoomActor:
         elif outcome == "dissolved":
             await self._dissolve()
         else:
-            await self._publish_all(self.vote.message())
+            await self.publisher.publish_all(self.vote.message())
 
     async def _close_vote(self, result: str) -> None:
         """End the open vote (if any) and tell everyone ``result``."""
         message = self.vote.close(result)
         if message is not None:
-            await self._publish_all(message)
+            await self.publisher.publish_all(message)
 
     async def _dissolve(self) -> None:
         """Every seat agreed: stop the session now. An unfinished hand is not settled."""
         await self._fenced()
-        self._cancel_timers()
-        if self._ready_timer:
-            self._ready_timer.cancel()
-        self._ready_timer, self._ready_deadline = None, None
-        self._window += 1
-        self._answered.clear()
+        self.prompts.cancel_timers()
+        self.prompts.end_ready()
+        self.prompts.advance()
         if self.status == "playing":
             self.last_settlement = None
         self.status = "dissolved"
         await self._retry(DATABASE, lambda: self.store.set_room_status(self.code, "dissolved"))
         await self._close_vote("dissolved")
-        await self._publish_all(self._session_end(dissolved=True))
+        await self.publisher.publish_all(self._session_end(dissolved=True))
 
     def _begin_ready(self) -> None:
-        self._window += 1
-        self._answered.clear()
+        self.prompts.advance()
         self.ready = {s.seat for s in self.seats if s.bot}
-        window = self._window
-        self._ready_deadline = self.clock.now() + self.timing.ready_seconds
-        self._ready_timer = self.clock.call_later(
-            self.timing.ready_seconds,
-            lambda: self.inbox.put_nowait(ReadyTimeout(window)),
-        )
+        self.prompts.start_ready()
         if len(self.ready) >= self.players:
-            self.inbox.put_nowait(ReadyTimeout(window))
+            self.inbox.put_nowait(ReadyTimeout(self.prompts.window))
 
     async def _next_hand(self) -> None:
-        if self._ready_timer:
-            self._ready_timer.cancel()
-        self._ready_timer = None
-        self._ready_deadline = None
-        self._window += 1
-        self._answered.clear()
+        self.prompts.end_ready()
+        self.prompts.advance()
         await self._start_hand()
 
     async def publish_room(self, quiet: bool = False) -> None:
@@ -1434,31 +1148,27 @@ class RoomActor:
                 self.inbox.put_nowait(cmd)
         if quiet:
             return
-        if self._claim_open():
-            self._held.add("room")
+        if self.claims.defer("room"):
             return
-        message = {"type": "room", "room": self.info()}
-        await self.bus.publish_many(  # one attempt: a failure is raised to the caller
-            [(seat_channel(self.code, s), message) for s in self._listening()]
-        )
+        # one attempt: a failure is raised to the caller
+        await self.publisher.broadcast({"type": "room", "room": self.info()})
 
     async def _publish_auto(self, seat: int) -> None:
         """Tell everyone the auto flags after ``seat``'s changed; in a claim window only
         ``seat`` itself is told now, the others once the window has closed."""
-        if not self._claim_open():
-            await self._publish_all({"type": "auto", "auto": sorted(self.auto)})
+        if not self.claims.defer("auto"):
+            await self.publisher.publish_all({"type": "auto", "auto": sorted(self.auto)})
             return
-        self._held.add("auto")
-        if self._has_listener(seat):
-            mine = (self._shown[0] - {seat}) | ({seat} & self.auto)
-            await self._publish(seat, {"type": "auto", "auto": sorted(mine)})
+        if self.publisher.has_listener(seat):
+            mine = self.claims.auto_for(seat, self.auto)
+            await self.publisher.publish(seat, {"type": "auto", "auto": mine})
 
     # ------------------------------------------------------------------ claim-window privacy
 
     def _claim_open(self) -> bool:
         """True while a claim window of a hand in play is open."""
         return (
-            self._prompt[0] == "claim"
+            self.prompts.kind == "claim"
             and self.status == "playing"
             and self.state is not None
             and not self.game.ended(self.state)
@@ -1466,49 +1176,17 @@ class RoomActor:
 
     async def _flush_held(self) -> None:
         """Send the ``auto`` / ``room`` publications held during a claim window now closed."""
-        if not self._held or self._claim_open():
-            return
-        held, self._held = self._held, set()
+        held = self.claims.due()
         if "auto" in held:
-            await self._publish_all({"type": "auto", "auto": sorted(self.auto)})
+            await self.publisher.publish_all({"type": "auto", "auto": sorted(self.auto)})
         if "room" in held:
-            await self._publish_all({"type": "room", "room": self.info()})
-
-    def _open_claim_window(self, acting: frozenset[int]) -> None:
-        """A claim window opens: fix what the other seats are shown until it closes, and
-        (``claim_hold="mimic"``) draw a decision time for each human seat off auto-play but
-        the discarder (``state.turn``) from its own past decisions (from the other humans'
-        while it has none)."""
-        shown = {s.seat: self._sockets(s.seat) > 0 for s in self.seats}
-        self._shown = (frozenset(self.auto), shown)
-        humans = [s.seat for s in self.seats if not s.bot and s.seat not in self.auto]
-        self._window_humans = frozenset(s for s in humans if s in acting)
-        self._virtual = {}
-        if self.timing.claim_hold == "mimic":
-            discarder = getattr(self.state, "turn", None)
-            pooled = [t for past in self._think.values() for t in past]
-            for seat in humans:
-                past = self._think.get(seat) or pooled
-                if seat != discarder and past:
-                    self._virtual[seat] = self.hold_rng.choice(list(past))
+            await self.publisher.publish_all({"type": "room", "room": self.info()})
 
     def _note_claim_answer(self, seat: int) -> None:
-        """``seat`` answered (or timed out on) the open claim window it was offered as a
-        human: keep how long it took (`_think`)."""
-        if seat in self._window_humans and self._prompt[0] == "claim":
-            past = self._think.setdefault(seat, deque(maxlen=THINK_SAMPLES))
-            past.append(self.clock.now() - self._window_opened)
-
-    def _claim_hold(self) -> float:
-        """How long (seconds from its opening) the decided claim window is held: at least
-        ``claim_min_ms``, and at least the decision time drawn for every human seat that has
-        not answered it (`_open_claim_window`): those not offered a claim, and those whose
-        claim lost before they answered."""
-        hold = self.timing.claim_min_ms / 1000
-        for seat, seconds in self._virtual.items():
-            if seat not in self._answered:
-                hold = max(hold, seconds)
-        return hold
+        """``seat`` answered (or timed out on) the open claim window: its decision time is
+        kept if it was offered the window as a human (``claim_hold="mimic"``)."""
+        if self.prompts.kind == "claim":
+            self.claims.note_answer(seat, self.clock.now() - self.prompts.opened)
 
     # ------------------------------------------------------------------ unwatched rooms
 
@@ -1530,43 +1208,20 @@ class RoomActor:
 
     # ------------------------------------------------------------------ prompts & timers
 
-    def _use_bank(self, seat: int) -> None:
-        """Charge ``seat``'s time bank for the time it took beyond the prompt's limit."""
-        timer = self._timers.get(seat)
-        if timer is None or timer.auto:
-            return
-        over = self.clock.now() - timer.started - timer.limit
-        if over > 0:
-            self.bank[seat] = max(0.0, self.bank[seat] - over)
-
-    def _cancel_timers(self) -> None:
-        for t in self._timers.values():
-            t.handle.cancel()
-        self._timers.clear()
-
     def _set_timer(self, seat: int, window: int) -> None:
-        old = self._timers.pop(seat, None)
-        if old:
-            old.handle.cancel()
-        kind = self.game.prompt_kind(self.state)
-        is_auto = seat in self.auto
-        if is_auto:
-            # An auto-played claim is answered at once: the window then closes after the
-            # minimum claim time like any other, so its length tells nobody it was claimable.
-            limit = seconds = 0.0 if kind == "claim" else self.timing.auto_seconds
-        else:
-            limit = self.timing.claim_seconds if kind == "claim" else self.timing.turn_seconds
-            seconds = limit + self.bank[seat]
-        handle = self.clock.call_later(
-            seconds,
-            lambda: self.inbox.put_nowait(Timeout(seat, window)),
-        )
-        now = self.clock.now()
-        self._timers[seat] = _SeatTimer(handle, now + seconds, window, is_auto, now, limit)
+        """(Re)arm ``seat``'s timer for ``window`` for the current prompt (`Prompts.set_timer`)."""
+        claim = self.game.prompt_kind(self.state) == "claim"
+        self.prompts.set_timer(seat, window, claim=claim, auto=seat in self.auto)
 
     def _reset_timer(self, seat: int) -> None:
-        if seat in self._timers:
-            self._set_timer(seat, self._timers[seat].window)
+        if (timer := self.prompts.timers.get(seat)) is not None:
+            self._set_timer(seat, timer.window)
+
+    def _timer_trusted(self, timer: SeatTimer) -> bool:
+        """Whether ``timer`` ran entirely while the bus worked: no publish failed since it
+        started (or since its prompt was sent again). Otherwise its prompt may never have
+        reached the seat, and no seat is timed out for a prompt it never received."""
+        return self.publisher.worked_since(max(timer.started, timer.sent))
 
     def _after_change(self) -> None:
         """Recompute who must act; (re)arm timers; queue bot moves. Called after each change.
@@ -1579,33 +1234,35 @@ class RoomActor:
         """
         kind = self.game.prompt_kind(self.state)
         acting = frozenset(self._acting())
-        same_window = not opens_prompt(self._prompt, kind, acting)  # as prompt_of_log counts
-        self._prompt = (kind, acting)
-        if not same_window:
-            self._window += 1
-            self._answered.clear()
-            self._cancel_timers()
-            self._window_opened = self.clock.now()
-            if kind == "claim":
-                self._open_claim_window(acting)
-        else:
-            for seat in list(self._timers):
-                if seat not in acting:
-                    self._timers.pop(seat).handle.cancel()
-        window = self._window
+        same_window = not self.prompts.change(kind, acting)  # as prompt_of_log counts
+        if not same_window and kind == "claim":
+            self._open_claim_window(acting)
+        window = self.prompts.window
         for seat in sorted(acting):
             if self.seats[seat].bot:
                 if not same_window:
                     self.inbox.put_nowait(BotMove(seat, window))
-            elif seat not in self._timers:
+            elif seat not in self.prompts.timers:
                 self._set_timer(seat, window)
         if self.game.claims_decided(self.state) and self._resolving != window:
             self._resolving = window
             delay = 0.0
             if any(not seat.bot for seat in self.seats):
-                elapsed = self.clock.now() - self._window_opened
-                delay = self._claim_hold() - elapsed
+                elapsed = self.clock.now() - self.prompts.opened
+                delay = self.claims.hold(self.prompts.answered) - elapsed
             if delay > 0:
                 self.clock.call_later(delay, lambda: self.inbox.put_nowait(Resolve(window)))
             else:
                 self._resolve_now = window  # closed at the end of this command (`_resolve_due`)
+
+    def _open_claim_window(self, acting: frozenset[int]) -> None:
+        """A claim window opens, offered to ``acting`` (`ClaimHold.open`): the seats' auto
+        flags and presence now are what they are shown until it closes; the discarder is
+        ``state.turn``."""
+        self.claims.open(
+            acting,
+            [s.seat for s in self.seats if not s.bot and s.seat not in self.auto],
+            self.auto,
+            {s.seat: self._sockets(s.seat) > 0 for s in self.seats},
+            lambda: getattr(self.state, "turn", None),
+        )
