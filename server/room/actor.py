@@ -23,7 +23,7 @@ Work is done once per state: the legal actions of every seat are computed once p
 Timers (claim window, turn, auto-play, ready) run on an injectable :class:`Clock`; their
 callbacks only post commands to the inbox, so the actor stays the single writer.
 
-A store or bus failure loses no command (:meth:`RoomActor._retry`): a write or publish that
+A store or bus failure loses no command (:meth:`Outages.retry`): a write or publish that
 fails because the service is unreachable is retried with backoff inside the command (the
 action is applied only once it is logged; no later command runs before the events are
 published), the seats are told the room waits for its database (``degraded`` /
@@ -41,14 +41,12 @@ import json
 import logging
 import random
 import secrets
-import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, TypeVar, cast
+from typing import Any
 
 from redis.backoff import AbstractBackoff, EqualJitterBackoff
 
-from server.bus import transient as bus_transient
 from server.room.bounded import settle
 from server.room.claims import THINK_SAMPLES as THINK_SAMPLES
 from server.room.claims import ClaimHold
@@ -71,6 +69,10 @@ from server.room.commands import (
     VoteTimeout,
 )
 from server.room.errors import RoomError
+from server.room.legal import LegalActions
+from server.room.outage import BUS as BUS
+from server.room.outage import DATABASE as DATABASE
+from server.room.outage import Outages
 from server.room.phrases import PHRASE_SECONDS, PHRASES
 from server.room.prompts import PROMPT_BASE as PROMPT_BASE
 from server.room.prompts import Prompts, SeatTimer
@@ -84,20 +86,11 @@ from server.rules.game import Game
 from server.rules.registry import DEFAULT_GAME, find_game
 from server.rules.replay import log_steps, replay
 from server.rules.types import Action, Event, IllegalAction
-from server.store import Conflict
-from server.store import transient as store_transient
 
 log = logging.getLogger(__name__)
-T = TypeVar("T")
 
 #: RoomError codes that are failures, not refusals: the room is re-armed after them.
 FAILURES = frozenset({"unavailable", "internal"})
-
-#: The services a room may wait for (``degraded`` / ``recovered`` messages name them).
-DATABASE, BUS = "database", "bus"
-#: A database write without an answer for this long (seconds) counts as an outage for the
-#: seats (``degraded``), though the write goes on waiting (a partition that may heal).
-SLOW_SECONDS = 2.0
 
 
 def retry_backoff() -> AbstractBackoff:
@@ -208,7 +201,7 @@ class RoomActor:
     #: In a cluster: proves the lease is still held before a durable write (False: lost);
     #: with ``True`` it asks Redis even if the lease looks valid locally.
     lease_check: Callable[[bool], Awaitable[bool]] | None = None
-    #: Delays between retries of a store write or publish that failed (see `_retry`).
+    #: Delays between retries of a store write or publish that failed (`Outages.retry`).
     backoff: AbstractBackoff = field(default_factory=retry_backoff)
     #: Draws the ``claim_hold="mimic"`` holds (tests inject a seeded ``random.Random``).
     hold_rng: random.Random = field(default_factory=random.SystemRandom)
@@ -237,7 +230,7 @@ class RoomActor:
             self.game,
             self.players,
             lambda seat: any(s.seat == seat and s.bot for s in self.seats),
-            lambda attempt: self._retry(BUS, attempt, write=False),
+            lambda attempt: self.outages.retry(BUS, attempt, write=False),
         )
         # Claim-window privacy (issue 16): while a claim window is open the other seats are
         # shown the auto flags and presence of its opening, and ``auto`` / ``room``
@@ -245,10 +238,8 @@ class RoomActor:
         self.claims = ClaimHold(self.timing, self.hold_rng, self._claim_open)
         self._resolving = -1  # the claim window whose closing is scheduled
         self._resolve_now: int | None = None  # ... and due at the end of this command
-        #: The legal actions of every seat in ``_legal_state`` (computed once per state).
-        self._legal_state: Any = None
-        self._legal_now: dict[int, list[Action]] = {}
-        self._legal_wire: dict[int, list[dict[str, Any]]] = {}
+        #: The legal actions of every seat, computed once per state.
+        self.legal = LegalActions(self.game, self.players)
         self.connected: dict[int, int] = {}
         #: Sockets per seat on each server process of a cluster (process id -> seat -> n).
         self.presence: dict[str, dict[int, int]] = {}
@@ -263,14 +254,14 @@ class RoomActor:
         self._started = asyncio.Event()
         #: Clock time of each seat's last quick phrase (rate limit, :data:`PHRASE_SECONDS`).
         self._phrase_at: dict[int, float] = {}
-        #: Services the room is waiting for (announced to the seats: ``degraded``).
-        self.degraded: set[str] = set()
-        #: True while a command waits for a failed service (the state is still consistent:
-        #: a snapshot is then answered at once, without the inbox).
-        self._waiting = False
-        self._rearm_timer: asyncio.TimerHandle | None = None
-        self._rearm_failures = 0
-        self._side_tasks: set[asyncio.Task[None]] = set()
+        #: Store and bus retries; the services the room waits for (``outages.degraded``).
+        self.outages = Outages(
+            self.code,
+            lambda: self.backoff,
+            self.publisher.announce,
+            self._fenced,
+            lambda: self._stopping,
+        )
         #: Bot moves and timer commands parked while the room is paused (`paused`).
         self._parked: list[Command] = []
         #: Clock time of the last command handled (the manager unloads long-idle rooms).
@@ -316,9 +307,7 @@ class RoomActor:
         self._stopping = True
         self.prompts.stop()
         self.vote.cancel()
-        if self._rearm_timer is not None:
-            self._rearm_timer.cancel()
-            self._rearm_timer = None
+        self.outages.cancel_rearm()
         task, ended = self._task, True
         if task is not None:
             self.inbox.put_nowait(Stop())
@@ -389,7 +378,7 @@ class RoomActor:
         event stream: every later event has a higher ``version``. While the room waits for
         a failed service it is answered at once (from the state before the waiting command's
         change, or after it if only its publish waits: either is consistent)."""
-        if not self.running or self._waiting:
+        if not self.running or self.outages.waiting:
             return self._snapshot(seat)
         return await self.submit(Snapshot(seat))
 
@@ -450,33 +439,17 @@ class RoomActor:
     def _deadline_for(self, seat: int | None) -> int | None:
         return self.prompts.deadline_for(seat, between=self.status == "between")
 
-    def _legal_actions(self) -> dict[int, list[Action]]:
-        """Every seat's legal actions in the current state, computed once per state."""
-        if self._legal_state is not self.state:
-            state = self.state
-            self._legal_now = (
-                {}
-                if state is None
-                else {s: self.game.legal_actions(state, s) for s in range(self.players)}
-            )
-            self._legal_wire = {}
-            self._legal_state = state
-        return self._legal_now
-
     def _acting(self) -> list[int]:
         """The seats that owe an answer now (those with a legal action)."""
-        return [s for s, legal in self._legal_actions().items() if legal]
+        return [s for s, legal in self.legal.of(self.state).items() if legal]
 
     def _legal(self, seat: int | None) -> list[dict[str, Any]]:
+        """``seat``'s legal actions as sent (none for spectators, between or after hands)."""
         if seat is None or self.state is None or self.game.ended(self.state):
             return []
         if self.status != "playing":
             return []
-        legal = self._legal_actions()  # refreshes the wire cache on a new state
-        wire = self._legal_wire.get(seat)
-        if wire is None:
-            wire = self._legal_wire[seat] = [a.to_dict() for a in legal.get(seat, [])]
-        return wire
+        return self.legal.wire(self.state, seat)
 
     def _view(self, seat: int | None) -> dict[str, Any] | None:
         """``seat``'s view of the state as the room sends it: without the game's
@@ -508,7 +481,7 @@ class RoomActor:
             else None,
             "vote": self.vote.message() if self.vote.is_open else None,
             "standings": self.standings() if self.status in ("finished", "dissolved") else None,
-            "degraded": sorted(self.degraded),
+            "degraded": sorted(self.outages.degraded),
         }
 
     def _replay_for(self, seat: int | None) -> dict[str, Any] | None:
@@ -605,7 +578,7 @@ class RoomActor:
                     if cmd.future is not None and not cmd.future.done():
                         cmd.future.set_result(result)
                     if isinstance(cmd, Rearm):
-                        self._rearm_failures = 0
+                        self.outages.rearmed()
                         self._started.set()
                 finally:
                     try:
@@ -757,118 +730,10 @@ class RoomActor:
         if self.lease_check is not None and not await self.lease_check(verify):
             raise RoomError("unavailable", f"room {self.code} moved to another server")
 
-    async def _retry(
-        self,
-        service: str,
-        attempt: Callable[[], Awaitable[T]],
-        *,
-        committed: Callable[[], Awaitable[bool]] | None = None,
-        write: bool = True,
-    ) -> T:
-        """Run ``attempt()`` (one store write, ``service`` :data:`DATABASE`, or one publish,
-        :data:`BUS`) until it succeeds: the one retry mechanism of the room.
-
-        A failure that only says the service is unreachable (``server.store.transient`` /
-        ``server.bus.transient``) is retried after ``backoff`` (25 ms doubling to 2 s),
-        inside the current command: no later command runs meanwhile, so nothing is applied
-        before it is logged and the room does not advance past events it could not publish.
-        From the second failure in a row, or once a write has waited :data:`SLOW_SECONDS`
-        for its answer (a partition: no error, no answer), the seats get ``{"type":
-        "degraded", "service": "database"}`` (the bus cannot carry news of its own
-        failure), and ``{"type": "recovered", ...}`` at the next success. A write whose
-        failed attempt may have committed (its answer lost) is retried as is:
-        ``committed()`` (a read) tells whether a :class:`Conflict` of a retry is that
-        earlier attempt's own row, which then counts as success (the result is then
-        ``None``). Writes (``write``) are fenced: before each attempt the lease must be
-        held and after each failure it is proven in Redis, else :class:`RoomError`
-        ``unavailable`` is raised (the room moved: stop writing). Any other error is raised
-        at once. Cancellation (``stop``) ends the wait."""
-        failures, began = 0, time.monotonic()
-        try:
-            while True:
-                if self._stopping:  # the room is moving: its next owner carries on
-                    raise RoomError("unavailable", f"room {self.code} is moving")
-                if write:
-                    await self._fenced()
-                slow = (
-                    asyncio.get_running_loop().call_later(SLOW_SECONDS, self._slow, service)
-                    if service == DATABASE
-                    else None
-                )
-                try:
-                    try:
-                        result = await attempt()
-                    except Conflict:
-                        if not (failures and committed is not None and await committed()):
-                            raise
-                        result = cast(T, None)
-                except Exception as exc:
-                    if isinstance(exc, RoomError) or not (
-                        store_transient(exc) if service == DATABASE else bus_transient(exc)
-                    ):
-                        if write and not isinstance(exc, RoomError):
-                            await self._fenced(verify=True)  # refused as stale? say so
-                        raise
-                    failures += 1
-                    self._waiting = True
-                    if write:
-                        await self._fenced(verify=True)  # lost the room meanwhile? stop here
-                    if failures == 1 or failures % 25 == 0:
-                        log.warning(
-                            "room %s: %s unavailable (%s: %s); retrying (attempt %d)",
-                            self.code, service, type(exc).__name__, exc, failures + 1,
-                        )  # fmt: skip
-                    if failures == 2 and service == DATABASE:
-                        await self._degrade(service)
-                    await asyncio.sleep(self.backoff.compute(failures - 1))
-                    continue
-                finally:
-                    if slow is not None:
-                        slow.cancel()
-                if service in self.degraded:
-                    log.warning(
-                        "room %s: %s back after %d attempts (%.1f s)",
-                        self.code, service, failures + 1, time.monotonic() - began,
-                    )  # fmt: skip
-                    self.degraded.discard(service)
-                    await self.publisher.announce({"type": "recovered", "service": service})
-                elif failures:
-                    log.info("room %s: %s back after %d attempts", self.code, service, failures)
-                return result
-        finally:
-            self._waiting = False
-
-    def _slow(self, service: str) -> None:
-        """A write waited :data:`SLOW_SECONDS` for its answer: the room is waiting for its
-        database even though nothing failed (yet); say so (from a timer callback)."""
-        if service not in self.degraded:
-            log.warning(
-                "room %s: %s has not answered for %g s; waiting", self.code, service, SLOW_SECONDS
-            )
-            self._waiting = True
-            task = asyncio.get_running_loop().create_task(self._degrade(service))
-            self._side_tasks.add(task)
-            task.add_done_callback(self._side_tasks.discard)
-
-    async def _degrade(self, service: str) -> None:
-        """Mark ``service`` as awaited and tell every audience (once)."""
-        if service not in self.degraded:
-            self.degraded.add(service)
-            await self.publisher.announce({"type": "degraded", "service": service})
-
     def _schedule_rearm(self) -> None:
-        """After a failed command: queue a :class:`Rearm` after a backoff delay (growing
-        with consecutive failures, so a failure that repeats does not spin)."""
-        if self._rearm_timer is not None or self._stopping:
-            return
-        self._rearm_failures += 1
-        delay = self.backoff.compute(min(self._rearm_failures, 8))
-
-        def fire() -> None:
-            self._rearm_timer = None
-            self.inbox.put_nowait(Rearm())
-
-        self._rearm_timer = asyncio.get_running_loop().call_later(delay, fire)
+        """After a failed command: queue a :class:`Rearm` after a backoff delay
+        (`Outages.schedule_rearm`)."""
+        self.outages.schedule_rearm(lambda: self.inbox.put_nowait(Rearm()))
 
     async def _rearm(self) -> None:
         """Schedule again, from the state, whatever the room waits for: the deal of a hand
@@ -913,7 +778,7 @@ class RoomActor:
             found[:] = [h for h in hands if h.hand_no == hand_no and h.seed == seed]
             return bool(found)
 
-        result = await self._retry(
+        result = await self.outages.retry(
             DATABASE,
             lambda: self.store.start_hand(self.code, hand_no, seed, dealer, streak, weekday),
             committed=started,
@@ -932,7 +797,9 @@ class RoomActor:
         self.last_settlement = None
         if self.status != "playing":
             self.status = "playing"
-            await self._retry(DATABASE, lambda: self.store.set_room_status(self.code, "playing"))
+            await self.outages.retry(
+                DATABASE, lambda: self.store.set_room_status(self.code, "playing")
+            )
         self.prompts.start_hand(self.hand_no)
         self._after_change()
         await self.publisher.each(self._snapshot)
@@ -959,7 +826,7 @@ class RoomActor:
             actions = await self.store.hand_actions(self.code, self.hand_no)
             return len(actions) > idx and _same(actions[idx], (seat, payload))
 
-        await self._retry(
+        await self.outages.retry(
             DATABASE,
             lambda: self.store.append_action(self.code, self.hand_no, idx, seat, payload),
             committed=logged,
@@ -1039,7 +906,7 @@ class RoomActor:
         # as a whole: the settle is conditional on the hand being unsettled, so an attempt
         # whose answer was lost but committed makes the next one write nothing (and read
         # the committed totals).
-        finished = await self._retry(
+        finished = await self.outages.retry(
             DATABASE,
             lambda: self.store.finish_hand(
                 self.code,
@@ -1121,7 +988,9 @@ class RoomActor:
         if self.status == "playing":
             self.last_settlement = None
         self.status = "dissolved"
-        await self._retry(DATABASE, lambda: self.store.set_room_status(self.code, "dissolved"))
+        await self.outages.retry(
+            DATABASE, lambda: self.store.set_room_status(self.code, "dissolved")
+        )
         await self._close_vote("dissolved")
         await self.publisher.publish_all(self._session_end(dissolved=True))
 
