@@ -73,7 +73,7 @@ from server.room.legal import LegalActions
 from server.room.outage import BUS as BUS
 from server.room.outage import DATABASE as DATABASE
 from server.room.outage import Outages
-from server.room.phrases import PHRASE_SECONDS, PHRASES
+from server.room.phrases import PhraseLimit
 from server.room.prompts import PROMPT_BASE as PROMPT_BASE
 from server.room.prompts import Prompts, SeatTimer
 from server.room.prompts import opens_prompt as opens_prompt
@@ -170,6 +170,14 @@ class RoomActor:
     ``status``: ``"open"`` (seats free), ``"playing"`` (a hand in progress), ``"between"``
     (waiting for ``ready`` after a hand), ``"finished"`` (all ``options["hands"]`` played),
     ``"dissolved"`` (ended early by a unanimous vote; the hand in progress is not settled).
+
+    The actor holds the game state and decides; its collaborators each own one part of the
+    room: ``prompts`` (:class:`Prompts`: prompt numbers, seat timers, time banks, the ready
+    timer), ``claims`` (:class:`ClaimHold`: what a claim window keeps private and how long
+    it is held), ``publisher`` (:class:`Publisher`: audiences, stamps, one-round-trip
+    sends, the bus's health), ``outages`` (:class:`Outages`: retries of the store and the
+    bus, ``degraded``, re-arms), ``legal`` (:class:`LegalActions`), ``vote``
+    (:class:`DissolveVote`) and ``phrases`` (:class:`PhraseLimit`).
     """
 
     code: str
@@ -214,6 +222,8 @@ class RoomActor:
             self.totals = [0] * self.players
         self.inbox: asyncio.Queue[Command] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
+        # The collaborators, each owning its part of the room (they only post commands
+        # to the inbox, or call back what they are given).
         #: Prompt windows, seat timers, time banks, the ready timer.
         self.prompts = Prompts(
             self.players,
@@ -236,24 +246,6 @@ class RoomActor:
         # shown the auto flags and presence of its opening, and ``auto`` / ``room``
         # publications wait until it has closed (`_flush_held`).
         self.claims = ClaimHold(self.timing, self.hold_rng, self._claim_open)
-        self._resolving = -1  # the claim window whose closing is scheduled
-        self._resolve_now: int | None = None  # ... and due at the end of this command
-        #: The legal actions of every seat, computed once per state.
-        self.legal = LegalActions(self.game, self.players)
-        self.connected: dict[int, int] = {}
-        #: Sockets per seat on each server process of a cluster (process id -> seat -> n).
-        self.presence: dict[str, dict[int, int]] = {}
-        #: The dissolve vote (at most one open).
-        self.vote = DissolveVote(
-            self.players,
-            self.clock,
-            self.timing.vote_seconds,
-            lambda number: self.inbox.put_nowait(VoteTimeout(number)),
-        )
-        self._busy = 0
-        self._started = asyncio.Event()
-        #: Clock time of each seat's last quick phrase (rate limit, :data:`PHRASE_SECONDS`).
-        self._phrase_at: dict[int, float] = {}
         #: Store and bus retries; the services the room waits for (``outages.degraded``).
         self.outages = Outages(
             self.code,
@@ -262,6 +254,24 @@ class RoomActor:
             self._fenced,
             lambda: self._stopping,
         )
+        #: The legal actions of every seat, computed once per state.
+        self.legal = LegalActions(self.game, self.players)
+        #: The dissolve vote (at most one open).
+        self.vote = DissolveVote(
+            self.players,
+            self.clock,
+            self.timing.vote_seconds,
+            lambda number: self.inbox.put_nowait(VoteTimeout(number)),
+        )
+        #: Quick phrases' rate limit.
+        self.phrases = PhraseLimit(self.clock)
+        self._resolving = -1  # the claim window whose closing is scheduled
+        self._resolve_now: int | None = None  # ... and due at the end of this command
+        self.connected: dict[int, int] = {}
+        #: Sockets per seat on each server process of a cluster (process id -> seat -> n).
+        self.presence: dict[str, dict[int, int]] = {}
+        self._busy = 0
+        self._started = asyncio.Event()
         #: Bot moves and timer commands parked while the room is paused (`paused`).
         self._parked: list[Command] = []
         #: Clock time of the last command handled (the manager unloads long-idle rooms).
@@ -383,22 +393,14 @@ class RoomActor:
         return await self.submit(Snapshot(seat))
 
     async def quick_phrase(self, seat: int, phrase: str) -> None:
-        """Seat ``seat`` says quick phrase ``phrase`` (an id of :data:`PHRASES`): every
+        """Seat ``seat`` says quick phrase ``phrase`` (an id of ``PHRASES``): every
         audience (the seats and the spectators) gets ``{"type": "phrase", "seat", "phrase"}``.
         Changes no game state and logs nothing; safe to call from outside the actor's task.
 
         Raises :class:`RoomError` and sends nothing: ``unknown_phrase`` (not an id of the
         list), ``phrase_rate_limited`` (the seat's previous phrase was less than
-        :data:`PHRASE_SECONDS` seconds ago, by the room's clock)."""
-        if phrase not in PHRASES:
-            raise RoomError("unknown_phrase", "not a quick phrase of the list")
-        now = self.clock.now()
-        last = self._phrase_at.get(seat)
-        if last is not None and now - last < PHRASE_SECONDS:
-            raise RoomError(
-                "phrase_rate_limited", f"one quick phrase every {PHRASE_SECONDS:g} seconds"
-            )
-        self._phrase_at[seat] = now
+        ``PHRASE_SECONDS`` seconds ago, by the room's clock; `PhraseLimit`)."""
+        self.phrases.say(seat, phrase)
         await self.publisher.publish_all({"type": "phrase", "seat": seat, "phrase": phrase})
 
     # ------------------------------------------------------------------ read-only info
@@ -437,6 +439,7 @@ class RoomActor:
         return [s for s in range(self.players) if s not in self.ready]
 
     def _deadline_for(self, seat: int | None) -> int | None:
+        """The deadline (ms) ``seat``'s audience is shown (`Prompts.deadline_for`)."""
         return self.prompts.deadline_for(seat, between=self.status == "between")
 
     def _acting(self) -> list[int]:
