@@ -23,7 +23,7 @@ Work is done once per state: the legal actions of every seat are computed once p
 Timers (claim window, turn, auto-play, ready) run on an injectable :class:`Clock`; their
 callbacks only post commands to the inbox, so the actor stays the single writer.
 
-A store or bus failure loses no command (:meth:`RoomActor._retry`): a write or publish that
+A store or bus failure loses no command (:meth:`Outages.retry`): a write or publish that
 fails because the service is unreachable is retried with backoff inside the command (the
 action is applied only once it is logged; no later command runs before the events are
 published), the seats are told the room waits for its database (``degraded`` /
@@ -41,39 +41,56 @@ import json
 import logging
 import random
 import secrets
-import time
-from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, TypeVar, cast
+from typing import Any
 
 from redis.backoff import AbstractBackoff, EqualJitterBackoff
 
-from server.bus import transient as bus_transient
-from server.bus.memory import MemoryBus
 from server.room.bounded import settle
-from server.room.clock import Clock, RealClock, TimerHandle
+from server.room.claims import THINK_SAMPLES as THINK_SAMPLES
+from server.room.claims import ClaimHold
+from server.room.clock import Clock, RealClock
+from server.room.commands import (
+    Act,
+    BotMove,
+    Command,
+    Dissolve,
+    PublishSnapshots,
+    Ready,
+    ReadyTimeout,
+    Rearm,
+    Resolve,
+    SetAuto,
+    Snapshot,
+    Start,
+    Stop,
+    Timeout,
+    VoteTimeout,
+)
 from server.room.errors import RoomError
-from server.room.phrases import PHRASE_SECONDS, PHRASES
+from server.room.legal import LegalActions
+from server.room.outage import BUS as BUS
+from server.room.outage import DATABASE as DATABASE
+from server.room.outage import Outages
+from server.room.phrases import PhraseLimit
+from server.room.prompts import PROMPT_BASE as PROMPT_BASE
+from server.room.prompts import Prompts, SeatTimer
+from server.room.prompts import opens_prompt as opens_prompt
+from server.room.prompts import prompt_of_log as prompt_of_log
+from server.room.publisher import Publisher
+from server.room.publisher import seat_channel as seat_channel
+from server.room.timing import Timing
 from server.room.vote import DissolveVote
 from server.rules.game import Game
 from server.rules.registry import DEFAULT_GAME, find_game
 from server.rules.replay import log_steps, replay
 from server.rules.types import Action, Event, IllegalAction
-from server.store import Conflict
-from server.store import transient as store_transient
 
 log = logging.getLogger(__name__)
-T = TypeVar("T")
 
 #: RoomError codes that are failures, not refusals: the room is re-armed after them.
 FAILURES = frozenset({"unavailable", "internal"})
-
-#: The services a room may wait for (``degraded`` / ``recovered`` messages name them).
-DATABASE, BUS = "database", "bus"
-#: A database write without an answer for this long (seconds) counts as an outage for the
-#: seats (``degraded``), though the write goes on waiting (a partition that may heal).
-SLOW_SECONDS = 2.0
 
 
 def retry_backoff() -> AbstractBackoff:
@@ -81,38 +98,6 @@ def retry_backoff() -> AbstractBackoff:
     from 25-50 ms, doubling, equal jitter, at most 1-2 s apart (redis-py's
     ``EqualJitterBackoff``), so a room resumes within about 2 s of its service's return."""
     return EqualJitterBackoff(cap=2.0, base=0.05)
-
-
-#: Prompt numbers of hand ``h`` are ``h * PROMPT_BASE + 1, + 2, ...`` (then the ready
-#: prompt after it): they follow from the hand's log alone, so a room rebuilt on another
-#: process numbers its prompts exactly as the old owner did (see :func:`prompt_of_log`).
-PROMPT_BASE = 1 << 20
-
-
-def opens_prompt(prev: tuple[str, frozenset[int]], kind: str, acting: frozenset[int]) -> bool:
-    """Whether a change to prompt ``(kind, acting)`` after ``prev`` opens a new prompt
-    window: a claim window or a 定缺 round keeps its number while its seats answer one by
-    one; anything else opens a new one."""
-    prev_kind, prev_acting = prev
-    return not (kind == prev_kind and kind in ("claim", "ding_que") and acting <= prev_acting)
-
-
-def prompt_of_log(game: Game, players: int, hand_no: int, states: list[Any]) -> int:
-    """The prompt number a live room of ``game`` with ``players`` seats reached in hand
-    ``hand_no`` after the states ``states`` (the deal, then the state after each logged
-    action and each closed claim window, as :func:`replay_hand`'s ``on_state`` gives them),
-    counted as :meth:`RoomActor._after_change` counts them (acting: the seats with a legal
-    action)."""
-    window, prompt = hand_no * PROMPT_BASE, ("", frozenset[int]())
-    for state in states:
-        if game.ended(state):
-            continue
-        kind = game.prompt_kind(state)
-        acting = frozenset(s for s in range(players) if game.legal_actions(state, s))
-        if opens_prompt(prompt, kind, acting):
-            window += 1
-        prompt = (kind, acting)
-    return window
 
 
 def _same(logged: tuple[int, dict[str, Any]], ours: tuple[int, dict[str, Any]]) -> bool:
@@ -124,49 +109,6 @@ def _same(logged: tuple[int, dict[str, Any]], ours: tuple[int, dict[str, Any]]) 
 #: room's spectator sockets; seat keys are ``0..players-1``.
 SPECTATORS = -1
 
-#: How many of a room's human claim decisions ``claim_hold="mimic"`` draws its holds from.
-THINK_SAMPLES = 64
-
-
-def seat_channel(code: str, seat: int | None) -> str:
-    """The bus channel carrying messages for ``seat`` (``None`` = spectators) of room ``code``."""
-    return f"room:{code}:spectator" if seat is None else f"room:{code}:seat:{seat}"
-
-
-@dataclass
-class Timing:
-    """Timer settings of one room (seconds unless named ``_ms``).
-
-    ``claim_min_ms``: a claim window (opened by every discard and added kong, claimable or
-    not) is closed no sooner than this after it opened, so no seat learns from the timing
-    whether somebody could claim (not applied in bot-only rooms).
-    ``auto_seconds`` is how long a seat on auto-play (托管) gets before its default action.
-    ``bank_seconds`` is each seat's time bank for one hand: a human seat may think beyond
-    ``turn_seconds`` / ``claim_seconds`` by what is left of it (its deadline includes it),
-    and what it uses beyond the limit is taken from it; a timeout empties it.
-    ``ready_seconds``: how long the room waits for ``ready`` between hands.
-    ``vote_seconds``: how long a dissolve vote stays open.
-    ``claim_hold``: how a claim window is held for the human seats (off auto-play) it does
-    not wait for: ``"min"``: ``claim_min_ms`` only; ``"mimic"``: each such seat (but the
-    discarder) is taken to think as long as one of its own last :data:`THINK_SAMPLES` claim
-    decisions took (drawn at random; the other humans' while it has none), so the window
-    lasts the longest of the real and the drawn decision times and its length does not
-    tell whether the seat could claim (docs/protocol.md "Claim windows").
-    ``pause_unwatched``: a room nobody watches (no socket of a seat or spectator) parks its
-    bot moves and timer commands until somebody connects: ``"never"``; ``"bots"``: rooms
-    without a human seat; ``"auto"``: also rooms whose every human seat is on auto-play.
-    """
-
-    claim_seconds: float = 10.0
-    turn_seconds: float = 20.0
-    claim_min_ms: int = 0
-    auto_seconds: float = 1.0
-    ready_seconds: float = 30.0
-    bank_seconds: float = 0.0
-    vote_seconds: float = 60.0
-    claim_hold: str = "min"
-    pause_unwatched: str = "never"
-
 
 @dataclass
 class Seat:
@@ -176,109 +118,6 @@ class Seat:
     name: str
     bot: bool
     token_hash: str = ""
-
-
-@dataclass
-class Command:
-    """A command for the actor's inbox; ``future`` (if any) gets its result or error."""
-
-    future: asyncio.Future[Any] | None = field(default=None, kw_only=True)
-
-
-@dataclass
-class Act(Command):
-    """A player's action answering prompt ``prompt`` (None: the current one)."""
-
-    seat: int
-    action: Action
-    prompt: int | None = None
-
-
-@dataclass
-class BotMove(Command):
-    """A bot seat's turn to move in prompt window ``window``."""
-
-    seat: int
-    window: int
-
-
-@dataclass
-class Timeout(Command):
-    """The timer of ``seat`` for window ``window`` fired (or its auto-play delay passed)."""
-
-    seat: int
-    window: int
-
-
-@dataclass
-class Resolve(Command):
-    """Close the decided claim window ``window``."""
-
-    window: int
-
-
-@dataclass
-class Ready(Command):
-    seat: int
-
-
-@dataclass
-class ReadyTimeout(Command):
-    window: int
-
-
-@dataclass
-class SetAuto(Command):
-    seat: int
-    on: bool
-
-
-@dataclass
-class Snapshot(Command):
-    seat: int | None
-
-
-@dataclass
-class Start(Command):
-    """Deal the first hand (a room whose seats just filled)."""
-
-
-@dataclass
-class Dissolve(Command):
-    seat: int
-    agree: bool
-
-
-@dataclass
-class VoteTimeout(Command):
-    window: int
-
-
-@dataclass
-class Rearm(Command):
-    """Schedule again whatever the room waits for (after a failed command)."""
-
-
-@dataclass
-class Stop(Command):
-    """End the actor's loop before the next command (see :meth:`RoomActor.stop`)."""
-
-
-@dataclass
-class PublishSnapshots(Command):
-    """Send every audience a fresh snapshot (a room taken over by this process)."""
-
-
-@dataclass
-class _SeatTimer:
-    handle: TimerHandle
-    deadline: float
-    window: int
-    auto: bool
-    started: float = 0.0
-    limit: float = 0.0
-    #: When the prompt was (re)sent with this timer's deadline; see `_timer_trusted`.
-    sent: float = 0.0
 
 
 def replay_hand(
@@ -331,6 +170,14 @@ class RoomActor:
     ``status``: ``"open"`` (seats free), ``"playing"`` (a hand in progress), ``"between"``
     (waiting for ``ready`` after a hand), ``"finished"`` (all ``options["hands"]`` played),
     ``"dissolved"`` (ended early by a unanimous vote; the hand in progress is not settled).
+
+    The actor holds the game state and decides; its collaborators each own one part of the
+    room: ``prompts`` (:class:`Prompts`: prompt numbers, seat timers, time banks, the ready
+    timer), ``claims`` (:class:`ClaimHold`: what a claim window keeps private and how long
+    it is held), ``publisher`` (:class:`Publisher`: audiences, stamps, one-round-trip
+    sends, the bus's health), ``outages`` (:class:`Outages`: retries of the store and the
+    bus, ``degraded``, re-arms), ``legal`` (:class:`LegalActions`), ``vote``
+    (:class:`DissolveVote`) and ``phrases`` (:class:`PhraseLimit`).
     """
 
     code: str
@@ -362,7 +209,7 @@ class RoomActor:
     #: In a cluster: proves the lease is still held before a durable write (False: lost);
     #: with ``True`` it asks Redis even if the lease looks valid locally.
     lease_check: Callable[[bool], Awaitable[bool]] | None = None
-    #: Delays between retries of a store write or publish that failed (see `_retry`).
+    #: Delays between retries of a store write or publish that failed (`Outages.retry`).
     backoff: AbstractBackoff = field(default_factory=retry_backoff)
     #: Draws the ``claim_hold="mimic"`` holds (tests inject a seeded ``random.Random``).
     hold_rng: random.Random = field(default_factory=random.SystemRandom)
@@ -375,27 +222,40 @@ class RoomActor:
             self.totals = [0] * self.players
         self.inbox: asyncio.Queue[Command] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
-        self._timers: dict[int, _SeatTimer] = {}
-        self._window = 0
-        self._prompt: tuple[str, frozenset[int]] = ("", frozenset())
-        self._window_opened = 0.0  # clock time the current prompt window opened
-        self._resolving = -1  # the claim window whose closing is scheduled
-        self._resolve_now: int | None = None  # ... and due at the end of this command
-        #: The legal actions of every seat in ``_legal_state`` (computed once per state).
-        self._legal_state: Any = None
-        self._legal_now: dict[int, list[Action]] = {}
-        self._legal_wire: dict[int, list[dict[str, Any]]] = {}
-        self._ready_timer: TimerHandle | None = None
-        self._ready_deadline: float | None = None
-        self.connected: dict[int, int] = {}
-        #: Sockets per seat on each server process of a cluster (process id -> seat -> n).
-        self.presence: dict[str, dict[int, int]] = {}
-        #: Per audience, ``(hand_no, version)`` of the last versioned message published.
-        self._sent: dict[int | None, tuple[int, int]] = {}
-        #: Seats that answered the current prompt (a second answer is ``stale_prompt``).
-        self._answered: set[int] = set()
-        #: What is left of each seat's time bank in this hand (seconds).
-        self.bank: list[float] = [self.timing.bank_seconds] * self.players
+        # The collaborators, each owning its part of the room (they only post commands
+        # to the inbox, or call back what they are given).
+        #: Prompt windows, seat timers, time banks, the ready timer.
+        self.prompts = Prompts(
+            self.players,
+            self.clock,
+            self.timing,
+            lambda seat, window: self.inbox.put_nowait(Timeout(seat, window)),
+            lambda window: self.inbox.put_nowait(ReadyTimeout(window)),
+        )
+        #: How the room's messages reach its audiences (and the bus's health).
+        self.publisher = Publisher(
+            self.code,
+            self.bus,
+            self.clock,
+            self.game,
+            self.players,
+            lambda seat: any(s.seat == seat and s.bot for s in self.seats),
+            lambda attempt: self.outages.retry(BUS, attempt, write=False),
+        )
+        # Claim-window privacy (issue 16): while a claim window is open the other seats are
+        # shown the auto flags and presence of its opening, and ``auto`` / ``room``
+        # publications wait until it has closed (`_flush_held`).
+        self.claims = ClaimHold(self.timing, self.hold_rng, self._claim_open)
+        #: Store and bus retries; the services the room waits for (``outages.degraded``).
+        self.outages = Outages(
+            self.code,
+            lambda: self.backoff,
+            self.publisher.announce,
+            self._fenced,
+            lambda: self._stopping,
+        )
+        #: The legal actions of every seat, computed once per state.
+        self.legal = LegalActions(self.game, self.players)
         #: The dissolve vote (at most one open).
         self.vote = DissolveVote(
             self.players,
@@ -403,39 +263,21 @@ class RoomActor:
             self.timing.vote_seconds,
             lambda number: self.inbox.put_nowait(VoteTimeout(number)),
         )
+        #: Quick phrases' rate limit.
+        self.phrases = PhraseLimit(self.clock)
+        self._resolving = -1  # the claim window whose closing is scheduled
+        self._resolve_now: int | None = None  # ... and due at the end of this command
+        self.connected: dict[int, int] = {}
+        #: Sockets per seat on each server process of a cluster (process id -> seat -> n).
+        self.presence: dict[str, dict[int, int]] = {}
         self._busy = 0
         self._started = asyncio.Event()
-        #: Clock time of each seat's last quick phrase (rate limit, :data:`PHRASE_SECONDS`).
-        self._phrase_at: dict[int, float] = {}
-        #: Services the room is waiting for (announced to the seats: ``degraded``).
-        self.degraded: set[str] = set()
-        #: True while a command waits for a failed service (the state is still consistent:
-        #: a snapshot is then answered at once, without the inbox).
-        self._waiting = False
-        self._rearm_timer: asyncio.TimerHandle | None = None
-        self._rearm_failures = 0
-        self._side_tasks: set[asyncio.Task[None]] = set()
-        # Claim-window privacy (issue 16): while a claim window is open the other seats are
-        # shown the auto flags and presence of its opening, and ``auto`` / ``room``
-        # publications wait (``_held``) until it has closed (`_flush_held`).
-        self._shown: tuple[frozenset[int], dict[int, bool]] = (frozenset(), {})
-        self._held: set[str] = set()
-        self._window_humans: frozenset[int] = frozenset()  # humans offered this claim window
-        #: Per human seat: how long its last claim decisions took (``claim_hold="mimic"``).
-        self._think: dict[int, deque[float]] = {}
-        #: Per human seat off auto-play: the decision time drawn for it in this claim window.
-        self._virtual: dict[int, float] = {}
         #: Bot moves and timer commands parked while the room is paused (`paused`).
         self._parked: list[Command] = []
         #: Clock time of the last command handled (the manager unloads long-idle rooms).
         self.last_active = self.clock.now()
         #: Set by :meth:`stop`: no command is started and nothing durable written any more.
         self._stopping = False
-        #: Bus health (clock time): the last publish failed; when publishing worked again
-        #: after the last failure. A seat is timed out only by a timer that ran entirely
-        #: while the bus worked (otherwise its prompt may never have reached it).
-        self._bus_failing = False
-        self._bus_ok_since = 0.0
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -473,13 +315,9 @@ class RoomActor:
         ignores even that (cancellation swallowed in a client library) is left behind
         (:mod:`server.room.bounded`). Returns True if the task ended."""
         self._stopping = True
-        self._cancel_timers()
-        if self._ready_timer:
-            self._ready_timer.cancel()
+        self.prompts.stop()
         self.vote.cancel()
-        if self._rearm_timer is not None:
-            self._rearm_timer.cancel()
-            self._rearm_timer = None
+        self.outages.cancel_rearm()
         task, ended = self._task, True
         if task is not None:
             self.inbox.put_nowait(Stop())
@@ -550,35 +388,27 @@ class RoomActor:
         event stream: every later event has a higher ``version``. While the room waits for
         a failed service it is answered at once (from the state before the waiting command's
         change, or after it if only its publish waits: either is consistent)."""
-        if not self.running or self._waiting:
+        if not self.running or self.outages.waiting:
             return self._snapshot(seat)
         return await self.submit(Snapshot(seat))
 
     async def quick_phrase(self, seat: int, phrase: str) -> None:
-        """Seat ``seat`` says quick phrase ``phrase`` (an id of :data:`PHRASES`): every
+        """Seat ``seat`` says quick phrase ``phrase`` (an id of ``PHRASES``): every
         audience (the seats and the spectators) gets ``{"type": "phrase", "seat", "phrase"}``.
         Changes no game state and logs nothing; safe to call from outside the actor's task.
 
         Raises :class:`RoomError` and sends nothing: ``unknown_phrase`` (not an id of the
         list), ``phrase_rate_limited`` (the seat's previous phrase was less than
-        :data:`PHRASE_SECONDS` seconds ago, by the room's clock)."""
-        if phrase not in PHRASES:
-            raise RoomError("unknown_phrase", "not a quick phrase of the list")
-        now = self.clock.now()
-        last = self._phrase_at.get(seat)
-        if last is not None and now - last < PHRASE_SECONDS:
-            raise RoomError(
-                "phrase_rate_limited", f"one quick phrase every {PHRASE_SECONDS:g} seconds"
-            )
-        self._phrase_at[seat] = now
-        await self._publish_all({"type": "phrase", "seat": seat, "phrase": phrase})
+        ``PHRASE_SECONDS`` seconds ago, by the room's clock; `PhraseLimit`)."""
+        self.phrases.say(seat, phrase)
+        await self.publisher.publish_all({"type": "phrase", "seat": seat, "phrase": phrase})
 
     # ------------------------------------------------------------------ read-only info
 
     def info(self) -> dict[str, Any]:
         """The room as ``GET /api/rooms/{code}`` shows it. While a claim window is open the
         seats' ``connected`` / ``auto`` are those of the window's opening (issue 16)."""
-        shown = self._shown if self._claim_open() else None
+        shown = self.claims.shown_now()
         return {
             "code": self.code,
             "game": self.game.name,
@@ -609,41 +439,20 @@ class RoomActor:
         return [s for s in range(self.players) if s not in self.ready]
 
     def _deadline_for(self, seat: int | None) -> int | None:
-        if self.status == "between":
-            return None if self._ready_deadline is None else int(self._ready_deadline * 1000)
-        if seat is not None and seat in self._timers:
-            return int(self._timers[seat].deadline * 1000)
-        if not self._timers or self._prompt[0] == "claim":
-            return None  # another seat's claim deadline would tell that it could claim
-        return int(max(t.deadline for t in self._timers.values()) * 1000)
-
-    def _legal_actions(self) -> dict[int, list[Action]]:
-        """Every seat's legal actions in the current state, computed once per state."""
-        if self._legal_state is not self.state:
-            state = self.state
-            self._legal_now = (
-                {}
-                if state is None
-                else {s: self.game.legal_actions(state, s) for s in range(self.players)}
-            )
-            self._legal_wire = {}
-            self._legal_state = state
-        return self._legal_now
+        """The deadline (ms) ``seat``'s audience is shown (`Prompts.deadline_for`)."""
+        return self.prompts.deadline_for(seat, between=self.status == "between")
 
     def _acting(self) -> list[int]:
         """The seats that owe an answer now (those with a legal action)."""
-        return [s for s, legal in self._legal_actions().items() if legal]
+        return [s for s, legal in self.legal.of(self.state).items() if legal]
 
     def _legal(self, seat: int | None) -> list[dict[str, Any]]:
+        """``seat``'s legal actions as sent (none for spectators, between or after hands)."""
         if seat is None or self.state is None or self.game.ended(self.state):
             return []
         if self.status != "playing":
             return []
-        legal = self._legal_actions()  # refreshes the wire cache on a new state
-        wire = self._legal_wire.get(seat)
-        if wire is None:
-            wire = self._legal_wire[seat] = [a.to_dict() for a in legal.get(seat, [])]
-        return wire
+        return self.legal.wire(self.state, seat)
 
     def _view(self, seat: int | None) -> dict[str, Any] | None:
         """``seat``'s view of the state as the room sends it: without the game's
@@ -660,7 +469,7 @@ class RoomActor:
             "type": "snapshot",
             "hand_no": self.hand_no,
             "version": self.version,
-            "prompt": self._window,
+            "prompt": self.prompts.window,
             "seat": seat,
             "view": self._view(seat),
             "legal": self._legal(seat),
@@ -675,7 +484,7 @@ class RoomActor:
             else None,
             "vote": self.vote.message() if self.vote.is_open else None,
             "standings": self.standings() if self.status in ("finished", "dissolved") else None,
-            "degraded": sorted(self.degraded),
+            "degraded": sorted(self.outages.degraded),
         }
 
     def _replay_for(self, seat: int | None) -> dict[str, Any] | None:
@@ -700,58 +509,9 @@ class RoomActor:
             for s in order
         ]
 
-    def _audiences(self) -> list[int | None]:
-        return [*range(self.players), None]
-
-    def _listening(self) -> list[int | None]:
-        """The audiences worth a message, so that nothing is computed for the others: with
-        the in-process bus (which knows every subscriber) those with a subscription; with a
-        bus shared by processes all but the bot seats (no socket can hold a bot's seat). A
-        socket subscribes before it asks for its snapshot, so it misses nothing."""
-        return [a for a in self._audiences() if self._has_listener(a)]
-
-    def _has_listener(self, audience: int | None) -> bool:
-        """False when nobody can be listening to ``audience`` (see `_listening`)."""
-        bus = self.bus
-        if isinstance(bus, MemoryBus):
-            return bus.subscriber_count(seat_channel(self.code, audience)) > 0
-        if audience is not None and any(s.seat == audience and s.bot for s in self.seats):
-            return False  # authenticate() gives no socket a bot's seat, in any process
-        return True  # another process may have subscribers: assume someone listens
-
     def _sockets(self, seat: int) -> int:
         """Open sockets of ``seat``: this process's and (in a cluster) every process's."""
         return self.connected.get(seat, 0) + sum(p.get(seat, 0) for p in self.presence.values())
-
-    async def _publish(self, seat: int | None, message: dict[str, Any]) -> None:
-        """Publish ``message`` to ``seat``'s audience (see :meth:`_stamp`)."""
-        await self._send([(seat_channel(self.code, seat), self._stamp(seat, message))])
-
-    async def _send(self, messages: list[tuple[str, dict[str, Any]]]) -> None:
-        """Publish ``messages`` in one round trip (``Bus.publish_many``), retried until the
-        bus takes them (`_retry`): the room does not move on past events it could not
-        publish. (A retried batch may reach some audiences twice; clients and relays drop
-        a versioned message that is not newer than what they have.) Each attempt notes the
-        bus's health for the timers (`_timer_trusted`)."""
-        if messages:
-            await self._retry(BUS, lambda: self._publish_once(messages), write=False)
-
-    async def _publish_once(self, messages: list[tuple[str, dict[str, Any]]]) -> None:
-        """One attempt of `_send`: the bus's errors propagate (and mark it failing)."""
-        try:
-            await self.bus.publish_many(messages)
-        except Exception:
-            self._bus_failing = True
-            raise
-        if self._bus_failing:
-            self._bus_failing = False
-            self._bus_ok_since = self.clock.now()
-
-    def _timer_trusted(self, timer: _SeatTimer) -> bool:
-        """Whether ``timer`` ran entirely while the bus worked: no publish failed since it
-        started (or since its prompt was sent again). Otherwise its prompt may never have
-        reached the seat, and no seat is timed out for a prompt it never received."""
-        return not self._bus_failing and self._bus_ok_since <= max(timer.started, timer.sent)
 
     async def publish_snapshots(self) -> None:
         """Send every audience that may listen a fresh snapshot, in the actor's order (so
@@ -759,27 +519,6 @@ class RoomActor:
         does, since sockets may have missed what the previous owner never published. The
         bus's errors propagate."""
         await self.submit(PublishSnapshots())
-
-    def _stamp(self, seat: int | None, message: dict[str, Any]) -> dict[str, Any]:
-        """``message`` as sent to ``seat``'s audience. An ``event`` / ``hand_end`` gets
-        ``prev_version``: the version of the previous versioned message this audience was
-        sent in the hand (None if unknown), so a relay that sees ``prev_version`` above what
-        it forwarded knows it missed a message (pub/sub is at-most-once) and resyncs."""
-        kind = message.get("type")
-        if kind == "snapshot":
-            self._sent[seat] = (message["hand_no"], message["version"])
-        elif kind in ("event", "hand_end"):
-            last = self._sent.get(seat)
-            prev = last[1] if last is not None and last[0] == message["hand_no"] else None
-            message = {**message, "prev_version": prev}
-            self._sent[seat] = (message["hand_no"], message["version"])
-        return message
-
-    async def _publish_all(self, message: dict[str, Any]) -> None:
-        # one pipelined round trip for every audience (Bus.publish_many)
-        await self._send(
-            [(seat_channel(self.code, s), self._stamp(s, message)) for s in self._listening()]
-        )
 
     # ------------------------------------------------------------------ the loop
 
@@ -842,7 +581,7 @@ class RoomActor:
                     if cmd.future is not None and not cmd.future.done():
                         cmd.future.set_result(result)
                     if isinstance(cmd, Rearm):
-                        self._rearm_failures = 0
+                        self.outages.rearmed()
                         self._started.set()
                 finally:
                     try:
@@ -876,12 +615,7 @@ class RoomActor:
             case Snapshot(seat=seat):
                 return self._snapshot(seat)
             case PublishSnapshots():
-                await self._send(
-                    [
-                        (seat_channel(self.code, s), self._stamp(s, self._snapshot(s)))
-                        for s in self._listening()
-                    ]
-                )
+                await self.publisher.each(self._snapshot)
             case Act(seat=seat, action=action, prompt=prompt):
                 await self._act(seat, action, prompt, cmd.future)
             case BotMove(seat=seat, window=window) | Timeout(seat=seat, window=window):
@@ -894,11 +628,11 @@ class RoomActor:
                         "not_between_hands", "ready is only for the pause between hands"
                     )
                 self.ready.add(seat)
-                await self._publish_all({"type": "ready", "ready": sorted(self.ready)})
+                await self.publisher.publish_all({"type": "ready", "ready": sorted(self.ready)})
                 if len(self.ready) >= self.players:
                     await self._next_hand()
             case ReadyTimeout(window=window):
-                if self.status == "between" and window == self._window:
+                if self.status == "between" and window == self.prompts.window:
                     await self._next_hand()
             case SetAuto(seat=seat, on=on):
                 changed = (seat in self.auto) != on
@@ -928,17 +662,18 @@ class RoomActor:
     ) -> None:
         """A player's action (`act`), refused as ``stale_prompt`` when it answers an old or
         an already answered prompt."""
-        if prompt is not None and prompt != self._window:
+        window = self.prompts.window
+        if prompt is not None and prompt != window:
             raise RoomError(
-                "stale_prompt", f"prompt {prompt} is over (the current prompt is {self._window})"
+                "stale_prompt", f"prompt {prompt} is over (the current prompt is {window})"
             )
-        if seat in self._answered and self.status == "playing":
-            raise RoomError("stale_prompt", f"this seat already answered prompt {self._window}")
+        if seat in self.prompts.answered and self.status == "playing":
+            raise RoomError("stale_prompt", f"this seat already answered prompt {window}")
         await self._apply(seat, action, "player", future)
 
     async def _auto_move(self, cmd: BotMove | Timeout, seat: int, window: int) -> None:
         """A bot's move, or the default action of a seat whose timer fired (托管)."""
-        if window != self._window or self.state is None or self.game.ended(self.state):
+        if window != self.prompts.window or self.state is None or self.game.ended(self.state):
             return
         if seat not in self._acting():
             return
@@ -946,7 +681,7 @@ class RoomActor:
             legal = self._legal_actions()[seat]
             action, source = self.game.bot_action(self.state, seat, legal), "bot"
         else:
-            timer = self._timers.get(seat)
+            timer = self.prompts.timers.get(seat)
             if timer is None or timer.window != window:
                 return
             source = "auto" if timer.auto else "timeout"
@@ -956,15 +691,15 @@ class RoomActor:
                 # reached it. Send it again (a fresh snapshot) and give it a full new time.
                 self._set_timer(seat, window)
                 try:
-                    if self._has_listener(seat):
-                        await self._publish(seat, self._snapshot(seat))
-                    self._timers[seat].sent = self.clock.now()  # counts from delivery
+                    if self.publisher.has_listener(seat):
+                        await self.publisher.publish(seat, self._snapshot(seat))
+                    self.prompts.timers[seat].sent = self.clock.now()  # counts from delivery
                 except Exception as err:
                     log.warning("room %s: seat %d's prompt not resent (%r)", self.code, seat, err)
                 return
             if source == "timeout":
-                bank = self.bank[seat]
-                self.bank[seat] = 0.0
+                banks = self.prompts.bank
+                bank, banks[seat] = banks[seat], 0.0
                 # A claim timeout tells nobody that the seat could claim: no 托管 for it
                 # (the seat's next turn times out as any other, issue 16).
                 if self.game.prompt_kind(self.state) != "claim":
@@ -973,7 +708,7 @@ class RoomActor:
                         await self._publish_auto(seat)
                     except Exception:  # nobody can be told: the seat is not timed out now
                         self.auto.discard(seat)
-                        self.bank[seat] = bank
+                        banks[seat] = bank
                         self._set_timer(seat, window)
                         raise
         try:
@@ -999,129 +734,10 @@ class RoomActor:
         if self.lease_check is not None and not await self.lease_check(verify):
             raise RoomError("unavailable", f"room {self.code} moved to another server")
 
-    async def _retry(
-        self,
-        service: str,
-        attempt: Callable[[], Awaitable[T]],
-        *,
-        committed: Callable[[], Awaitable[bool]] | None = None,
-        write: bool = True,
-    ) -> T:
-        """Run ``attempt()`` (one store write, ``service`` :data:`DATABASE`, or one publish,
-        :data:`BUS`) until it succeeds: the one retry mechanism of the room.
-
-        A failure that only says the service is unreachable (``server.store.transient`` /
-        ``server.bus.transient``) is retried after ``backoff`` (25 ms doubling to 2 s),
-        inside the current command: no later command runs meanwhile, so nothing is applied
-        before it is logged and the room does not advance past events it could not publish.
-        From the second failure in a row, or once a write has waited :data:`SLOW_SECONDS`
-        for its answer (a partition: no error, no answer), the seats get ``{"type":
-        "degraded", "service": "database"}`` (the bus cannot carry news of its own
-        failure), and ``{"type": "recovered", ...}`` at the next success. A write whose
-        failed attempt may have committed (its answer lost) is retried as is:
-        ``committed()`` (a read) tells whether a :class:`Conflict` of a retry is that
-        earlier attempt's own row, which then counts as success (the result is then
-        ``None``). Writes (``write``) are fenced: before each attempt the lease must be
-        held and after each failure it is proven in Redis, else :class:`RoomError`
-        ``unavailable`` is raised (the room moved: stop writing). Any other error is raised
-        at once. Cancellation (``stop``) ends the wait."""
-        failures, began = 0, time.monotonic()
-        try:
-            while True:
-                if self._stopping:  # the room is moving: its next owner carries on
-                    raise RoomError("unavailable", f"room {self.code} is moving")
-                if write:
-                    await self._fenced()
-                slow = (
-                    asyncio.get_running_loop().call_later(SLOW_SECONDS, self._slow, service)
-                    if service == DATABASE
-                    else None
-                )
-                try:
-                    try:
-                        result = await attempt()
-                    except Conflict:
-                        if not (failures and committed is not None and await committed()):
-                            raise
-                        result = cast(T, None)
-                except Exception as exc:
-                    if isinstance(exc, RoomError) or not (
-                        store_transient(exc) if service == DATABASE else bus_transient(exc)
-                    ):
-                        if write and not isinstance(exc, RoomError):
-                            await self._fenced(verify=True)  # refused as stale? say so
-                        raise
-                    failures += 1
-                    self._waiting = True
-                    if write:
-                        await self._fenced(verify=True)  # lost the room meanwhile? stop here
-                    if failures == 1 or failures % 25 == 0:
-                        log.warning(
-                            "room %s: %s unavailable (%s: %s); retrying (attempt %d)",
-                            self.code, service, type(exc).__name__, exc, failures + 1,
-                        )  # fmt: skip
-                    if failures == 2 and service == DATABASE:
-                        await self._degrade(service)
-                    await asyncio.sleep(self.backoff.compute(failures - 1))
-                    continue
-                finally:
-                    if slow is not None:
-                        slow.cancel()
-                if service in self.degraded:
-                    log.warning(
-                        "room %s: %s back after %d attempts (%.1f s)",
-                        self.code, service, failures + 1, time.monotonic() - began,
-                    )  # fmt: skip
-                    self.degraded.discard(service)
-                    await self._announce({"type": "recovered", "service": service})
-                elif failures:
-                    log.info("room %s: %s back after %d attempts", self.code, service, failures)
-                return result
-        finally:
-            self._waiting = False
-
-    def _slow(self, service: str) -> None:
-        """A write waited :data:`SLOW_SECONDS` for its answer: the room is waiting for its
-        database even though nothing failed (yet); say so (from a timer callback)."""
-        if service not in self.degraded:
-            log.warning(
-                "room %s: %s has not answered for %g s; waiting", self.code, service, SLOW_SECONDS
-            )
-            self._waiting = True
-            task = asyncio.get_running_loop().create_task(self._degrade(service))
-            self._side_tasks.add(task)
-            task.add_done_callback(self._side_tasks.discard)
-
-    async def _degrade(self, service: str) -> None:
-        """Mark ``service`` as awaited and tell every audience (once)."""
-        if service not in self.degraded:
-            self.degraded.add(service)
-            await self._announce({"type": "degraded", "service": service})
-
-    async def _announce(self, message: dict[str, Any]) -> None:
-        """Tell every audience ``message`` (``degraded`` / ``recovered``): one attempt, a
-        failure only logged (the bus may be what fails; the snapshot's ``degraded`` tells
-        a socket that missed it)."""
-        try:
-            await self.bus.publish_many(
-                [(seat_channel(self.code, s), message) for s in self._listening()]
-            )
-        except Exception as exc:
-            log.warning("room %s: could not publish %s (%s)", self.code, message["type"], exc)
-
     def _schedule_rearm(self) -> None:
-        """After a failed command: queue a :class:`Rearm` after a backoff delay (growing
-        with consecutive failures, so a failure that repeats does not spin)."""
-        if self._rearm_timer is not None or self._stopping:
-            return
-        self._rearm_failures += 1
-        delay = self.backoff.compute(min(self._rearm_failures, 8))
-
-        def fire() -> None:
-            self._rearm_timer = None
-            self.inbox.put_nowait(Rearm())
-
-        self._rearm_timer = asyncio.get_running_loop().call_later(delay, fire)
+        """After a failed command: queue a :class:`Rearm` after a backoff delay
+        (`Outages.schedule_rearm`)."""
+        self.outages.schedule_rearm(lambda: self.inbox.put_nowait(Rearm()))
 
     async def _rearm(self) -> None:
         """Schedule again, from the state, whatever the room waits for: the deal of a hand
@@ -1136,7 +752,7 @@ class RoomActor:
                 await self._start_hand()
             return
         if self.status == "between":
-            if self._ready_timer is None:  # the next deal failed after the wait for ready
+            if self.prompts.ready_timer is None:  # the next deal failed after the wait for ready
                 await self._next_hand()
             return
         if self.status != "playing":
@@ -1144,11 +760,11 @@ class RoomActor:
         if self.game.ended(self.state):
             await self._end_hand()  # the settlement failed
             return
-        window = self._window
+        window = self.prompts.window
         for seat in self._acting():
             if self.seats[seat].bot:
                 self.inbox.put_nowait(BotMove(seat, window))
-            elif (timer := self._timers.get(seat)) is None or timer.window != window:
+            elif (timer := self.prompts.timers.get(seat)) is None or timer.window != window:
                 self._set_timer(seat, window)
         if self.game.claims_decided(self.state):
             self.inbox.put_nowait(Resolve(window))
@@ -1166,7 +782,7 @@ class RoomActor:
             found[:] = [h for h in hands if h.hand_no == hand_no and h.seed == seed]
             return bool(found)
 
-        result = await self._retry(
+        result = await self.outages.retry(
             DATABASE,
             lambda: self.store.start_hand(self.code, hand_no, seed, dealer, streak, weekday),
             committed=started,
@@ -1181,20 +797,16 @@ class RoomActor:
         self.action_idx = 0
         self.auto.clear()
         self.ready.clear()
-        self.bank = [self.timing.bank_seconds] * self.players
+        self.prompts.fill_banks()
         self.last_settlement = None
         if self.status != "playing":
             self.status = "playing"
-            await self._retry(DATABASE, lambda: self.store.set_room_status(self.code, "playing"))
-        self._prompt = ("", frozenset())
-        self._window = self.hand_no * PROMPT_BASE
+            await self.outages.retry(
+                DATABASE, lambda: self.store.set_room_status(self.code, "playing")
+            )
+        self.prompts.start_hand(self.hand_no)
         self._after_change()
-        await self._send(
-            [
-                (seat_channel(self.code, s), self._stamp(s, self._snapshot(s)))
-                for s in self._listening()
-            ]
-        )
+        await self.publisher.each(self._snapshot)
         if self.game.ended(self.state):  # ended at the deal (Jintan's eight flowers, §J2)
             await self._end_hand()
 
@@ -1209,7 +821,7 @@ class RoomActor:
         except IllegalAction as err:
             raise RoomError(err.code, err.message)
         if source == "player":
-            self._use_bank(seat)
+            self.prompts.use_bank(seat)
         payload: dict[str, Any] = {"action": action.to_dict(), "source": source}
         if self.lease_gen is not None:
             payload["lease"] = self.lease_gen
@@ -1219,7 +831,7 @@ class RoomActor:
             actions = await self.store.hand_actions(self.code, self.hand_no)
             return len(actions) > idx and _same(actions[idx], (seat, payload))
 
-        await self._retry(
+        await self.outages.retry(
             DATABASE,
             lambda: self.store.append_action(self.code, self.hand_no, idx, seat, payload),
             committed=logged,
@@ -1227,7 +839,7 @@ class RoomActor:
         self.action_idx += 1
         self.state = new_state
         self._note_claim_answer(seat)
-        self._answered.add(seat)
+        self.prompts.answered.add(seat)
         if source == "player" and seat in self.auto:
             self.auto.discard(seat)
             await self._publish_auto(seat)
@@ -1235,14 +847,14 @@ class RoomActor:
             future.set_result(None)
         await self._publish_events(events)
         closing_now = self._resolve_now is not None and self.inbox.empty()
-        if not events and not closing_now and self._has_listener(seat):
+        if not events and not closing_now and self.publisher.has_listener(seat):
             # a claim answer: only its seat learns of it, by a fresh snapshot (unless the
             # window closes with it in this turn: the closing's message tells it then)
-            await self._publish(seat, self._snapshot(seat))
+            await self.publisher.publish(seat, self._snapshot(seat))
 
     async def _resolve(self, window: int) -> None:
         """Close the decided claim window ``window`` (scheduled by `_after_change`)."""
-        if window != self._window or self.status != "playing" or self.state is None:
+        if window != self.prompts.window or self.status != "playing" or self.state is None:
             return
         if not self.game.claims_decided(self.state):
             return
@@ -1264,37 +876,23 @@ class RoomActor:
         self._after_change()
         if not events:
             return
-        out: list[tuple[str, dict[str, Any]]] = []  # this change's messages, sent at once
-        for aud in self._listening():
-            projected = self._project(events, aud)
+
+        def message(aud: int | None) -> dict[str, Any] | None:
+            projected = self.publisher.project(events, aud)
             if not projected:  # nothing of this change is for this audience
-                continue
-            message = {
+                return None
+            return {
                 "type": "event",
                 "hand_no": self.hand_no,
                 "version": self.version,
-                "prompt": self._window,
+                "prompt": self.prompts.window,
                 "events": projected,
                 "view": self._view(aud),
                 "legal": self._legal(aud),
                 "deadline": self._deadline_for(aud),
             }
-            out.append((seat_channel(self.code, aud), self._stamp(aud, message)))
-        await self._send(out)
 
-    def _project(self, events: list[Event] | None, aud: int | None) -> list[dict[str, Any]]:
-        """``events`` as audience ``aud`` receives them (``project_event``; an event private
-        to another seat is left out). An engine ``hand_end`` event goes without its
-        ``settlement``: the ``hand_end`` message's own ``settlement`` is the one copy."""
-        out = []
-        for event in events or ():
-            projected = self.game.project_event(event, aud)
-            if projected is None:
-                continue
-            if projected.get("type") == "hand_end":
-                projected = {k: v for k, v in projected.items() if k != "settlement"}
-            out.append(projected)
-        return out
+        await self.publisher.each(message)  # this change's messages, sent at once
 
     async def _end_hand(self, events: list[Event] | None = None) -> None:
         """Settle the ended hand (once: stored with the room status and totals in one
@@ -1303,7 +901,7 @@ class RoomActor:
         final view, the settlement (the only copy), totals and, for a seat, its replay
         link; after the last hand a ``session_end`` too."""
         await self._fenced()
-        self._cancel_timers()
+        self.prompts.cancel_timers()
         typed = self.game.settle(self.state)
         assert typed is not None
         # The wire form, made once: stored, kept for snapshots and sent to every audience.
@@ -1313,7 +911,7 @@ class RoomActor:
         # as a whole: the settle is conditional on the hand being unsettled, so an attempt
         # whose answer was lost but committed makes the next one write nothing (and read
         # the committed totals).
-        finished = await self._retry(
+        finished = await self.outages.retry(
             DATABASE,
             lambda: self.store.finish_hand(
                 self.code,
@@ -1335,17 +933,16 @@ class RoomActor:
         if not last:
             self._begin_ready()
         else:
-            self._window += 1  # the hand's last prompt is over: a late answer is stale_prompt
-            self._answered.clear()
+            self.prompts.advance()  # the hand's last prompt is over: a late answer is stale
         self.version += 1
-        out: list[tuple[str, dict[str, Any]]] = []
-        for aud in self._listening():
-            message = {
+
+        def message(aud: int | None) -> dict[str, Any]:
+            return {
                 "type": "hand_end",
                 "hand_no": self.hand_no,
                 "version": self.version,
-                "prompt": self._window,
-                "events": self._project(events, aud),
+                "prompt": self.prompts.window,
+                "events": self.publisher.project(events, aud),
                 "view": self._view(aud),
                 "legal": [],
                 "settlement": settlement,
@@ -1354,11 +951,11 @@ class RoomActor:
                 "deadline": self._deadline_for(None),
                 "replay": self._replay_for(aud),
             }
-            out.append((seat_channel(self.code, aud), self._stamp(aud, message)))
-        await self.bus.publish_many(out)
+
+        await self.publisher.each(message, retried=False)
         if last:
             await self._close_vote("finished")
-            await self._publish_all(self._session_end(dissolved=False))
+            await self.publisher.publish_all(self._session_end(dissolved=False))
 
     def _session_end(self, dissolved: bool) -> dict[str, Any]:
         return {
@@ -1379,50 +976,39 @@ class RoomActor:
         elif outcome == "dissolved":
             await self._dissolve()
         else:
-            await self._publish_all(self.vote.message())
+            await self.publisher.publish_all(self.vote.message())
 
     async def _close_vote(self, result: str) -> None:
         """End the open vote (if any) and tell everyone ``result``."""
         message = self.vote.close(result)
         if message is not None:
-            await self._publish_all(message)
+            await self.publisher.publish_all(message)
 
     async def _dissolve(self) -> None:
         """Every seat agreed: stop the session now. An unfinished hand is not settled."""
         await self._fenced()
-        self._cancel_timers()
-        if self._ready_timer:
-            self._ready_timer.cancel()
-        self._ready_timer, self._ready_deadline = None, None
-        self._window += 1
-        self._answered.clear()
+        self.prompts.cancel_timers()
+        self.prompts.end_ready()
+        self.prompts.advance()
         if self.status == "playing":
             self.last_settlement = None
         self.status = "dissolved"
-        await self._retry(DATABASE, lambda: self.store.set_room_status(self.code, "dissolved"))
+        await self.outages.retry(
+            DATABASE, lambda: self.store.set_room_status(self.code, "dissolved")
+        )
         await self._close_vote("dissolved")
-        await self._publish_all(self._session_end(dissolved=True))
+        await self.publisher.publish_all(self._session_end(dissolved=True))
 
     def _begin_ready(self) -> None:
-        self._window += 1
-        self._answered.clear()
+        self.prompts.advance()
         self.ready = {s.seat for s in self.seats if s.bot}
-        window = self._window
-        self._ready_deadline = self.clock.now() + self.timing.ready_seconds
-        self._ready_timer = self.clock.call_later(
-            self.timing.ready_seconds,
-            lambda: self.inbox.put_nowait(ReadyTimeout(window)),
-        )
+        self.prompts.start_ready()
         if len(self.ready) >= self.players:
-            self.inbox.put_nowait(ReadyTimeout(window))
+            self.inbox.put_nowait(ReadyTimeout(self.prompts.window))
 
     async def _next_hand(self) -> None:
-        if self._ready_timer:
-            self._ready_timer.cancel()
-        self._ready_timer = None
-        self._ready_deadline = None
-        self._window += 1
-        self._answered.clear()
+        self.prompts.end_ready()
+        self.prompts.advance()
         await self._start_hand()
 
     async def publish_room(self, quiet: bool = False) -> None:
@@ -1436,31 +1022,27 @@ class RoomActor:
                 self.inbox.put_nowait(cmd)
         if quiet:
             return
-        if self._claim_open():
-            self._held.add("room")
+        if self.claims.defer("room"):
             return
-        message = {"type": "room", "room": self.info()}
-        await self.bus.publish_many(  # one attempt: a failure is raised to the caller
-            [(seat_channel(self.code, s), message) for s in self._listening()]
-        )
+        # one attempt: a failure is raised to the caller
+        await self.publisher.broadcast({"type": "room", "room": self.info()})
 
     async def _publish_auto(self, seat: int) -> None:
         """Tell everyone the auto flags after ``seat``'s changed; in a claim window only
         ``seat`` itself is told now, the others once the window has closed."""
-        if not self._claim_open():
-            await self._publish_all({"type": "auto", "auto": sorted(self.auto)})
+        if not self.claims.defer("auto"):
+            await self.publisher.publish_all({"type": "auto", "auto": sorted(self.auto)})
             return
-        self._held.add("auto")
-        if self._has_listener(seat):
-            mine = (self._shown[0] - {seat}) | ({seat} & self.auto)
-            await self._publish(seat, {"type": "auto", "auto": sorted(mine)})
+        if self.publisher.has_listener(seat):
+            mine = self.claims.auto_for(seat, self.auto)
+            await self.publisher.publish(seat, {"type": "auto", "auto": mine})
 
     # ------------------------------------------------------------------ claim-window privacy
 
     def _claim_open(self) -> bool:
         """True while a claim window of a hand in play is open."""
         return (
-            self._prompt[0] == "claim"
+            self.prompts.kind == "claim"
             and self.status == "playing"
             and self.state is not None
             and not self.game.ended(self.state)
@@ -1468,49 +1050,17 @@ class RoomActor:
 
     async def _flush_held(self) -> None:
         """Send the ``auto`` / ``room`` publications held during a claim window now closed."""
-        if not self._held or self._claim_open():
-            return
-        held, self._held = self._held, set()
+        held = self.claims.due()
         if "auto" in held:
-            await self._publish_all({"type": "auto", "auto": sorted(self.auto)})
+            await self.publisher.publish_all({"type": "auto", "auto": sorted(self.auto)})
         if "room" in held:
-            await self._publish_all({"type": "room", "room": self.info()})
-
-    def _open_claim_window(self, acting: frozenset[int]) -> None:
-        """A claim window opens: fix what the other seats are shown until it closes, and
-        (``claim_hold="mimic"``) draw a decision time for each human seat off auto-play but
-        the discarder (``state.turn``) from its own past decisions (from the other humans'
-        while it has none)."""
-        shown = {s.seat: self._sockets(s.seat) > 0 for s in self.seats}
-        self._shown = (frozenset(self.auto), shown)
-        humans = [s.seat for s in self.seats if not s.bot and s.seat not in self.auto]
-        self._window_humans = frozenset(s for s in humans if s in acting)
-        self._virtual = {}
-        if self.timing.claim_hold == "mimic":
-            discarder = getattr(self.state, "turn", None)
-            pooled = [t for past in self._think.values() for t in past]
-            for seat in humans:
-                past = self._think.get(seat) or pooled
-                if seat != discarder and past:
-                    self._virtual[seat] = self.hold_rng.choice(list(past))
+            await self.publisher.publish_all({"type": "room", "room": self.info()})
 
     def _note_claim_answer(self, seat: int) -> None:
-        """``seat`` answered (or timed out on) the open claim window it was offered as a
-        human: keep how long it took (`_think`)."""
-        if seat in self._window_humans and self._prompt[0] == "claim":
-            past = self._think.setdefault(seat, deque(maxlen=THINK_SAMPLES))
-            past.append(self.clock.now() - self._window_opened)
-
-    def _claim_hold(self) -> float:
-        """How long (seconds from its opening) the decided claim window is held: at least
-        ``claim_min_ms``, and at least the decision time drawn for every human seat that has
-        not answered it (`_open_claim_window`): those not offered a claim, and those whose
-        claim lost before they answered."""
-        hold = self.timing.claim_min_ms / 1000
-        for seat, seconds in self._virtual.items():
-            if seat not in self._answered:
-                hold = max(hold, seconds)
-        return hold
+        """``seat`` answered (or timed out on) the open claim window: its decision time is
+        kept if it was offered the window as a human (``claim_hold="mimic"``)."""
+        if self.prompts.kind == "claim":
+            self.claims.note_answer(seat, self.clock.now() - self.prompts.opened)
 
     # ------------------------------------------------------------------ unwatched rooms
 
@@ -1532,43 +1082,20 @@ class RoomActor:
 
     # ------------------------------------------------------------------ prompts & timers
 
-    def _use_bank(self, seat: int) -> None:
-        """Charge ``seat``'s time bank for the time it took beyond the prompt's limit."""
-        timer = self._timers.get(seat)
-        if timer is None or timer.auto:
-            return
-        over = self.clock.now() - timer.started - timer.limit
-        if over > 0:
-            self.bank[seat] = max(0.0, self.bank[seat] - over)
-
-    def _cancel_timers(self) -> None:
-        for t in self._timers.values():
-            t.handle.cancel()
-        self._timers.clear()
-
     def _set_timer(self, seat: int, window: int) -> None:
-        old = self._timers.pop(seat, None)
-        if old:
-            old.handle.cancel()
-        kind = self.game.prompt_kind(self.state)
-        is_auto = seat in self.auto
-        if is_auto:
-            # An auto-played claim is answered at once: the window then closes after the
-            # minimum claim time like any other, so its length tells nobody it was claimable.
-            limit = seconds = 0.0 if kind == "claim" else self.timing.auto_seconds
-        else:
-            limit = self.timing.claim_seconds if kind == "claim" else self.timing.turn_seconds
-            seconds = limit + self.bank[seat]
-        handle = self.clock.call_later(
-            seconds,
-            lambda: self.inbox.put_nowait(Timeout(seat, window)),
-        )
-        now = self.clock.now()
-        self._timers[seat] = _SeatTimer(handle, now + seconds, window, is_auto, now, limit)
+        """(Re)arm ``seat``'s timer for ``window`` for the current prompt (`Prompts.set_timer`)."""
+        claim = self.game.prompt_kind(self.state) == "claim"
+        self.prompts.set_timer(seat, window, claim=claim, auto=seat in self.auto)
 
     def _reset_timer(self, seat: int) -> None:
-        if seat in self._timers:
-            self._set_timer(seat, self._timers[seat].window)
+        if (timer := self.prompts.timers.get(seat)) is not None:
+            self._set_timer(seat, timer.window)
+
+    def _timer_trusted(self, timer: SeatTimer) -> bool:
+        """Whether ``timer`` ran entirely while the bus worked: no publish failed since it
+        started (or since its prompt was sent again). Otherwise its prompt may never have
+        reached the seat, and no seat is timed out for a prompt it never received."""
+        return self.publisher.worked_since(max(timer.started, timer.sent))
 
     def _after_change(self) -> None:
         """Recompute who must act; (re)arm timers; queue bot moves. Called after each change.
@@ -1581,33 +1108,35 @@ class RoomActor:
         """
         kind = self.game.prompt_kind(self.state)
         acting = frozenset(self._acting())
-        same_window = not opens_prompt(self._prompt, kind, acting)  # as prompt_of_log counts
-        self._prompt = (kind, acting)
-        if not same_window:
-            self._window += 1
-            self._answered.clear()
-            self._cancel_timers()
-            self._window_opened = self.clock.now()
-            if kind == "claim":
-                self._open_claim_window(acting)
-        else:
-            for seat in list(self._timers):
-                if seat not in acting:
-                    self._timers.pop(seat).handle.cancel()
-        window = self._window
+        same_window = not self.prompts.change(kind, acting)  # as prompt_of_log counts
+        if not same_window and kind == "claim":
+            self._open_claim_window(acting)
+        window = self.prompts.window
         for seat in sorted(acting):
             if self.seats[seat].bot:
                 if not same_window:
                     self.inbox.put_nowait(BotMove(seat, window))
-            elif seat not in self._timers:
+            elif seat not in self.prompts.timers:
                 self._set_timer(seat, window)
         if self.game.claims_decided(self.state) and self._resolving != window:
             self._resolving = window
             delay = 0.0
             if any(not seat.bot for seat in self.seats):
-                elapsed = self.clock.now() - self._window_opened
-                delay = self._claim_hold() - elapsed
+                elapsed = self.clock.now() - self.prompts.opened
+                delay = self.claims.hold(self.prompts.answered) - elapsed
             if delay > 0:
                 self.clock.call_later(delay, lambda: self.inbox.put_nowait(Resolve(window)))
             else:
                 self._resolve_now = window  # closed at the end of this command (`_resolve_due`)
+
+    def _open_claim_window(self, acting: frozenset[int]) -> None:
+        """A claim window opens, offered to ``acting`` (`ClaimHold.open`): the seats' auto
+        flags and presence now are what they are shown until it closes; the discarder is
+        ``state.turn``."""
+        self.claims.open(
+            acting,
+            [s.seat for s in self.seats if not s.bot and s.seat not in self.auto],
+            self.auto,
+            {s.seat: self._sockets(s.seat) > 0 for s in self.seats},
+            lambda: getattr(self.state, "turn", None),
+        )

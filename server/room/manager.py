@@ -809,7 +809,7 @@ async def rebuild(actor: RoomActor) -> None:
     # in play reopens it when the actor starts (its ``_after_change`` counts one more).
     window = prompt_of_log(actor.game, actor.players, last.hand_no, states)
     ongoing = last.settlement is None and not actor.game.ended(actor.state)
-    actor._window = window - 1 if ongoing else window
+    actor.prompts.window = window - 1 if ongoing else window
     if last.settlement is not None:  # settled: next dealer from the settlement
         actor.last_settlement = last.settlement
         nd = last.settlement["next_dealer"]
@@ -826,6 +826,6 @@ async def rebuild(actor: RoomActor) -> None:
     # An ended session's last prompt is over (as the live room counts it: one more after
     # the last hand's end, one more for the pause between hands a vote ended).
     if actor.status == "finished":
-        actor._window = window + 1
+        actor.prompts.window = window + 1
     elif actor.status == "dissolved":
-        actor._window = window + (1 if last.settlement is None else 2)
+        actor.prompts.window = window + (1 if last.settlement is None else 2)

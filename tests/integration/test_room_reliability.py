@@ -232,7 +232,7 @@ async def test_turn_timeout_bank_and_auto_play(live_clock: Live) -> None:
     # the default: the drawn tile (the dealer's first turn has none: the last tile)
     assert discard["events"][0]["tile"] == (s0["view"]["drawn"] or s0["view"]["hand"][-1])
     actor = await live.actor(code)
-    assert actor.bank[0] == 0 and 0 in actor.auto
+    assert actor.prompts.bank[0] == 0 and 0 in actor.auto
 
     # seat 1 thinks 25 s: 5 s come from its bank
     for _ in range(100):
@@ -249,7 +249,7 @@ async def test_turn_timeout_bank_and_auto_play(live_clock: Live) -> None:
     await send(w1, action_msg("discard", snap1["prompt"], 4, tile=tile))
     ev, _ = await recv_until(w1, "event")
     assert ev["events"] == [{"type": "discard", "seat": 1, "tile": tile, "bao_ting": False}]
-    assert actor.bank[1] == pytest.approx(5.0)
+    assert actor.prompts.bank[1] == pytest.approx(5.0)
 
     # seat 0 is on auto-play: its turns take auto_seconds (1 s) until it acts itself
     for _ in range(200):
@@ -440,7 +440,7 @@ async def test_an_answer_to_a_decided_window_is_accepted_while_it_is_open(
     ww, sw = await connect(live, code, tokens[winner])
     actor = await live.actor(code)
     actor.timing.claim_min_ms = 5000  # keep the decided window open on the test clock
-    actor._window_opened = live.clock.now()
+    actor.prompts.opened = live.clock.now()
     await send(ww, action_msg("win", sw["prompt"], 1))
     await recv_until(ww, "snapshot")  # the winner's acknowledgement
     await send(wp, action_msg("pong", sp["prompt"], 2))
@@ -480,7 +480,7 @@ async def test_a_decided_window_closes_without_waiting_and_a_later_answer_is_sta
     ww, sw = await connect(live, code, tokens[winner])
     actor = await live.actor(code)
     actor.timing.claim_min_ms = 2000
-    actor._window_opened = live.clock.now()
+    actor.prompts.opened = live.clock.now()
     await send(ww, action_msg("win", sw["prompt"], 1))
     await recv_until(ww, "snapshot")
     await live.advance(1)

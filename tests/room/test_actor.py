@@ -136,7 +136,7 @@ async def test_claim_timeout_is_default_action_without_auto(
     for s in claimants:
         assert answered[s] == {"action": expected[s].to_dict(), "source": "timeout"}
     assert actor.auto == set(), "a claim timeout puts no seat on auto-play (issue 16)"
-    assert all(actor.bank[s] == 0.0 for s in claimants)
+    assert all(actor.prompts.bank[s] == 0.0 for s in claimants)
     await actor.stop()
 
 

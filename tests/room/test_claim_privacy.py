@@ -125,17 +125,17 @@ async def play(store: Any, bus: Any, hold: str, code: str, out: Played) -> None:
                     if s not in actor.ready:
                         await actor.mark_ready(s)
                 continue
-            state, window = actor.state, actor._window
+            state, window = actor.state, actor.prompts.window
             kind = prompt_kind(state)
             acting = {s for s in range(4) if legal_actions(state, s)}
             if kind == "claim" and window not in claimants:
                 claimants[window] = frozenset(acting)
-            if OBSERVER in acting and OBSERVER not in actor._answered:
+            if OBSERVER in acting and OBSERVER not in actor.prompts.answered:
                 pas = Action("pass")
                 act = pas if pas in legal_actions(state, OBSERVER) else None
                 await actor.act(OBSERVER, act or GAME.default_action(state, OBSERVER))
                 continue
-            if THINKER in acting and THINKER not in actor._answered:
+            if THINKER in acting and THINKER not in actor.prompts.answered:
                 if kind != "claim":
                     await actor.act(THINKER, GAME.default_action(state, THINKER))
                     continue
@@ -298,7 +298,7 @@ async def test_auto_and_presence_are_held_until_the_window_closes(store: Any, bu
     }
     clock.advance(0.8)  # claim_min_ms: the window closes (others answer on their timers)
     for s in (0, 2, 3):
-        if s in actor._acting() and s not in actor._answered:
+        if s in actor._acting() and s not in actor.prompts.answered:
             await actor.act(s, Action("pass"))
     await actor.idle()
     clock.advance(0.01)

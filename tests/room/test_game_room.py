@@ -179,14 +179,14 @@ async def test_nothing_is_made_for_an_audience_nobody_can_hear(redis_url: str) -
     seats = [Seat(0, "ann", False, "h0"), *(Seat(i, f"bot{i}", True, f"h{i}") for i in (1, 2, 3))]
     memory = MemoryBus()
     actor = RoomActor("HEAR01", {}, None, memory, ManualClock(), TIMING, seats=list(seats))
-    assert actor._listening() == []
+    assert actor.publisher.listening() == []
     sub = await memory.subscribe(seat_channel("HEAR01", 2))
-    assert actor._listening() == [2]
+    assert actor.publisher.listening() == [2]
     await sub.close()
     await memory.close()
     redis = RedisBus(redis_url, prefix="hear-test:")
     try:
         shared = RoomActor("HEAR01", {}, None, redis, ManualClock(), TIMING, seats=list(seats))
-        assert shared._listening() == [0, None]
+        assert shared.publisher.listening() == [0, None]
     finally:
         await redis.close()

@@ -95,7 +95,7 @@ async def test_discard_claim_and_hand_end_one_message_each(store: Any, bus: Any)
     }
 
     # a discard: one message per audience, the discard's event (a claim window opens)
-    await actor.act(0, discard, actor._window)
+    await actor.act(0, discard, actor.prompts.window)
     await actor.idle()
     got = await drain(subs)
     for a in AUDIENCES:
@@ -108,7 +108,7 @@ async def test_discard_claim_and_hand_end_one_message_each(store: Any, bus: Any)
 
     # a claim (it decides the window, closed in the same turn): one message per audience,
     # the pong; the claimant's own answer is not acknowledged separately
-    await actor.act(claimant, Action("pong"), actor._window)
+    await actor.act(claimant, Action("pong"), actor.prompts.window)
     await actor.idle()
     got = await drain(subs)
     for a in AUDIENCES:
@@ -125,7 +125,7 @@ async def test_discard_claim_and_hand_end_one_message_each(store: Any, bus: Any)
     # hand_end per audience, the settlement once in it, the seat's own replay link
     while actor.status == "playing":
         seat = actor._acting()[0]
-        await actor.act(seat, actor.game.default_action(actor.state, seat), actor._window)
+        await actor.act(seat, actor.game.default_action(actor.state, seat), actor.prompts.window)
         await actor.idle()
         got = await drain(subs)
         if actor.status == "playing":
@@ -164,8 +164,8 @@ async def test_nothing_computed_for_audiences_nobody_listens_to(store: Any, bus:
     assert game.views == Counter({None: 1})  # the deal's snapshot, for the spectators only
     assert [m["type"] for m in (await drain({None: spectator}))[None]] == ["snapshot"]
     game.views.clear()
-    await actor.act(0, discard, actor._window)
-    await actor.act(claimant, Action("pong"), actor._window)
+    await actor.act(0, discard, actor.prompts.window)
+    await actor.act(claimant, Action("pong"), actor.prompts.window)
     await actor.idle()
     assert game.views == Counter({None: 2})  # one per change, nobody else's view
     got = await drain({None: spectator})

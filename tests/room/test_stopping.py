@@ -126,13 +126,13 @@ async def test_a_timer_that_ran_while_the_bus_failed_times_nobody_out(
     bus.failing = True
     held = asyncio.create_task(actor.set_auto(2, True))  # its publish fails: retried
     await asyncio.sleep(0.2)
-    assert actor._bus_failing and not held.done()
+    assert actor.publisher.failing and not held.done()
     clock.advance(20.1)  # seat 0's time is up while nobody can be told anything
     bus.failing = False
     await held
     await actor.idle()
     assert await store.hand_actions(actor.code, 1) == []
-    assert actor.auto == {2} and not actor._bus_failing
+    assert actor.auto == {2} and not actor.publisher.failing
     got = [m async for m in _drain(sub)]
     again = [m for m in got if m["type"] == "snapshot" and m["legal"]]
     assert again, got

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from redis.backoff import ConstantBackoff
 
-import server.room.actor as actor_module
+import server.room.outage as outage_module
 from server.api.messages import ServerMessageAdapter
 from server.bus.memory import MemoryBus
 from server.room.actor import RoomActor, RoomError, Seat, Timing, replay_hand, seat_channel
@@ -164,7 +164,7 @@ async def test_failed_append_is_retried_and_applied_once(store: Any, bus: Memory
     # the second failure in a row tells the seats; the success after it, again
     assert kinds.count("degraded") == 1 and kinds.count("recovered") == 1
     assert kinds.index("degraded") < kinds.index("recovered")
-    assert actor.degraded == set()
+    assert actor.outages.degraded == set()
     await actor.stop()
 
 
@@ -241,7 +241,7 @@ async def test_snapshot_is_answered_while_the_store_is_down(store: Any, bus: Mem
     flaky.fail("append_action", 10**9)  # down until the test says otherwise
     actor.backoff = ConstantBackoff(0.01)
     act = asyncio.ensure_future(actor.act(0, Action.from_dict(snap["legal"][-1]), snap["prompt"]))
-    while actor.degraded != {"database"}:
+    while actor.outages.degraded != {"database"}:
         await asyncio.sleep(0.005)
     during = await actor.snapshot(1)  # not stuck behind the waiting command
     assert during["degraded"] == ["database"] and during["version"] == snap["version"]
@@ -362,7 +362,7 @@ async def test_a_write_without_answer_tells_the_seats(
     """A partition: the write neither fails nor answers. After ``SLOW_SECONDS`` the seats
     are told the room waits for its database; the write goes on waiting (it is not given
     up: it may have committed) and the action is applied once when the answer comes."""
-    monkeypatch.setattr(actor_module, "SLOW_SECONDS", 0.05)
+    monkeypatch.setattr(outage_module, "SLOW_SECONDS", 0.05)
     flaky = FlakyStore(store)
     actor = await make_room(flaky, bus, [False, True, True, True])
     seat1 = await bus.subscribe(seat_channel(CODE, 1))
@@ -376,7 +376,7 @@ async def test_a_write_without_answer_tells_the_seats(
     idx = actor.action_idx
     act = asyncio.ensure_future(actor.act(0, Action.from_dict(snap["legal"][-1]), snap["prompt"]))
     await asyncio.sleep(0.2)
-    assert not act.done() and actor.degraded == {"database"}
+    assert not act.done() and actor.outages.degraded == {"database"}
     assert (await actor.snapshot(1))["degraded"] == ["database"]
     gate.set()
     await act
@@ -384,7 +384,7 @@ async def test_a_write_without_answer_tells_the_seats(
     assert actions[idx][0] == 0 and actor.action_idx > idx
     kinds = [m["type"] for m in await drain(seat1)]
     assert kinds[:3] == ["snapshot", "degraded", "recovered"], kinds
-    assert actor.degraded == set()
+    assert actor.outages.degraded == set()
     await actor.stop()
 
 

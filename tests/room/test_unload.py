@@ -74,7 +74,7 @@ async def test_idle_room_is_unloaded_and_rebuilt_with_the_same_versions_and_prom
     await actor.idle()
     assert actor.paused and actor.status == "playing"
     before = await actor.snapshot(None)
-    version, prompt, logged = actor.version, actor._window, actor.action_idx
+    version, prompt, logged = actor.version, actor.prompts.window, actor.action_idx
     assert version >= 12 and logged >= 1
 
     clock.advance(59)
@@ -87,7 +87,7 @@ async def test_idle_room_is_unloaded_and_rebuilt_with_the_same_versions_and_prom
     again = await manager.get(code)  # e.g. a socket connects
     await again.idle()
     assert again is not actor and again.running and again.paused
-    assert (again.version, again._window, again.action_idx) == (version, prompt, logged)
+    assert (again.version, again.prompts.window, again.action_idx) == (version, prompt, logged)
     assert await again.snapshot(None) == before
     # somebody watches: it plays on from there to the end of the session
     await watch(again, 1)

@@ -1,0 +1,115 @@
+"""The commands of a room actor's inbox (typed values, dispatched with ``match`` by
+``RoomActor._handle``). Timers and bots post them without a ``future``; callers of
+``RoomActor.submit`` get their result or :class:`~server.room.errors.RoomError` through it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from typing import Any
+
+from server.rules.types import Action
+
+
+@dataclass
+class Command:
+    """A command for the actor's inbox; ``future`` (if any) gets its result or error."""
+
+    future: asyncio.Future[Any] | None = field(default=None, kw_only=True)
+
+
+@dataclass
+class Act(Command):
+    """A player's action answering prompt ``prompt`` (None: the current one)."""
+
+    seat: int
+    action: Action
+    prompt: int | None = None
+
+
+@dataclass
+class BotMove(Command):
+    """A bot seat's turn to move in prompt window ``window``."""
+
+    seat: int
+    window: int
+
+
+@dataclass
+class Timeout(Command):
+    """The timer of ``seat`` for window ``window`` fired (or its auto-play delay passed)."""
+
+    seat: int
+    window: int
+
+
+@dataclass
+class Resolve(Command):
+    """Close the decided claim window ``window``."""
+
+    window: int
+
+
+@dataclass
+class Ready(Command):
+    """Seat ``seat`` is ready for the next hand."""
+
+    seat: int
+
+
+@dataclass
+class ReadyTimeout(Command):
+    """The wait for ``ready`` of prompt window ``window`` ran out (or every seat is ready)."""
+
+    window: int
+
+
+@dataclass
+class SetAuto(Command):
+    """Turn auto-play (托管) of ``seat`` on or off."""
+
+    seat: int
+    on: bool
+
+
+@dataclass
+class Snapshot(Command):
+    """A ``snapshot`` message for ``seat`` (``None``: spectators), as the result."""
+
+    seat: int | None
+
+
+@dataclass
+class Start(Command):
+    """Deal the first hand (a room whose seats just filled)."""
+
+
+@dataclass
+class Dissolve(Command):
+    """Seat ``seat`` votes on dissolving the room (``agree``; opens a vote if none)."""
+
+    seat: int
+    agree: bool
+
+
+@dataclass
+class VoteTimeout(Command):
+    """Dissolve vote number ``window`` ran out."""
+
+    window: int
+
+
+@dataclass
+class Rearm(Command):
+    """Schedule again whatever the room waits for (after a failed command)."""
+
+
+@dataclass
+class Stop(Command):
+    """End the actor's loop before the next command (see :meth:`RoomActor.stop`)."""
+
+
+@dataclass
+class PublishSnapshots(Command):
+    """Send every audience a fresh snapshot (a room taken over by this process)."""

@@ -1,0 +1,195 @@
+"""How a room's messages reach its audiences: a collaborator of the room actor, which owns
+one :class:`Publisher` and calls it from its task (``broadcast`` also from outside it).
+
+Audiences are the seats ``0..players-1`` and the spectators (``None``); each has one bus
+channel (:func:`seat_channel`). The messages of one change go out in one round trip
+(``Bus.publish_many``).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from server.bus.memory import MemoryBus
+from server.room.clock import Clock
+from server.rules.game import Game
+from server.rules.types import Event
+
+log = logging.getLogger(__name__)
+
+#: One message for the bus: ``(channel, message)``.
+Outgoing = tuple[str, dict[str, Any]]
+
+
+def seat_channel(code: str, seat: int | None) -> str:
+    """The bus channel carrying messages for ``seat`` (``None`` = spectators) of room ``code``."""
+    return f"room:{code}:spectator" if seat is None else f"room:{code}:seat:{seat}"
+
+
+class Publisher:
+    """The publishing side of room ``code`` (``players`` seats) on ``bus``.
+
+    Owns: who may be listening to each audience (`listening`), each audience's last
+    versioned message (`stamp`, for ``prev_version``) and the bus's health as the timers
+    need it (`worked_since`). ``is_bot(seat)`` tells a bot seat (no socket can hold it);
+    ``retry(attempt)`` runs one publish attempt until the bus takes it (the room's one retry
+    mechanism); ``game`` projects events for an audience; ``clock`` dates the bus's return.
+    """
+
+    def __init__(
+        self,
+        code: str,
+        bus: Any,
+        clock: Clock,
+        game: Game,
+        players: int,
+        is_bot: Callable[[int], bool],
+        retry: Callable[[Callable[[], Awaitable[None]]], Awaitable[None]],
+    ) -> None:
+        self.code = code
+        self.bus = bus
+        self.clock = clock
+        self.game = game
+        self.players = players
+        self.is_bot = is_bot
+        self.retry = retry
+        #: Per audience, ``(hand_no, version)`` of the last versioned message published.
+        self.sent: dict[int | None, tuple[int, int]] = {}
+        #: Bus health (clock time): the last publish failed; when publishing worked again
+        #: after the last failure.
+        self._failing = False
+        self._ok_since = 0.0
+
+    # ------------------------------------------------------------------ audiences
+
+    def channel(self, audience: int | None) -> str:
+        """The bus channel of ``audience``."""
+        return seat_channel(self.code, audience)
+
+    def audiences(self) -> list[int | None]:
+        """Every audience: the seats in order, then the spectators."""
+        return [*range(self.players), None]
+
+    def listening(self) -> list[int | None]:
+        """The audiences worth a message, so that nothing is computed for the others: with
+        the in-process bus (which knows every subscriber) those with a subscription; with a
+        bus shared by processes all but the bot seats (no socket can hold a bot's seat). A
+        socket subscribes before it asks for its snapshot, so it misses nothing."""
+        return [a for a in self.audiences() if self.has_listener(a)]
+
+    def has_listener(self, audience: int | None) -> bool:
+        """False when nobody can be listening to ``audience`` (see `listening`)."""
+        bus = self.bus
+        if isinstance(bus, MemoryBus):
+            return bus.subscriber_count(self.channel(audience)) > 0
+        if audience is not None and self.is_bot(audience):
+            return False  # authenticate() gives no socket a bot's seat, in any process
+        return True  # another process may have subscribers: assume someone listens
+
+    # ------------------------------------------------------------------ messages
+
+    def stamp(self, audience: int | None, message: dict[str, Any]) -> dict[str, Any]:
+        """``message`` as sent to ``audience``. An ``event`` / ``hand_end`` gets
+        ``prev_version``: the version of the previous versioned message this audience was
+        sent in the hand (None if unknown), so a relay that sees ``prev_version`` above what
+        it forwarded knows it missed a message (pub/sub is at-most-once) and resyncs."""
+        kind = message.get("type")
+        if kind == "snapshot":
+            self.sent[audience] = (message["hand_no"], message["version"])
+        elif kind in ("event", "hand_end"):
+            last = self.sent.get(audience)
+            prev = last[1] if last is not None and last[0] == message["hand_no"] else None
+            message = {**message, "prev_version": prev}
+            self.sent[audience] = (message["hand_no"], message["version"])
+        return message
+
+    def project(self, events: list[Event] | None, audience: int | None) -> list[dict[str, Any]]:
+        """``events`` as ``audience`` receives them (``project_event``; an event private to
+        another seat is left out). An engine ``hand_end`` event goes without its
+        ``settlement``: the ``hand_end`` message's own ``settlement`` is the one copy."""
+        out = []
+        for event in events or ():
+            projected = self.game.project_event(event, audience)
+            if projected is None:
+                continue
+            if projected.get("type") == "hand_end":
+                projected = {k: v for k, v in projected.items() if k != "settlement"}
+            out.append(projected)
+        return out
+
+    # ------------------------------------------------------------------ sending
+
+    async def send(self, messages: list[Outgoing]) -> None:
+        """Publish ``messages`` in one round trip (``Bus.publish_many``), retried until the
+        bus takes them (``retry``): the room does not move on past events it could not
+        publish. (A retried batch may reach some audiences twice; clients and relays drop
+        a versioned message that is not newer than what they have.) Each attempt notes the
+        bus's health for the timers (`worked_since`)."""
+        if messages:
+            await self.retry(lambda: self.publish_once(messages))
+
+    async def publish_once(self, messages: list[Outgoing]) -> None:
+        """One attempt of `send`: the bus's errors propagate (and mark it failing)."""
+        try:
+            await self.bus.publish_many(messages)
+        except Exception:
+            self._failing = True
+            raise
+        if self._failing:
+            self._failing = False
+            self._ok_since = self.clock.now()
+
+    async def publish(self, audience: int | None, message: dict[str, Any]) -> None:
+        """Publish ``message`` to ``audience`` (stamped, see `stamp`; retried, see `send`)."""
+        await self.send([(self.channel(audience), self.stamp(audience, message))])
+
+    async def publish_all(self, message: dict[str, Any]) -> None:
+        """Publish ``message`` to every listening audience, in one round trip (`send`)."""
+        await self.send([(self.channel(a), self.stamp(a, message)) for a in self.listening()])
+
+    async def each(
+        self,
+        message_for: Callable[[int | None], dict[str, Any] | None],
+        *,
+        retried: bool = True,
+    ) -> None:
+        """Publish ``message_for(audience)`` to every listening audience (one message each,
+        computed only for those; None: nothing for that audience), stamped, in one round
+        trip: retried (`send`), or one attempt (not ``retried``: the bus's errors
+        propagate)."""
+        out: list[Outgoing] = []
+        for audience in self.listening():
+            message = message_for(audience)
+            if message is not None:
+                out.append((self.channel(audience), self.stamp(audience, message)))
+        if retried:
+            await self.send(out)
+        else:
+            await self.bus.publish_many(out)
+
+    async def broadcast(self, message: dict[str, Any]) -> None:
+        """``message`` (unversioned) to every listening audience: one attempt, the bus's
+        errors propagate."""
+        await self.bus.publish_many([(self.channel(a), message) for a in self.listening()])
+
+    async def announce(self, message: dict[str, Any]) -> None:
+        """`broadcast` ``message`` (``degraded`` / ``recovered``), a failure only logged (the
+        bus may be what fails; the snapshot's ``degraded`` tells a socket that missed it)."""
+        try:
+            await self.broadcast(message)
+        except Exception as exc:
+            log.warning("room %s: could not publish %s (%s)", self.code, message["type"], exc)
+
+    # ------------------------------------------------------------------ bus health
+
+    @property
+    def failing(self) -> bool:
+        """True while the last publish attempt failed."""
+        return self._failing
+
+    def worked_since(self, when: float) -> bool:
+        """Whether the bus has worked without a failure since clock time ``when`` (a timer
+        started then ran entirely while its prompt could be delivered)."""
+        return not self._failing and self._ok_since <= when
