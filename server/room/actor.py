@@ -678,7 +678,7 @@ class RoomActor:
         if seat not in self._acting():
             return
         if isinstance(cmd, BotMove):
-            legal = self._legal_actions()[seat]
+            legal = self.legal.of(self.state)[seat]
             action, source = self.game.bot_action(self.state, seat, legal), "bot"
         else:
             timer = self.prompts.timers.get(seat)
@@ -816,7 +816,7 @@ class RoomActor:
         if self.state is None or self.game.ended(self.state) or self.status != "playing":
             raise RoomError("no_hand", "no hand in progress")
         try:
-            legal = self._legal_actions().get(seat, [])  # computed once per state
+            legal = self.legal.of(self.state).get(seat, [])  # computed once per state
             new_state, events = self.game.apply(self.state, seat, action, legal)
         except IllegalAction as err:
             raise RoomError(err.code, err.message)
