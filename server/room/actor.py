@@ -41,7 +41,7 @@ import json
 import logging
 import random
 import secrets
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -458,11 +458,32 @@ class RoomActor:
         """``seat``'s view of the state as the room sends it: without the game's
         ``settlement`` field (an ended hand's settlement goes once, as the message's own
         ``settlement``, once it is settled)."""
+        return self._views([seat])[seat]
+
+    def _views(self, audiences: Sequence[int | None]) -> dict[int | None, dict[str, Any] | None]:
+        """`_view` of each of ``audiences`` (``Game.views``: the public part built once)."""
         if self.state is None:
-            return None
-        view = self.game.view(self.state, seat).to_dict()
-        view.pop("settlement", None)
-        return view
+            return dict.fromkeys(audiences)
+        out: dict[int | None, dict[str, Any] | None] = {}
+        for aud, view in zip(audiences, self.game.views(self.state, audiences), strict=True):
+            wire = view.to_dict()
+            wire.pop("settlement", None)
+            out[aud] = wire
+        return out
+
+    def _change_views(self) -> Callable[[int | None], dict[str, Any] | None]:
+        """The views of the state after a change, for `Publisher.each`'s messages: made for
+        every listening audience together on the first ask."""
+        views: dict[int | None, dict[str, Any] | None] = {}
+
+        def view_of(aud: int | None) -> dict[str, Any] | None:
+            if aud not in views:
+                views.update(self._views(self.publisher.listening()))
+                if aud not in views:
+                    views.update(self._views([aud]))
+            return views[aud]
+
+        return view_of
 
     def _snapshot(self, seat: int | None) -> dict[str, Any]:
         return {
@@ -877,6 +898,8 @@ class RoomActor:
         if not events:
             return
 
+        view_of = self._change_views()
+
         def message(aud: int | None) -> dict[str, Any] | None:
             projected = self.publisher.project(events, aud)
             if not projected:  # nothing of this change is for this audience
@@ -887,7 +910,7 @@ class RoomActor:
                 "version": self.version,
                 "prompt": self.prompts.window,
                 "events": projected,
-                "view": self._view(aud),
+                "view": view_of(aud),
                 "legal": self._legal(aud),
                 "deadline": self._deadline_for(aud),
             }
@@ -936,6 +959,8 @@ class RoomActor:
             self.prompts.advance()  # the hand's last prompt is over: a late answer is stale
         self.version += 1
 
+        view_of = self._change_views()
+
         def message(aud: int | None) -> dict[str, Any]:
             return {
                 "type": "hand_end",
@@ -943,7 +968,7 @@ class RoomActor:
                 "version": self.version,
                 "prompt": self.prompts.window,
                 "events": self.publisher.project(events, aud),
-                "view": self._view(aud),
+                "view": view_of(aud),
                 "legal": [],
                 "settlement": settlement,
                 "totals": list(self.totals),

@@ -164,6 +164,11 @@ class Game(Protocol):
         """The state as ``seat`` sees it (None = spectator)."""
         ...
 
+    def views(self, state: Any, seats: Sequence[int | None]) -> list[View]:
+        """`view` for each of ``seats``, in order (what a room sends its audiences after a
+        change: the game may build the public part once for all)."""
+        ...
+
     def project_event(self, event: Event, seat: int | None) -> dict[str, Any] | None:
         """``event`` as ``seat`` may see it, JSON-able; None if it must not see it at all."""
         ...

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
 from server.room.actor import RoomActor, Seat, Timing, seat_channel
@@ -52,15 +53,22 @@ async def drain(subs: dict[int | None, Any]) -> dict[int | None, list[dict[str, 
 
 
 class CountingGame(GuiyangGame):
-    """The Guiyang game, counting the views asked of it per audience."""
+    """The Guiyang game, counting the views asked of it per audience (one by one or
+    together)."""
 
     def __init__(self) -> None:
         super().__init__()
-        self.views: Counter[int | None] = Counter()
+        self.asked: Counter[int | None] = Counter()
 
     def view(self, state: Any, seat: int | None) -> Any:
-        self.views[seat] += 1
+        self.asked[seat] += 1
         return super().view(state, seat)
+
+    def views(self, state: Any, seats: Sequence[int | None]) -> Any:
+        if state.ended:  # (Guiyang's views of an ended hand are its views one by one)
+            return super().views(state, seats)
+        self.asked.update(seats)
+        return super().views(state, seats)
 
 
 async def make_room(store: Any, bus: Any, code: str, seed: str, game: Any = None) -> RoomActor:
@@ -161,13 +169,13 @@ async def test_nothing_computed_for_audiences_nobody_listens_to(store: Any, bus:
     spectator = await bus.subscribe(seat_channel("ONCE02", None))  # the only listener
     actor.start()
     await actor.idle()
-    assert game.views == Counter({None: 1})  # the deal's snapshot, for the spectators only
+    assert game.asked == Counter({None: 1})  # the deal's snapshot, for the spectators only
     assert [m["type"] for m in (await drain({None: spectator}))[None]] == ["snapshot"]
-    game.views.clear()
+    game.asked.clear()
     await actor.act(0, discard, actor.prompts.window)
     await actor.act(claimant, Action("pong"), actor.prompts.window)
     await actor.idle()
-    assert game.views == Counter({None: 2})  # one per change, nobody else's view
+    assert game.asked == Counter({None: 2})  # one per change, nobody else's view
     got = await drain({None: spectator})
     assert [[e["type"] for e in m["events"]] for m in got[None]] == [["discard"], ["pong"]]
     await spectator.close()

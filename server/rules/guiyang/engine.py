@@ -603,16 +603,16 @@ def _claim_decision(s: State) -> tuple[str, list[int]] | None:
 # ---------------------------------------------------------------------------- views
 
 
-def _unseen(state: State, seat: int) -> list[int]:
-    """Copies of each kind that ``seat`` cannot see (not in its hand, any meld or river)."""
-    unseen = [4 - c for c in state.hands[seat]]
+def _seen(state: State) -> list[int]:
+    """Copies of each kind that lie open on the table: in any meld or (unclaimed) river."""
+    seen = [0] * NUM_KINDS
     for s in range(state.players):
         for m in state.melds[s]:
-            unseen[m.tile] -= m.size
+            seen[m.tile] += m.size
         for d in state.discards[s]:
             if not d.claimed:
-                unseen[d.tile] -= 1
-    return [u if u > 0 else 0 for u in unseen]
+                seen[d.tile] += 1
+    return seen
 
 
 def _river_last(state: State) -> dict[str, int] | None:
@@ -638,14 +638,21 @@ def view(state: State, seat: int | None, hints: bool = True) -> dict[str, object
     rivers and concealed counts, and never another seat's concealed tiles or the wall order
     before the end; after the end, ``settlement`` reveals all hands and the seed.
     """
-    own = seat is not None and 0 <= seat < state.players
-    revealed = all(v is not None for v in state.ding_que)
+    return views(state, [seat], hints)[0]
+
+
+def views(state: State, seats: Sequence[int | None], hints: bool = True) -> list[dict[str, object]]:
+    """`view` of ``state`` for each of ``seats`` (in order): what a room sends its audiences
+    after a change, with the table's public part (every seat's melds, river and counts, the
+    open tiles) built once for all of them. Each view has its own dicts; the lists inside
+    the public part are shared by the views of one call and must not be changed."""
     names = TILE_NAMES  # (a local: this runs for every audience after every change)
-    seats = []
+    revealed = all(v is not None for v in state.ding_que)
+    table = []
     for s in range(state.players):
         dq = state.ding_que[s]
         river = state.discards[s]
-        seats.append(
+        table.append(
             {
                 "seat": s,
                 "concealed_count": sum(state.hands[s]),
@@ -653,13 +660,11 @@ def view(state: State, seat: int | None, hints: bool = True) -> dict[str, object
                 "discards": [names[d.tile] for d in river],
                 "claimed": [i for i, d in enumerate(river) if d.claimed],
                 "bao_ting": state.bao_ting[s],
-                "ding_que": SUIT_LETTERS[dq]
-                if dq is not None and (revealed or s == seat)
-                else None,
+                "ding_que": SUIT_LETTERS[dq] if dq is not None and revealed else None,
                 "ding_que_chosen": dq is not None,
             }
         )
-    out: dict[str, object] = {
+    common: dict[str, object] = {
         "phase": state.phase,
         "players": state.players,
         "dealer": state.dealer,
@@ -669,7 +674,8 @@ def view(state: State, seat: int | None, hints: bool = True) -> dict[str, object
         "seed_hash": state.seed_hash,
         "seed": state.seed if state.ended else None,
         "weekday": state.weekday,
-        "seats": seats,
+    }
+    after: dict[str, object] = {  # (after "seats", as the protocol lists them)
         "last_discard": (
             {"seat": state.last_discard[0], "tile": tile_name(state.last_discard[1])}
             if state.last_discard and state.phase == "claim"
@@ -680,25 +686,41 @@ def view(state: State, seat: int | None, hints: bool = True) -> dict[str, object
         else None,
         "river_last": _river_last(state),
     }
-    if own:
-        assert seat is not None
-        counts = list(state.hands[seat])
-        drawn = state.drawn[seat]
-        if drawn is not None:
-            counts[drawn] -= 1
-        hand: list[str] = []
-        for k, c in enumerate(counts):
-            if c:
-                hand += (names[k],) * c
-        out["hand"] = hand
-        out["drawn"] = tile_name(drawn) if drawn is not None else None
-        unseen = _unseen(state, seat) if hints else []
-        if hints:
-            out["waits"] = [{"tile": tile_name(k), "unseen": unseen[k]} for k in waits(state, seat)]
-        out["void_held"] = holds_void(state, seat)
-        if hints:
-            own_turn = state.phase == "turn" and state.turn == seat
-            out["ting_hints"] = ting_hints(state, seat, unseen) if own_turn else {}
-    if state.ended:
-        out["settlement"] = settle(state)
+    seen = _seen(state) if hints and any(s is not None for s in seats) else []
+    settlement = settle(state) if state.ended else None
+    out = []
+    for seat in seats:
+        own = seat is not None and 0 <= seat < state.players
+        seat_views = [dict(t) for t in table] if len(seats) > 1 else table
+        if own and not revealed:  # its own 定缺 before all are revealed
+            assert seat is not None
+            dq = state.ding_que[seat]
+            seat_views[seat]["ding_que"] = SUIT_LETTERS[dq] if dq is not None else None
+        v: dict[str, object] = {**common, "seats": seat_views, **after}
+        if own:
+            assert seat is not None
+            counts = list(state.hands[seat])
+            drawn = state.drawn[seat]
+            if drawn is not None:
+                counts[drawn] -= 1
+            hand: list[str] = []
+            for k, c in enumerate(counts):
+                if c:
+                    hand += (names[k],) * c
+            v["hand"] = hand
+            v["drawn"] = tile_name(drawn) if drawn is not None else None
+            if hints:
+                # copies the seat cannot see: not in its hand, any meld or river
+                held = state.hands[seat]
+                unseen = [4 - h - o if h + o < 4 else 0 for h, o in zip(held, seen, strict=True)]
+                v["waits"] = [
+                    {"tile": tile_name(k), "unseen": unseen[k]} for k in waits(state, seat)
+                ]
+            v["void_held"] = holds_void(state, seat)
+            if hints:
+                own_turn = state.phase == "turn" and state.turn == seat
+                v["ting_hints"] = ting_hints(state, seat, unseen) if own_turn else {}
+        if settlement is not None:
+            v["settlement"] = settlement
+        out.append(v)
     return out

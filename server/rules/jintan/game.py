@@ -104,6 +104,9 @@ class JintanGame:
     def view(self, state: State, seat: int | None) -> View:
         return View(engine.view(state, seat))
 
+    def views(self, state: State, seats: Sequence[int | None]) -> list[View]:
+        return [self.view(state, seat) for seat in seats]
+
     def project_event(self, event: Event, seat: int | None) -> dict[str, Any] | None:
         return event.project(seat)
 
