@@ -58,7 +58,13 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy.engine import Connection, Engine, make_url
-from sqlalchemy.exc import DBAPIError, IntegrityError, InterfaceError, OperationalError
+from sqlalchemy.exc import (
+    DBAPIError,
+    IntegrityError,
+    InterfaceError,
+    OperationalError,
+    StatementError,
+)
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import (
     AsyncConnection,
@@ -278,6 +284,12 @@ def _sqlite_log_connection(path: str) -> sqlite3.Connection:
     return raw
 
 
+def _sqlite_error(exc: sqlite3.Error, params: list[tuple[Any, ...]]) -> StatementError:
+    """The action log's ``sqlite3`` error as SQLAlchemy's (``IntegrityError`` for a
+    duplicate ``idx``), as every other write raises it."""
+    return DBAPIError.instance(_INSERT_ACTIONS_SQL, params, exc, sqlite3.Error)
+
+
 def _log_checkpoint_failure(done: asyncio.Future[None]) -> None:
     if not done.cancelled() and done.exception() is not None:
         log.warning("SQLite checkpoint failed: %r", done.exception())
@@ -452,22 +464,30 @@ class Store:
         async with self.engine.begin() as conn:
             return await conn.run_sync(work)
 
-    def _sqlite_transaction(self, work: Callable[[Connection], T]) -> T:
-        """``work`` in one transaction on the writer's connection, kept open in the writer
-        thread (no pool checkout and reset per transaction: most of a small write's cost);
-        a connection that failed is closed and a fresh one taken next time."""
+    def _writer_connection(self) -> Connection:
+        """The writer's connection, kept open in the writer thread (no pool checkout and
+        reset per transaction: most of a small write's cost); a fresh one after a failure."""
         assert self._sqlite_writer is not None
         conn = self._sqlite_conn
         if conn is None or conn.closed or conn.invalidated:
             conn = self._sqlite_conn = self._sqlite_writer.connect()
+        return conn
+
+    def _drop_writer_connection(self, conn: Connection) -> None:
+        """Close the writer's ``conn`` after a failure that may have broken it."""
+        self._sqlite_conn = None
+        with suppress(Exception):
+            conn.close()
+
+    def _sqlite_transaction(self, work: Callable[[Connection], T]) -> T:
+        """``work`` in one transaction on the writer's connection, in the writer thread."""
+        conn = self._writer_connection()
         try:
             with conn.begin():
                 return work(conn)
         except DBAPIError as exc:
             if exc.connection_invalidated or not isinstance(exc, IntegrityError):
-                self._sqlite_conn = None
-                with suppress(Exception):
-                    conn.close()
+                self._drop_writer_connection(conn)
             raise
 
     def _sqlite_append(self, params: list[tuple[Any, ...]]) -> None:
@@ -475,21 +495,16 @@ class Store:
         writer thread (when `_sqlite_append_here` found the write lock taken): waits for
         the lock (``busy_timeout``). Run on the ``sqlite3`` connection itself (SQLAlchemy's
         connection layer would double an append's cost; its events do not see these
-        statements); a ``sqlite3`` error is raised as SQLAlchemy's (``IntegrityError`` for
-        a duplicate ``idx``), like every other write's."""
-        assert self._sqlite_writer is not None
-        conn = self._sqlite_conn
-        if conn is None or conn.closed or conn.invalidated:
-            conn = self._sqlite_conn = self._sqlite_writer.connect()
-        raw = cast(sqlite3.Connection, conn.connection.dbapi_connection)
+        statements); a ``sqlite3`` error is raised as SQLAlchemy's (`_sqlite_error`)."""
+        conn = self._writer_connection()
         try:
-            _sqlite_insert_actions(raw, params)
+            _sqlite_insert_actions(
+                cast(sqlite3.Connection, conn.connection.dbapi_connection), params
+            )
         except sqlite3.Error as exc:
-            err = DBAPIError.instance(_INSERT_ACTIONS_SQL, params, exc, sqlite3.Error)
-            if not isinstance(err, IntegrityError):  # maybe broken: a fresh one next time
-                self._sqlite_conn = None
-                with suppress(Exception):
-                    conn.close()
+            err = _sqlite_error(exc, params)
+            if not isinstance(err, IntegrityError):
+                self._drop_writer_connection(conn)
             raise err from exc
 
     def _sqlite_append_here(self, params: list[tuple[Any, ...]]) -> bool:
@@ -515,7 +530,7 @@ class Store:
         except sqlite3.Error as exc:
             if exc.sqlite_errorcode & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
                 return False
-            err = DBAPIError.instance(_INSERT_ACTIONS_SQL, params, exc, sqlite3.Error)
+            err = _sqlite_error(exc, params)
             if not isinstance(err, IntegrityError):  # maybe broken: a fresh one next time
                 state.sqlite_log = None
                 with suppress(Exception):
@@ -531,11 +546,7 @@ class Store:
     def _sqlite_checkpoint(self) -> None:
         """Move the WAL's pages into the database file (``PASSIVE``: waits for nobody), in
         the writer thread, for the commits of the log's connection, which never does."""
-        assert self._sqlite_writer is not None
-        conn = self._sqlite_conn
-        if conn is None or conn.closed or conn.invalidated:
-            conn = self._sqlite_conn = self._sqlite_writer.connect()
-        raw = conn.connection.dbapi_connection
+        raw = self._writer_connection().connection.dbapi_connection
         assert raw is not None
         raw.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
 
