@@ -26,16 +26,34 @@ from server.bus._queue import DEFAULT_MAXSIZE, QueueSubscription
 
 log = logging.getLogger(__name__)
 
+#: Connections one bus keeps to Redis at most (publishes in flight, plus its subscriber's).
+POOL_SIZE = 100
+#: A publish that finds them all in use waits this long for one (redis-py's
+#: ``BlockingConnectionPool``) rather than failing at once with "Too many connections" (its
+#: default pool's answer, which a process running 1,000 busy rooms met on every publish).
+POOL_WAIT_SECONDS = 10.0
+
 
 class RedisBus:
     """A :class:`server.bus.Bus` over Redis pub/sub at ``url``; channel ``c`` is the Redis
-    channel ``prefix + c``."""
+    channel ``prefix + c``. At most ``pool_size`` connections (`POOL_SIZE`); a publish waits
+    for a free one (`POOL_WAIT_SECONDS`, then redis-py's ``ConnectionError``)."""
 
-    def __init__(self, url: str, *, prefix: str = "", maxsize: int = DEFAULT_MAXSIZE) -> None:
+    def __init__(
+        self,
+        url: str,
+        *,
+        prefix: str = "",
+        maxsize: int = DEFAULT_MAXSIZE,
+        pool_size: int = POOL_SIZE,
+    ) -> None:
         self.url = url
         self.prefix = prefix
         self._maxsize = maxsize
-        self._redis = aioredis.from_url(url, decode_responses=True)
+        pool = aioredis.BlockingConnectionPool.from_url(
+            url, max_connections=pool_size, timeout=POOL_WAIT_SECONDS, decode_responses=True
+        )
+        self._redis = aioredis.Redis.from_pool(pool)  # (closing the client closes the pool)
         self._pubsub = self._redis.pubsub()
         self._subs: dict[str, set[QueueSubscription]] = {}
         self._confirm: dict[str, list[asyncio.Future[None]]] = {}

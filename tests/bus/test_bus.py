@@ -254,6 +254,23 @@ async def test_redis_publish_many_is_one_round_trip(redis_url: str) -> None:
         await proxy.close()
 
 
+async def test_redis_publishes_wait_for_a_free_connection(redis_url: str) -> None:
+    """More publishes in flight than the pool has connections: each waits for one (the
+    default pool raised "Too many connections" there) and all arrive."""
+    prefix = f"test:{uuid.uuid4().hex}:"
+    bus = RedisBus(redis_url, prefix=prefix, pool_size=3)  # one is the subscriber's
+    try:
+        sub = await bus.subscribe("c")
+        counts = await asyncio.gather(
+            *(bus.publish_many([("c", {"n": i}), ("c", {"n": -i})]) for i in range(100))
+        )
+        assert counts == [[1, 1]] * 100
+        got = [(await sub.get(timeout=2))["n"] for _ in range(200)]
+        assert sorted(got) == sorted([*range(100), *(-i for i in range(100))])
+    finally:
+        await bus.close()
+
+
 async def test_redis_bus_says_gap_after_the_connection_came_back(tmp_path: Path) -> None:
     """Redis restarted (empty) under a subscription: the subscription is not closed, it is
     subscribed again and first receives the gap marker, then what is published after."""
