@@ -476,6 +476,7 @@ def start_baseline() -> Target:
     port = free_port()
     cmd = [sys.executable, "-m", "uvicorn", "--app-dir", str(BENCH), "baseline_app:app"]
     cmd += ["--host", "127.0.0.1", "--port", str(port), "--log-level", "warning"]
+    cmd += ["--ws-per-message-deflate", "false"]  # like the server (WS_DEFLATE off)
     proc = subprocess.Popen(cmd, env=clean_env(), cwd=BENCH)
     target = Target("baseline", port, proc, "/health")
     wait_healthy(target)

@@ -94,6 +94,10 @@ class Settings(BaseSettings):
             closed (slow clients).
         keep_alive_seconds: an idle keep-alive HTTP connection is closed after this (uvicorn
             ``timeout_keep_alive``).
+        ws_deflate: accept WebSocket per-message compression (permessage-deflate) when the
+            browser offers it. Off by default: a room's messages are 1-3 KB, so compressing
+            saves little bandwidth but costs a quarter of the sending time, the largest part of
+            the server's CPU per message (``bench/load.py``).
         migrate: the app migrates the database at start (``create_app``); ``False``
             (``python -m server serve --no-migrate``, ``MIGRATE=false``): it only checks
             that the schema serves this release (:mod:`server.store.schema`).
@@ -139,6 +143,7 @@ class Settings(BaseSettings):
     shutdown_watchdog: bool = False
     request_seconds: float = Field(default=10, gt=0)
     keep_alive_seconds: float = Field(default=5, gt=0)
+    ws_deflate: bool = False
     migrate: bool = True
     db_wait_seconds: float = Field(default=60, ge=0)
     ready_timeout_seconds: float = Field(default=2, gt=0)

@@ -93,9 +93,11 @@ def uvicorn_options(settings: Any) -> dict[str, Any]:
     ``request_seconds`` itself, see the class), ``timeout_keep_alive``
     (``KEEP_ALIVE_SECONDS``) and ``timeout_graceful_shutdown`` (a quarter of
     ``SHUTDOWN_SECONDS``, at least 1 s: how long a stopping server waits for its open
-    connections, e.g. WebSockets it closed with 1012, before the app's own shutdown)."""
+    connections, e.g. WebSockets it closed with 1012, before the app's own shutdown) and
+    ``ws_per_message_deflate`` (``WS_DEFLATE``, off by default)."""
     return {
         "http": RequestDeadlineProtocol,
         "timeout_keep_alive": settings.keep_alive_seconds,
+        "ws_per_message_deflate": settings.ws_deflate,
         "timeout_graceful_shutdown": max(1, round(getattr(settings, "shutdown_seconds", 3) / 4)),
     }
