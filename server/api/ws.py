@@ -40,6 +40,7 @@ from server.bus import GAP, SubscriptionClosed, decode
 from server.logs import HAND, ROOM, SEAT
 from server.room.actor import SPECTATORS, RoomError, seat_channel
 from server.room.manager import CODE_ALPHABET, CODE_LENGTH
+from server.room.publisher import message_head
 from server.rules.types import Action, IllegalAction
 
 MAX_MESSAGE_BYTES = 4096
@@ -356,7 +357,8 @@ async def _serve_socket(
         try:
             while True:
                 text = await sub.get_text()
-                msg = decode(text)  # decoded once, only to route it
+                # routed by its head; decoded only when it is not a stamped event
+                msg = message_head(text) or decode(text)
                 kind = msg.get("type")
                 if kind == "_takeover":
                     if msg.get("conn") != conn_id:

@@ -12,6 +12,7 @@ from typing import Any
 
 from server.room.actor import RoomActor, Seat, Timing, seat_channel
 from server.room.clock import ManualClock
+from server.room.publisher import message_head
 from server.rules.guiyang import Action, GuiyangOptions, apply, deal, legal_actions, prompt_kind
 from server.rules.guiyang.game import GuiyangGame
 
@@ -180,3 +181,59 @@ async def test_nothing_computed_for_audiences_nobody_listens_to(store: Any, bus:
     assert [[e["type"] for e in m["events"]] for m in got[None]] == [["discard"], ["pong"]]
     await spectator.close()
     await actor.stop()
+
+
+async def test_every_event_is_routed_by_its_head(store: Any, bus: Any) -> None:
+    """A relay routes a stamped ``event`` / ``hand_end`` by the head of its text
+    (`message_head`) without decoding it: over a whole hand, every such text's head gives
+    exactly the decoded message's routing fields; no other message has a head."""
+    seed, _, _ = pong_seed(GuiyangOptions())
+    actor = await make_room(store, bus, "ONCE03", seed)
+    sub = await bus.subscribe(seat_channel("ONCE03", 2))
+    actor.start()
+    await actor.idle()
+    while actor.status == "playing":
+        seat = actor._acting()[0]
+        await actor.act(seat, actor.game.default_action(actor.state, seat), actor.prompts.window)
+        await actor.idle()
+    kinds: Counter[str] = Counter()
+    while True:
+        try:
+            text = await sub.get_text(timeout=0.01)
+        except TimeoutError:
+            break
+        msg = json.loads(text)
+        kinds[msg["type"]] += 1
+        head = message_head(text)
+        if msg["type"] in ("event", "hand_end"):
+            fields = ("type", "hand_no", "version", "prev_version")
+            assert head == {k: msg[k] for k in fields}, text[:120]
+        else:
+            assert head is None, text[:120]
+    assert kinds["hand_end"] == 1 and kinds["event"] > 20 and kinds["snapshot"] == 1
+    await sub.close()
+    await actor.stop()
+
+
+def test_a_head_is_read_only_from_the_stamped_form() -> None:
+    stamped = '{"type":"event","hand_no":3,"version":41,"prev_version":null,"events":[]}'
+    assert message_head(stamped) == {
+        "type": "event",
+        "hand_no": 3,
+        "version": 41,
+        "prev_version": None,
+    }
+    assert message_head('{"type":"hand_end","hand_no":1,"version":9,"prev_version":7}') == {
+        "type": "hand_end",
+        "hand_no": 1,
+        "version": 9,
+        "prev_version": 7,
+    }
+    for other in (
+        '{"type": "event", "hand_no": 3, "version": 41, "prev_version": 40}',  # not compact
+        '{"hand_no":3,"type":"event","version":41,"prev_version":40}',  # another order
+        '{"type":"snapshot","hand_no":3,"version":41,"prev_version":40}',
+        '{"type":"event","hand_no":3,"version":41,"prev_version":40x}',
+        '{"type":"_takeover","conn":"ab"}',
+    ):
+        assert message_head(other) is None, other
