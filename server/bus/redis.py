@@ -103,8 +103,14 @@ class RedisBus:
         self.url = url
         self.prefix = prefix
         self._maxsize = maxsize
+        # RESP2: redis-py's pure-Python RESP3 parser spends more per pub/sub message
+        # (push-notification handling) for nothing the bus uses (a URL's ?protocol= wins).
         pool = aioredis.BlockingConnectionPool.from_url(
-            url, max_connections=pool_size, timeout=POOL_WAIT_SECONDS, decode_responses=True
+            url,
+            max_connections=pool_size,
+            timeout=POOL_WAIT_SECONDS,
+            decode_responses=True,
+            protocol=2,
         )
         self._redis = aioredis.Redis.from_pool(pool)  # (closing the client closes the pool)
         self._pubsub = self._redis.pubsub()
