@@ -9,6 +9,11 @@ meanwhile are lost (pub/sub is at-most-once): once a Redis channel is subscribed
 of its local subscriptions receives the gap marker (:data:`server.bus.GAP_TEXT`), and
 clients resynchronise from a snapshot.
 
+Publishing: one pipeline in flight per process; the ``publish_many`` calls made while it is
+in flight are queued and sent together in the next one (one round trip, one connection, in
+call order), so a busy process pays redis-py's per-command overhead once per loop turn
+rather than once per room.
+
 **Groups.** A channel named ``<group>|<member>`` (the first ``|`` splits; see
 :func:`server.bus.group_of`) is a member of group ``<group>``, and every member of a group
 travels on one Redis channel, ``prefix + <group> + "|"``:
@@ -122,6 +127,10 @@ class RedisBus:
         self._lock = asyncio.Lock()
         self._reader: asyncio.Task[None] | None = None
         self._closed = False
+        #: Publishes waiting for the one in flight: each ``publish_many``'s Redis PUBLISHes
+        #: and the future of their counts; `_send` sends them.
+        self._queued: list[tuple[list[tuple[str, str]], asyncio.Future[list[int]]]] = []
+        self._sender: asyncio.Task[None] | None = None
         #: Redis channels subscribed when the connection dropped: each of their local
         #: subscriptions gets the gap marker when Redis confirms the channel again.
         self._dropped: set[str] = set()
@@ -143,7 +152,9 @@ class RedisBus:
         """PUBLISH every ``(channel, message)`` in order, in one pipelined round trip (no
         MULTI: a pipeline, not a transaction), a group's messages as one PUBLISH (module
         docstring); returns each message's receiver count (a grouped message: its group's
-        PUBLISH's)."""
+        PUBLISH's). One pipeline is in flight per bus: calls made meanwhile are queued and
+        go out together in the next (in call order), each getting its own counts or, if
+        that pipeline fails, its error (redis-py's ``ConnectionError`` ...)."""
         if self._closed:
             raise BusError("bus is closed")
         # One entry per PUBLISH: (Redis channel, text, or a group's [(member, text)]).
@@ -168,14 +179,42 @@ class RedisBus:
         if not sends:
             return []
         texts = [(key, body if isinstance(body, str) else frame(body)) for key, body in sends]
-        if len(texts) == 1:
-            counts = [int(await self._redis.publish(*texts[0]))]
-        else:
-            async with self._redis.pipeline(transaction=False) as pipe:
-                for key, text in texts:
-                    pipe.publish(key, text)
-                counts = [int(n) for n in await pipe.execute()]
+        done: asyncio.Future[list[int]] = asyncio.get_running_loop().create_future()
+        self._queued.append((texts, done))
+        if self._sender is None or self._sender.done():
+            self._sender = asyncio.create_task(self._send(), name="redis-bus-sender")
+        counts = await done
         return [counts[i] for i in at]
+
+    async def _send(self) -> None:
+        """Send the queued publishes, each batch in one pipeline, until none is left;
+        each caller gets its counts, or the batch's error."""
+        while self._queued:
+            batch, self._queued = self._queued, []
+            try:
+                if len(batch) == 1 and len(batch[0][0]) == 1:
+                    counts = [int(await self._redis.publish(*batch[0][0][0]))]
+                else:
+                    async with self._redis.pipeline(transaction=False) as pipe:
+                        for texts, _ in batch:
+                            for key, text in texts:
+                                pipe.publish(key, text)
+                        counts = [int(n) for n in await pipe.execute()]
+            except BaseException as exc:
+                error = (
+                    BusError("bus is closed") if isinstance(exc, asyncio.CancelledError) else exc
+                )
+                for _, done in batch:
+                    if not done.done():  # (a caller cancelled meanwhile: nobody to tell)
+                        done.set_exception(error)
+                if isinstance(exc, asyncio.CancelledError):
+                    raise
+                continue
+            pos = 0
+            for texts, done in batch:
+                if not done.done():
+                    done.set_result(counts[pos : pos + len(texts)])
+                pos += len(texts)
 
     async def subscribe(self, channel: str, timeout: float = 10.0) -> QueueSubscription:
         """A new subscription of ``channel``; returns once Redis confirmed the SUBSCRIBE of
@@ -301,6 +340,14 @@ class RedisBus:
                     sub._shutdown()
         self._subs.clear()
         self._groups.clear()
+        if self._sender is not None:
+            self._sender.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._sender
+        for _, done in self._queued:
+            if not done.done():
+                done.set_exception(BusError("bus is closed"))
+        self._queued.clear()
         if self._reader is not None:
             self._reader.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):

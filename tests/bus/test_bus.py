@@ -12,7 +12,17 @@ import pytest
 import redis.asyncio as aioredis
 from redis.exceptions import ConnectionError as RedisConnectionError
 
-from server.bus import GAP, GAP_TEXT, Bus, Subscription, SubscriptionClosed, group_of, make_bus
+from server.bus import (
+    GAP,
+    GAP_TEXT,
+    Bus,
+    BusError,
+    Subscription,
+    SubscriptionClosed,
+    group_of,
+    make_bus,
+    transient,
+)
 from server.bus.memory import MemoryBus
 from server.bus.redis import RedisBus, frame, unframe
 from tests.redis_proxy import CountingProxy
@@ -544,6 +554,74 @@ async def test_redis_group_says_gap_after_the_connection_came_back(tmp_path: Pat
         for sub in (seat0, seat1, plain):
             with pytest.raises(TimeoutError):
                 await sub.get(timeout=0.05)
+    finally:
+        await bus.close()
+        server.stop()
+
+
+# ---------------------------------------------------------------------- batching
+
+
+@pytest.mark.redis
+async def test_redis_concurrent_publishes_share_one_round_trip(redis_url: str) -> None:
+    """Publishes made while none is sent yet (ten rooms in one loop turn) go out in one
+    pipeline: one round trip on the wire, each caller getting its own counts, every
+    channel's order kept."""
+    from sqlalchemy.engine import make_url
+
+    url = make_url(redis_url)
+    proxy = CountingProxy((url.host or "127.0.0.1", url.port or 6379))
+    port = await proxy.start()
+    prefix = f"test:{uuid.uuid4().hex}:"
+    bus = RedisBus(f"redis://127.0.0.1:{port}/{url.database or 0}", prefix=prefix)
+    listener = RedisBus(redis_url, prefix=prefix)
+    try:
+        subs = [await listener.subscribe(f"room:{r}|seat:0") for r in range(10)]
+        plain = await listener.subscribe("plain")
+        await bus.publish("warm-up", {})  # connect (handshake round trips) first
+        before = proxy.round_trips
+        counts = await asyncio.gather(
+            *(
+                bus.publish_many(
+                    [(f"room:{r}|seat:0", {"n": 0}), ("plain", {"r": r})]
+                    + [(f"room:{r}|seat:1", {"n": 1}), (f"room:{r}|seat:0", {"n": 2})]
+                )
+                for r in range(10)
+            ),
+            bus.publish("nobody", {}),
+        )
+        assert proxy.round_trips - before == 1
+        assert counts == [[1, 1, 1, 1]] * 10 + [0]
+        for sub in subs:
+            assert [(await sub.get(timeout=2))["n"] for _ in range(2)] == [0, 2]
+        assert [(await plain.get(timeout=2))["r"] for _ in range(10)] == list(range(10))
+    finally:
+        await bus.close()
+        await listener.close()
+        await proxy.close()
+
+
+async def test_redis_a_failed_batch_fails_each_of_its_callers(tmp_path: Path) -> None:
+    """Redis is away: every publish of the batch raises the connection error (transient:
+    each caller retries its own); a publish still queued when the bus closes raises
+    BusError."""
+    server = RedisServer(tmp_path / "redis.log")
+    server.start()
+    bus = RedisBus(server.url, prefix="fail:")
+    try:
+        await bus.publish("c", {})
+        server.stop()
+        results = await asyncio.gather(
+            *(bus.publish_many([("g|a", {"n": i}), ("c", {})]) for i in range(5)),
+            return_exceptions=True,
+        )
+        assert [type(r) for r in results] == [RedisConnectionError] * 5
+        assert all(transient(r) for r in results if isinstance(r, BaseException))
+        pending = asyncio.create_task(bus.publish("c", {"n": 1}))
+        await asyncio.sleep(0)  # queued, not sent yet
+        await bus.close()
+        with pytest.raises(BusError):
+            await pending
     finally:
         await bus.close()
         server.stop()
