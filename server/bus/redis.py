@@ -26,7 +26,7 @@ travels on one Redis channel, ``prefix + <group> + "|"``:
 * A process SUBSCRIBEs to the group's Redis channel once, while any of its local
   subscriptions is to a member of the group, and delivers each part only to the local
   subscriptions of that part's channel, in order; a part with no local subscriber is
-  skipped (sliced out of nothing, never decoded). After a dropped connection every local
+  skipped (neither sliced out nor decoded). After a dropped connection every local
   subscription of the group gets the gap marker.
 * A grouped message's receiver count is the number of processes subscribed to the *group*
   (some of them may have no subscriber of that member).
@@ -51,7 +51,8 @@ from server.bus._queue import DEFAULT_MAXSIZE, QueueSubscription
 
 log = logging.getLogger(__name__)
 
-#: Connections one bus keeps to Redis at most (publishes in flight, plus its subscriber's).
+#: Connections one bus keeps to Redis at most (its subscriber's, its publishing pipeline's;
+#: more only if that pipeline's connection is being replaced).
 POOL_SIZE = 100
 #: A publish that finds them all in use waits this long for one (redis-py's
 #: ``BlockingConnectionPool``) rather than failing at once with "Too many connections" (its
