@@ -97,7 +97,7 @@ def observe_published(channel: str, message: dict[str, Any] | str) -> None:
     """Count what a room publishes: claim windows and settlements, once per room (only the
     spectator channel, which every room publishes each event to once). A message may come
     already encoded (JSON text, `server.bus.Payload`)."""
-    if not channel.endswith(":spectator"):
+    if not channel.endswith("|spectator"):  # (`server.room.publisher.seat_channel`)
         return
     if isinstance(message, str):
         message = orjson.loads(message)

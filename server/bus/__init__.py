@@ -12,6 +12,17 @@ JSON once) or a ``str`` that already holds JSON text (passed through as is).
 :meth:`Subscription.get_text` returns a message's JSON text exactly as published, so a relay
 (the WebSocket handler) can forward it without re-encoding.
 
+**Groups.** A channel named ``<group>|<member>`` (split at the first ``|``,
+:func:`group_of`) belongs to group ``<group>``; a channel without ``|`` belongs to none.
+Grouping changes no delivery: a subscription of ``g|m`` still receives exactly the messages
+published on ``g|m``. It is a publisher's opt-in for channels that are published together
+(one room's audiences): on Redis all the messages of one group in a ``publish_many`` go out
+as one ``PUBLISH`` and every process subscribed to any member of the group receives all of
+them (and hands each only to its member's local subscriptions): server processes see every
+member's messages, subscribers (clients) still only their channel's (see
+:mod:`server.bus.redis`). A grouped message's receiver count is then the number of
+processes subscribed to the group. The in-process bus ignores groups.
+
 Delivery is at-most-once: a subscription only sees messages published after
 ``await bus.subscribe(channel)`` returned; a lagging subscriber whose queue overflows is
 closed (its ``get`` raises :class:`SubscriptionClosed`), and clients recover by asking for a
@@ -42,6 +53,13 @@ GAP_TEXT = '{"type":"_gap"}'
 
 #: What may be published: a JSON-able dict, or the JSON text of one (sent as is).
 Payload = dict[str, Any] | str
+
+
+def group_of(channel: str) -> tuple[str, str] | None:
+    """``(group, member)`` of a channel ``"<group>|<member>"`` (split at the first ``|``),
+    ``None`` for a channel without ``|`` (no group)."""
+    group, bar, member = channel.partition("|")
+    return (group, member) if bar else None
 
 
 def encode(payload: Payload) -> str:
@@ -105,15 +123,17 @@ class Bus(Protocol):
         """Send ``message`` (must be JSON-serializable: ``TypeError``/``ValueError``
         otherwise; a ``str`` is sent as JSON text as is) to every current subscription of
         ``channel``. Each subscriber receives its own decoded copy. Returns how many
-        received it (Redis: how many subscribed connections, one per process; memory: how
-        many subscriptions)."""
+        received it (Redis: how many subscribed connections, one per process, of a group
+        member: subscribed to its group; memory: how many subscriptions)."""
         ...
 
     async def publish_many(self, messages: Sequence[tuple[str, Payload]]) -> list[int]:
-        """Publish ``[(channel, message), ...]`` in list order, each message encoded once;
-        on Redis in one pipelined round trip (not a transaction). Returns each message's
-        receiver count as :meth:`publish` does. Every message is encoded before anything
-        is sent, so a non-JSON message (``TypeError``/``ValueError``) sends nothing."""
+        """Publish ``[(channel, message), ...]`` in list order per channel, each message
+        encoded once; on Redis in one pipelined round trip (not a transaction), the
+        messages of one group as one PUBLISH at the place of the group's first. Returns
+        each message's receiver count as :meth:`publish` does. Every message is encoded
+        before anything is sent, so a non-JSON message (``TypeError``/``ValueError``)
+        sends nothing."""
         ...
 
     async def subscribe(self, channel: str) -> Subscription:
@@ -162,6 +182,7 @@ __all__ = [
     "Subscription",
     "SubscriptionClosed",
     "encode",
+    "group_of",
     "make_bus",
     "transient",
 ]

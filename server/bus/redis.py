@@ -1,13 +1,38 @@
 """Redis bus: Redis pub/sub, messages JSON-encoded. For several server processes.
 
 One Redis connection per process carries every subscription: a reader task reads it and
-fans each message out to the local subscriptions of that channel. A channel is SUBSCRIBEd
-when its first local subscription opens and UNSUBSCRIBEd when its last one closes;
-``subscribe`` returns only after Redis confirmed, so later publishes are never missed.
-If the connection drops, redis-py reconnects and re-subscribes; messages published meanwhile
-are lost (pub/sub is at-most-once): once a channel is subscribed again each of its local
-subscriptions receives the gap marker (:data:`server.bus.GAP_TEXT`), and clients
-resynchronise from a snapshot.
+fans each message out to the local subscriptions of that channel. A Redis channel is
+SUBSCRIBEd when its first local subscription opens and UNSUBSCRIBEd when its last one
+closes; ``subscribe`` returns only after Redis confirmed, so later publishes are never
+missed. If the connection drops, redis-py reconnects and re-subscribes; messages published
+meanwhile are lost (pub/sub is at-most-once): once a Redis channel is subscribed again each
+of its local subscriptions receives the gap marker (:data:`server.bus.GAP_TEXT`), and
+clients resynchronise from a snapshot.
+
+Publishing: one pipeline in flight per process; the ``publish_many`` calls made while it is
+in flight are queued and sent together in the next one (one round trip, one connection, in
+call order), so a busy process pays redis-py's per-command overhead once per loop turn
+rather than once per room.
+
+**Groups.** A channel named ``<group>|<member>`` (the first ``|`` splits; see
+:func:`server.bus.group_of`) is a member of group ``<group>``, and every member of a group
+travels on one Redis channel, ``prefix + <group> + "|"``:
+
+* ``publish_many`` sends all the messages of one group in the call as ONE ``PUBLISH`` on the
+  group's Redis channel (at the place of the group's first message in the call; the other
+  messages as before, all in one round trip). Its payload frames the parts (`frame`): a
+  header line of decimal lengths ``"<len member> <len text> ..."`` then ``"\\n"`` then each
+  part's member and text, concatenated: texts are neither escaped nor copied into JSON.
+* A process SUBSCRIBEs to the group's Redis channel once, while any of its local
+  subscriptions is to a member of the group, and delivers each part only to the local
+  subscriptions of that part's channel, in order; a part with no local subscriber is
+  skipped (neither sliced out nor decoded). After a dropped connection every local
+  subscription of the group gets the gap marker.
+* A grouped message's receiver count is the number of processes subscribed to the *group*
+  (some of them may have no subscriber of that member).
+* Privacy: every process subscribed to a group receives all its members' messages. These
+  are server processes; a client only ever gets its own channel's messages (the relay
+  forwards one subscription's). Channels without ``|`` are plain, one Redis channel each.
 """
 
 from __future__ import annotations
@@ -21,12 +46,13 @@ import redis.asyncio as aioredis
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from server.bus import GAP_TEXT, BusError, Payload, encode
+from server.bus import GAP_TEXT, BusError, Payload, encode, group_of
 from server.bus._queue import DEFAULT_MAXSIZE, QueueSubscription
 
 log = logging.getLogger(__name__)
 
-#: Connections one bus keeps to Redis at most (publishes in flight, plus its subscriber's).
+#: Connections one bus keeps to Redis at most (its subscriber's, its publishing pipeline's;
+#: more only if that pipeline's connection is being replaced).
 POOL_SIZE = 100
 #: A publish that finds them all in use waits this long for one (redis-py's
 #: ``BlockingConnectionPool``) rather than failing at once with "Too many connections" (its
@@ -34,10 +60,43 @@ POOL_SIZE = 100
 POOL_WAIT_SECONDS = 10.0
 
 
+def frame(parts: Sequence[tuple[str, str]]) -> str:
+    """One group message carrying ``[(member, text), ...]`` in order: the header line
+    ``"<len member> <len text> ..."`` (lengths in characters), ``"\\n"``, then each part's
+    member and text. (Lengths, not separators: neither member nor text is escaped.)"""
+    head = " ".join(f"{len(member)} {len(text)}" for member, text in parts)
+    return head + "\n" + "".join(member + text for member, text in parts)
+
+
+def unframe(data: str) -> list[tuple[str, str]]:
+    """The ``[(member, text), ...]`` of a `frame`; ``ValueError`` if ``data`` is not one."""
+    return [(member, data[start:end]) for member, start, end in _parts(data)]
+
+
+def _parts(data: str) -> list[tuple[str, int, int]]:
+    """``[(member, start, end), ...]``: each part's member and where its text is in ``data``
+    (so a text nobody wants is never sliced out). ``ValueError`` if not a `frame`."""
+    nl = data.index("\n")
+    lengths = [int(n) for n in data[:nl].split()]
+    if len(lengths) % 2:
+        raise ValueError("odd number of lengths in a group message's header")
+    out = []
+    pos = nl + 1
+    for i in range(0, len(lengths), 2):
+        start = pos + lengths[i]
+        end = start + lengths[i + 1]
+        out.append((data[pos:start], start, end))
+        pos = end
+    if pos != len(data):
+        raise ValueError("group message's lengths do not add up")
+    return out
+
+
 class RedisBus:
-    """A :class:`server.bus.Bus` over Redis pub/sub at ``url``; channel ``c`` is the Redis
-    channel ``prefix + c``. At most ``pool_size`` connections (`POOL_SIZE`); a publish waits
-    for a free one (`POOL_WAIT_SECONDS`, then redis-py's ``ConnectionError``)."""
+    """A :class:`server.bus.Bus` over Redis pub/sub at ``url``; plain channel ``c`` is the
+    Redis channel ``prefix + c``, a member of group ``g`` (``g|m``) travels on ``prefix + g
+    + "|"`` (module docstring). At most ``pool_size`` connections (`POOL_SIZE`); a publish
+    waits for a free one (`POOL_WAIT_SECONDS`, then redis-py's ``ConnectionError``)."""
 
     def __init__(
         self,
@@ -50,58 +109,133 @@ class RedisBus:
         self.url = url
         self.prefix = prefix
         self._maxsize = maxsize
+        # RESP2: redis-py's pure-Python RESP3 parser spends more per pub/sub message
+        # (push-notification handling) for nothing the bus uses (a URL's ?protocol= wins).
         pool = aioredis.BlockingConnectionPool.from_url(
-            url, max_connections=pool_size, timeout=POOL_WAIT_SECONDS, decode_responses=True
+            url,
+            max_connections=pool_size,
+            timeout=POOL_WAIT_SECONDS,
+            decode_responses=True,
+            protocol=2,
         )
         self._redis = aioredis.Redis.from_pool(pool)  # (closing the client closes the pool)
         self._pubsub = self._redis.pubsub()
-        self._subs: dict[str, set[QueueSubscription]] = {}
+        #: Local subscriptions by Redis channel, then by member (``""`` for a plain channel).
+        self._subs: dict[str, dict[str, set[QueueSubscription]]] = {}
+        #: The Redis channels that carry groups (so their messages are unframed).
+        self._groups: set[str] = set()
         self._confirm: dict[str, list[asyncio.Future[None]]] = {}
         self._lock = asyncio.Lock()
         self._reader: asyncio.Task[None] | None = None
         self._closed = False
-        #: Channels subscribed when the connection dropped: each gets the gap marker when
-        #: Redis confirms it again.
+        #: Publishes waiting for the one in flight: each ``publish_many``'s Redis PUBLISHes
+        #: and the future of their counts; `_send` sends them.
+        self._queued: list[tuple[list[tuple[str, str]], asyncio.Future[list[int]]]] = []
+        self._sender: asyncio.Task[None] | None = None
+        #: Redis channels subscribed when the connection dropped: each of their local
+        #: subscriptions gets the gap marker when Redis confirms the channel again.
         self._dropped: set[str] = set()
 
+    def _key(self, channel: str) -> tuple[str, str, bool]:
+        """``(Redis channel, member, grouped)`` of ``channel``."""
+        split = group_of(channel)
+        if split is None:
+            return self.prefix + channel, "", False
+        return self.prefix + split[0] + "|", split[1], True
+
     async def publish(self, channel: str, message: Payload) -> int:
-        """PUBLISH the JSON encoding of ``message`` on ``prefix + channel``; returns the
-        number of Redis connections (processes) that received it."""
-        if self._closed:
-            raise BusError("bus is closed")
-        return int(await self._redis.publish(self.prefix + channel, encode(message)))
+        """PUBLISH the JSON encoding of ``message`` on ``channel``'s Redis channel (a group
+        member's as a one-part group message); returns the number of Redis connections
+        (processes) that received it (of a member: subscribed to its group)."""
+        return (await self.publish_many([(channel, message)]))[0]
 
     async def publish_many(self, messages: Sequence[tuple[str, Payload]]) -> list[int]:
         """PUBLISH every ``(channel, message)`` in order, in one pipelined round trip (no
-        MULTI: a pipeline, not a transaction); returns each one's receiver count."""
+        MULTI: a pipeline, not a transaction), a group's messages as one PUBLISH (module
+        docstring); returns each message's receiver count (a grouped message: its group's
+        PUBLISH's). One pipeline is in flight per bus: calls made meanwhile are queued and
+        go out together in the next (in call order), each getting its own counts or, if
+        that pipeline fails, its error (redis-py's ``ConnectionError`` ...)."""
         if self._closed:
             raise BusError("bus is closed")
-        texts = [(self.prefix + channel, encode(message)) for channel, message in messages]
-        if not texts:
+        # One entry per PUBLISH: (Redis channel, text, or a group's [(member, text)]).
+        sends: list[tuple[str, str | list[tuple[str, str]]]] = []
+        at: list[int] = []  # message i's PUBLISH
+        group_at: dict[str, int] = {}
+        for channel, message in messages:
+            text = encode(message)
+            key, member, grouped = self._key(channel)
+            if not grouped:
+                at.append(len(sends))
+                sends.append((key, text))
+                continue
+            index = group_at.get(key)
+            if index is None:
+                index = group_at[key] = len(sends)
+                sends.append((key, []))
+            parts = sends[index][1]
+            assert isinstance(parts, list)
+            parts.append((member, text))
+            at.append(index)
+        if not sends:
             return []
-        if len(texts) == 1:
-            return [int(await self._redis.publish(*texts[0]))]
-        async with self._redis.pipeline(transaction=False) as pipe:
-            for key, text in texts:
-                pipe.publish(key, text)
-            return [int(n) for n in await pipe.execute()]
+        texts = [(key, body if isinstance(body, str) else frame(body)) for key, body in sends]
+        done: asyncio.Future[list[int]] = asyncio.get_running_loop().create_future()
+        self._queued.append((texts, done))
+        if self._sender is None or self._sender.done():
+            self._sender = asyncio.create_task(self._send(), name="redis-bus-sender")
+        counts = await done
+        return [counts[i] for i in at]
+
+    async def _send(self) -> None:
+        """Send the queued publishes, each batch in one pipeline, until none is left;
+        each caller gets its counts, or the batch's error."""
+        while self._queued:
+            batch, self._queued = self._queued, []
+            try:
+                if len(batch) == 1 and len(batch[0][0]) == 1:
+                    counts = [int(await self._redis.publish(*batch[0][0][0]))]
+                else:
+                    async with self._redis.pipeline(transaction=False) as pipe:
+                        for texts, _ in batch:
+                            for key, text in texts:
+                                pipe.publish(key, text)
+                        counts = [int(n) for n in await pipe.execute()]
+            except BaseException as exc:
+                error = (
+                    BusError("bus is closed") if isinstance(exc, asyncio.CancelledError) else exc
+                )
+                for _, done in batch:
+                    if not done.done():  # (a caller cancelled meanwhile: nobody to tell)
+                        done.set_exception(error)
+                if isinstance(exc, asyncio.CancelledError):
+                    raise
+                continue
+            pos = 0
+            for texts, done in batch:
+                if not done.done():
+                    done.set_result(counts[pos : pos + len(texts)])
+                pos += len(texts)
 
     async def subscribe(self, channel: str, timeout: float = 10.0) -> QueueSubscription:
-        """A new subscription of ``channel``; returns once Redis confirmed the SUBSCRIBE
-        (``TimeoutError`` after ``timeout`` seconds, redis-py's ``ConnectionError`` if Redis
-        is unreachable)."""
+        """A new subscription of ``channel``; returns once Redis confirmed the SUBSCRIBE of
+        its Redis channel (at once if this process already subscribes to it: another
+        subscription of the channel or of its group) (``TimeoutError`` after ``timeout``
+        seconds, redis-py's ``ConnectionError`` if Redis is unreachable)."""
         if self._closed:
             raise BusError("bus is closed")
-        key = self.prefix + channel
+        key, member, grouped = self._key(channel)
         sub = QueueSubscription(channel, self._detach, self._maxsize)
         async with self._lock:
             local = self._subs.get(key)
             if local:
-                local.add(sub)
+                local.setdefault(member, set()).add(sub)
                 return sub
             waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
             self._confirm.setdefault(key, []).append(waiter)
-            self._subs[key] = {sub}
+            self._subs[key] = {member: {sub}}
+            if grouped:
+                self._groups.add(key)
             try:
                 await self._pubsub.subscribe(key)
                 if self._reader is None or self._reader.done():
@@ -110,6 +244,7 @@ class RedisBus:
                     await asyncio.shield(waiter)
             except BaseException:
                 self._subs.pop(key, None)
+                self._groups.discard(key)
                 if waiter in self._confirm.get(key, []):
                     self._confirm[key].remove(waiter)
                 with contextlib.suppress(Exception):
@@ -118,14 +253,18 @@ class RedisBus:
         return sub
 
     async def _detach(self, sub: QueueSubscription) -> None:
-        key = self.prefix + sub.channel
+        key, member, _ = self._key(sub.channel)
         async with self._lock:
             local = self._subs.get(key)
-            if local is None:
+            subs = None if local is None else local.get(member)
+            if local is None or subs is None:
                 return
-            local.discard(sub)
+            subs.discard(sub)
+            if not subs:
+                del local[member]
             if not local:
                 del self._subs[key]
+                self._groups.discard(key)
                 self._dropped.discard(key)
                 if not self._closed:
                     with contextlib.suppress(RedisConnectionError, RedisTimeoutError):
@@ -150,8 +289,15 @@ class RedisBus:
                 continue
             kind, key = msg.get("type"), msg.get("channel")
             if kind == "message":
-                for sub in list(self._subs.get(key, ())):
-                    sub._deliver(msg["data"])
+                local = self._subs.get(key)
+                if not local:
+                    continue
+                data = msg["data"]
+                if key in self._groups:
+                    self._deliver_group(key, local, data)
+                else:
+                    for sub in list(local.get("", ())):
+                        sub._deliver(data)
             elif kind == "subscribe":
                 for waiter in self._confirm.pop(key, []):
                     if not waiter.done():
@@ -160,22 +306,49 @@ class RedisBus:
                     self._dropped.discard(key)
                     if not self._dropped:
                         log.warning("redis bus: connection back")
-                    for sub in list(self._subs.get(key, ())):
-                        sub._deliver(GAP_TEXT)
+                    for subs in list(self._subs.get(key, {}).values()):
+                        for sub in list(subs):
+                            sub._deliver(GAP_TEXT)
+
+    @staticmethod
+    def _deliver_group(key: str, local: dict[str, set[QueueSubscription]], data: str) -> None:
+        """Each part of group message ``data`` to ``local``'s subscriptions of its member."""
+        try:
+            parts = _parts(data)
+        except ValueError:
+            log.warning("redis bus: dropped a malformed message on group channel %s", key)
+            return
+        for member, start, end in parts:
+            subs = local.get(member)
+            if subs:
+                text = data[start:end]
+                for sub in list(subs):
+                    sub._deliver(text)
 
     def subscriber_count(self, channel: str) -> int:
         """How many live subscriptions ``channel`` has in this process."""
-        return len(self._subs.get(self.prefix + channel, ()))
+        key, member, _ = self._key(channel)
+        return len(self._subs.get(key, {}).get(member, ()))
 
     async def close(self) -> None:
         """Close every subscription, stop the reader and release connections; idempotent."""
         if self._closed:
             return
         self._closed = True
-        for subs in list(self._subs.values()):
-            for sub in list(subs):
-                sub._shutdown()
+        for local in list(self._subs.values()):
+            for subs in list(local.values()):
+                for sub in list(subs):
+                    sub._shutdown()
         self._subs.clear()
+        self._groups.clear()
+        if self._sender is not None:
+            self._sender.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._sender
+        for _, done in self._queued:
+            if not done.done():
+                done.set_exception(BusError("bus is closed"))
+        self._queued.clear()
         if self._reader is not None:
             self._reader.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):

@@ -30,7 +30,7 @@ published), the seats are told the room waits for its database (``degraded`` /
 ``recovered``), and any other failure re-arms the room from its state (:meth:`_rearm`:
 the deal, the settlement, bots' moves, timers), so no turn is left that nobody will play.
 
-Bus channels: ``room:{code}:seat:{n}`` for seat ``n`` and ``room:{code}:spectator``. Message
+Bus channels: ``room:{code}|seat:{n}`` for seat ``n`` and ``room:{code}|spectator``. Message
 shapes are documented in ``docs/protocol.md`` (models in :mod:`server.api.messages`).
 """
 

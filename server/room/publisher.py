@@ -2,8 +2,9 @@
 one :class:`Publisher` and calls it from its task (``broadcast`` also from outside it).
 
 Audiences are the seats ``0..players-1`` and the spectators (``None``); each has one bus
-channel (:func:`seat_channel`). The messages of one change go out in one round trip
-(``Bus.publish_many``).
+channel (:func:`seat_channel`), all of a room's in one bus group (``room:{code}|...``,
+:mod:`server.bus`), so that the messages of one change go out as one Redis PUBLISH in one
+round trip (``Bus.publish_many``) and each process reads them as one message.
 """
 
 from __future__ import annotations
@@ -50,8 +51,10 @@ def message_head(text: str) -> dict[str, Any] | None:
 
 
 def seat_channel(code: str, seat: int | None) -> str:
-    """The bus channel carrying messages for ``seat`` (``None`` = spectators) of room ``code``."""
-    return f"room:{code}:spectator" if seat is None else f"room:{code}:seat:{seat}"
+    """The bus channel carrying messages for ``seat`` (``None`` = spectators) of room
+    ``code``: ``room:{code}|seat:{n}`` / ``room:{code}|spectator``, members of the room's bus
+    group ``room:{code}``."""
+    return f"room:{code}|spectator" if seat is None else f"room:{code}|seat:{seat}"
 
 
 class Publisher:

@@ -9,11 +9,22 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import redis.asyncio as aioredis
 from redis.exceptions import ConnectionError as RedisConnectionError
 
-from server.bus import GAP, GAP_TEXT, Bus, Subscription, SubscriptionClosed, make_bus
+from server.bus import (
+    GAP,
+    GAP_TEXT,
+    Bus,
+    BusError,
+    Subscription,
+    SubscriptionClosed,
+    group_of,
+    make_bus,
+    transient,
+)
 from server.bus.memory import MemoryBus
-from server.bus.redis import RedisBus
+from server.bus.redis import RedisBus, frame, unframe
 from tests.redis_proxy import CountingProxy
 from tests.redis_server import RedisServer
 
@@ -291,6 +302,326 @@ async def test_redis_bus_says_gap_after_the_connection_came_back(tmp_path: Path)
         await bus.publish("room:A", {"n": 3})
         assert await sub.get(timeout=2) == {"n": 3}
         assert not sub.overflowed
+    finally:
+        await bus.close()
+        server.stop()
+
+
+# ---------------------------------------------------------------------- groups
+
+
+def test_group_of_splits_at_the_first_bar() -> None:
+    assert group_of("room:AB|seat:1") == ("room:AB", "seat:1")
+    assert group_of("a|b|c") == ("a", "b|c")
+    assert group_of("room:AB:cmd") is None
+
+
+def test_frames_carry_any_text_unescaped() -> None:
+    parts = [("seat:0", '{"a":"x y\\n|"}'), ("", "东风 \n 9 9"), ("spectator", "")]
+    data = frame(parts)
+    assert data == '6 14 0 8 9 0\nseat:0{"a":"x y\\n|"}东风 \n 9 9spectator'
+    assert unframe(data) == parts
+    for bad in ("no header", "1 2 3\nabc", "1 5\nab", "1 1\nabcd"):
+        with pytest.raises(ValueError):
+            unframe(bad)
+
+
+async def test_group_members_each_get_only_their_own_in_order(bus: Bus) -> None:
+    """Members of one group published together: each subscription gets exactly its
+    channel's messages, in order; a member nobody subscribes to goes nowhere."""
+    seat0 = await bus.subscribe("room:G|seat:0")
+    seat0_too = await bus.subscribe("room:G|seat:0")
+    seat1 = await bus.subscribe("room:G|seat:1")
+    other_room = await bus.subscribe("room:H|seat:0")
+    batch: list[tuple[str, Any]] = []
+    for i in range(12):
+        batch.append((f"room:G|seat:{i % 3}", {"n": i, "name": "东风|\n"}))
+    counts = await bus.publish_many(batch)
+    # memory: subscriptions of the channel; Redis: processes subscribed to the group
+    assert counts == ([2, 1, 0] * 4 if isinstance(bus, MemoryBus) else [1] * 12)
+    for sub in (seat0, seat0_too):
+        assert [(await sub.get(timeout=2))["n"] for _ in range(4)] == [0, 3, 6, 9]
+    assert [(await seat1.get(timeout=2))["n"] for _ in range(4)] == [1, 4, 7, 10]
+    await bus.publish("room:G|seat:1", {"n": "alone"})
+    assert await seat1.get(timeout=2) == {"n": "alone"}
+    for sub in (seat0, seat0_too, seat1, other_room):
+        with pytest.raises(TimeoutError):
+            await sub.get(timeout=0.05)
+    assert bus.subscriber_count("room:G|seat:0") == 2  # type: ignore[attr-defined]
+    assert bus.subscriber_count("room:G|seat:1") == 1  # type: ignore[attr-defined]
+    assert bus.subscriber_count("room:G|seat:2") == 0  # type: ignore[attr-defined]
+
+
+async def test_group_and_plain_messages_in_one_call_keep_order(bus: Bus) -> None:
+    plain = await bus.subscribe("room:G:cmd")
+    seat = await bus.subscribe("room:G|seat:0")
+    spectator = await bus.subscribe("room:G|spectator")
+    text = '{"type":"event","version":5}'
+    batch: list[tuple[str, Any]] = [
+        ("room:G:cmd", {"n": 0}),
+        ("room:G|seat:0", {"n": 1}),
+        ("room:G:cmd", {"n": 2}),
+        ("room:G|spectator", text),
+        ("room:G|seat:0", {"n": 4}),
+        ("room:G:cmd", {"n": 5}),
+    ]
+    assert await bus.publish_many(batch) == [1] * 6
+    assert [(await plain.get(timeout=2))["n"] for _ in range(3)] == [0, 2, 5]
+    assert [(await seat.get(timeout=2))["n"] for _ in range(2)] == [1, 4]
+    assert await spectator.get_text(timeout=2) == text  # the very text
+
+
+@pytest.mark.redis
+async def test_redis_group_is_one_publish_in_one_round_trip(redis_url: str) -> None:
+    """On the wire: the five audiences' messages and two plain ones leave in one round
+    trip, the group's as ONE message on the group's Redis channel, framed in order."""
+    from sqlalchemy.engine import make_url
+
+    url = make_url(redis_url)
+    proxy = CountingProxy((url.host or "127.0.0.1", url.port or 6379))
+    port = await proxy.start()
+    prefix = f"test:{uuid.uuid4().hex}:"
+    bus = RedisBus(f"redis://127.0.0.1:{port}/{url.database or 0}", prefix=prefix)
+    raw = aioredis.Redis.from_url(redis_url, decode_responses=True)
+    watch = raw.pubsub()
+    try:
+        await watch.subscribe(prefix + "room:G|", prefix + "plain")
+        for _ in range(2):
+            assert (await watch.get_message(timeout=2))["type"] == "subscribe"
+        await bus.publish("warm-up", {})  # connect (handshake round trips) first
+        before = proxy.round_trips
+        batch: list[tuple[str, Any]] = [(f"room:G|seat:{i}", {"n": i}) for i in range(4)]
+        batch.insert(2, ("plain", {"n": "p"}))
+        batch += [("room:G|spectator", {"n": "s"}), ("plain", {"n": "q"})]
+        assert await bus.publish_many(batch) == [1] * 7
+        assert proxy.round_trips - before == 1
+        got: list[tuple[str, str]] = []
+        while len(got) < 3:
+            msg = await watch.get_message(timeout=2)
+            if msg is not None and msg["type"] == "message":
+                got.append((msg["channel"][len(prefix) :], msg["data"]))
+        assert got == [
+            (
+                "room:G|",
+                frame(
+                    [
+                        ("seat:0", '{"n":0}'),
+                        ("seat:1", '{"n":1}'),
+                        ("seat:2", '{"n":2}'),
+                        ("seat:3", '{"n":3}'),
+                        ("spectator", '{"n":"s"}'),
+                    ]
+                ),
+            ),
+            ("plain", '{"n":"p"}'),
+            ("plain", '{"n":"q"}'),
+        ]
+    finally:
+        await watch.aclose()
+        await raw.aclose()
+        await bus.close()
+        await proxy.close()
+
+
+@pytest.mark.redis
+async def test_redis_group_across_processes_delivers_only_local_members(
+    redis_url: str,
+) -> None:
+    """Two buses (two processes) with different members of one group subscribed: each
+    process hands each part only to its own subscriptions of that member; a grouped
+    message's count is the processes on the group."""
+    prefix = f"test:{uuid.uuid4().hex}:"
+    one, two = RedisBus(redis_url, prefix=prefix), RedisBus(redis_url, prefix=prefix)
+    try:
+        seat0 = await one.subscribe("room:G|seat:0")
+        seat1 = await two.subscribe("room:G|seat:1")
+        spectator = await two.subscribe("room:G|spectator")
+        counts = await one.publish_many(
+            [("room:G|seat:0", {"n": 0}), ("room:G|seat:1", {"n": 1}), ("room:G|seat:2", {})]
+            + [("room:G|spectator", {"n": "s"}), ("room:G|seat:0", {"n": 4})]
+        )
+        assert counts == [2] * 5
+        assert [(await seat0.get(timeout=2))["n"] for _ in range(2)] == [0, 4]
+        assert await seat1.get(timeout=2) == {"n": 1}
+        assert await spectator.get(timeout=2) == {"n": "s"}
+        assert await two.publish("room:G|seat:0", {"n": 5}) == 2
+        assert await seat0.get(timeout=2) == {"n": 5}
+        for sub in (seat0, seat1, spectator):
+            with pytest.raises(TimeoutError):
+                await sub.get(timeout=0.05)
+        assert one.subscriber_count("room:G|seat:1") == 0
+        assert two.subscriber_count("room:G|seat:1") == 1
+    finally:
+        await one.close()
+        await two.close()
+
+
+@pytest.mark.redis
+async def test_redis_group_is_subscribed_while_any_member_is(redis_url: str) -> None:
+    """The group's Redis channel is SUBSCRIBEd once per process, and UNSUBSCRIBEd when the
+    process's last subscription of any of its members closes."""
+    prefix = f"test:{uuid.uuid4().hex}:"
+    bus = RedisBus(redis_url, prefix=prefix)
+    raw = aioredis.Redis.from_url(redis_url, decode_responses=True)
+
+    async def on_redis() -> int:
+        """Connections subscribed to the group's Redis channel, once Redis agrees."""
+        for _ in range(200):
+            ((_, n),) = await raw.pubsub_numsub(prefix + "room:G|")
+            if n == want:
+                break
+            await asyncio.sleep(0.01)
+        return int(n)
+
+    try:
+        a = await bus.subscribe("room:G|seat:0")
+        b = await bus.subscribe("room:G|seat:1")
+        b_too = await bus.subscribe("room:G|seat:1")
+        want = 1
+        assert await on_redis() == 1
+        await a.close()
+        await b.close()
+        assert await on_redis() == 1  # b_too still listens
+        assert await bus.publish("room:G|seat:1", {"n": 1}) == 1
+        assert await b_too.get(timeout=2) == {"n": 1}
+        await b_too.close()
+        want = 0
+        assert await on_redis() == 0
+        assert bus._subs == {} and bus._groups == set()
+        assert await bus.publish("room:G|seat:1", {"n": 2}) == 0
+        again = await bus.subscribe("room:G|spectator")
+        want = 1
+        assert await on_redis() == 1
+        await bus.publish("room:G|spectator", {"n": 3})
+        assert await again.get(timeout=2) == {"n": 3}
+    finally:
+        await raw.aclose()
+        await bus.close()
+
+
+@pytest.mark.redis
+async def test_redis_group_drops_malformed_and_overflows_per_subscription(
+    redis_url: str,
+) -> None:
+    """A message on a group's channel that is not a frame is dropped (logged); a lagging
+    member subscription overflows and closes alone, the others carry on."""
+    prefix = f"test:{uuid.uuid4().hex}:"
+    bus = RedisBus(redis_url, prefix=prefix, maxsize=3)
+    raw = aioredis.Redis.from_url(redis_url, decode_responses=True)
+    try:
+        slow = await bus.subscribe("g|slow")
+        fast = await bus.subscribe("g|fast")
+        assert await raw.publish(prefix + "g|", "garbage") == 1
+        for i in range(4):
+            await bus.publish_many([("g|slow", {"n": i}), ("g|fast", {"n": i})])
+            assert await fast.get(timeout=2) == {"n": i}
+        assert slow.overflowed
+        assert [(await slow.get())["n"] for _ in range(3)] == [0, 1, 2]
+        with pytest.raises(SubscriptionClosed):
+            await slow.get()
+        await asyncio.sleep(0.05)
+        assert bus.subscriber_count("g|slow") == 0
+        await bus.publish_many([("g|slow", {"n": 9}), ("g|fast", {"n": 9})])
+        assert await fast.get(timeout=2) == {"n": 9}
+    finally:
+        await raw.aclose()
+        await bus.close()
+
+
+async def test_redis_group_says_gap_after_the_connection_came_back(tmp_path: Path) -> None:
+    """Redis restarted under subscriptions of two members of one group (and a plain
+    channel): each of them gets the gap marker once the group is subscribed again, then
+    what is published after."""
+    server = RedisServer(tmp_path / "redis.log")
+    server.start()
+    bus = RedisBus(server.url, prefix="gap:")
+    try:
+        seat0 = await bus.subscribe("room:G|seat:0")
+        seat1 = await bus.subscribe("room:G|seat:1")
+        plain = await bus.subscribe("room:G:cmd")
+        await bus.publish_many([("room:G|seat:0", {"n": 1}), ("room:G|seat:1", {"n": 1})])
+        assert await seat0.get(timeout=2) == {"n": 1}
+        assert await seat1.get(timeout=2) == {"n": 1}
+        server.stop()
+        with pytest.raises(RedisConnectionError):
+            await bus.publish("room:G|seat:0", {"n": 2})
+        server.start()
+        for sub in (seat0, seat1, plain):
+            assert await sub.get_text(timeout=10) == GAP_TEXT
+        await bus.publish_many([("room:G|seat:1", {"n": 3}), ("room:G|seat:0", {"n": 3})])
+        assert await seat0.get(timeout=2) == {"n": 3}
+        assert await seat1.get(timeout=2) == {"n": 3}
+        for sub in (seat0, seat1, plain):
+            with pytest.raises(TimeoutError):
+                await sub.get(timeout=0.05)
+    finally:
+        await bus.close()
+        server.stop()
+
+
+# ---------------------------------------------------------------------- batching
+
+
+@pytest.mark.redis
+async def test_redis_concurrent_publishes_share_one_round_trip(redis_url: str) -> None:
+    """Publishes made while none is sent yet (ten rooms in one loop turn) go out in one
+    pipeline: one round trip on the wire, each caller getting its own counts, every
+    channel's order kept."""
+    from sqlalchemy.engine import make_url
+
+    url = make_url(redis_url)
+    proxy = CountingProxy((url.host or "127.0.0.1", url.port or 6379))
+    port = await proxy.start()
+    prefix = f"test:{uuid.uuid4().hex}:"
+    bus = RedisBus(f"redis://127.0.0.1:{port}/{url.database or 0}", prefix=prefix)
+    listener = RedisBus(redis_url, prefix=prefix)
+    try:
+        subs = [await listener.subscribe(f"room:{r}|seat:0") for r in range(10)]
+        plain = await listener.subscribe("plain")
+        await bus.publish("warm-up", {})  # connect (handshake round trips) first
+        before = proxy.round_trips
+        counts = await asyncio.gather(
+            *(
+                bus.publish_many(
+                    [(f"room:{r}|seat:0", {"n": 0}), ("plain", {"r": r})]
+                    + [(f"room:{r}|seat:1", {"n": 1}), (f"room:{r}|seat:0", {"n": 2})]
+                )
+                for r in range(10)
+            ),
+            bus.publish("nobody", {}),
+        )
+        assert proxy.round_trips - before == 1
+        assert counts == [[1, 1, 1, 1]] * 10 + [0]
+        for sub in subs:
+            assert [(await sub.get(timeout=2))["n"] for _ in range(2)] == [0, 2]
+        assert [(await plain.get(timeout=2))["r"] for _ in range(10)] == list(range(10))
+    finally:
+        await bus.close()
+        await listener.close()
+        await proxy.close()
+
+
+async def test_redis_a_failed_batch_fails_each_of_its_callers(tmp_path: Path) -> None:
+    """Redis is away: every publish of the batch raises the connection error (transient:
+    each caller retries its own); a publish still queued when the bus closes raises
+    BusError."""
+    server = RedisServer(tmp_path / "redis.log")
+    server.start()
+    bus = RedisBus(server.url, prefix="fail:")
+    try:
+        await bus.publish("c", {})
+        server.stop()
+        results = await asyncio.gather(
+            *(bus.publish_many([("g|a", {"n": i}), ("c", {})]) for i in range(5)),
+            return_exceptions=True,
+        )
+        assert [type(r) for r in results] == [RedisConnectionError] * 5
+        assert all(transient(r) for r in results if isinstance(r, BaseException))
+        pending = asyncio.create_task(bus.publish("c", {"n": 1}))
+        await asyncio.sleep(0)  # queued, not sent yet
+        await bus.close()
+        with pytest.raises(BusError):
+            await pending
     finally:
         await bus.close()
         server.stop()

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from server.room import sweeper
-from server.room.actor import SPECTATORS, RoomActor, Timing
+from server.room.actor import SPECTATORS, RoomActor, Timing, seat_channel
 from server.room.clock import ManualClock
 from server.room.manager import RoomManager
 
@@ -65,7 +65,7 @@ async def test_idle_room_is_unloaded_and_rebuilt_with_the_same_versions_and_prom
     actor = await manager.create_room({"hands": 4})
     code = actor.code
     await manager.add_bots(code, 4)
-    spectator = await bus.subscribe(f"room:{code}:spectator")
+    spectator = await bus.subscribe(seat_channel(code, None))
     await watch(actor, 1)  # watched: it plays; after a few moves nobody watches any more
     events = 0
     while events < 12:
