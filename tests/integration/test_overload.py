@@ -194,6 +194,9 @@ async def test_frozen_owner_is_fenced_and_answers_in_flight_survive(
 
         # hold the action log: the other rooms' next appends by A wait in PostgreSQL
         lock = await asyncpg.connect(_asyncpg_dsn(postgres_url))
+        # A's generation for room 0 (``logged`` is empty when the held answer is the hand's
+        # first action)
+        old_gen = await lock.fetchval("SELECT lease_gen FROM rooms WHERE code = $1", codes[0])
         locked = lock.transaction()
         await locked.start()
         await lock.execute("LOCK TABLE actions IN EXCLUSIVE MODE")
@@ -243,7 +246,8 @@ async def test_frozen_owner_is_fenced_and_answers_in_flight_survive(
             await asyncio.sleep(0.1)
         seat, payload = actions[len(logged)]
         assert (seat, payload["action"], payload["source"]) == (0, first.held["answer"], "player")
-        assert payload["lease"] > logged[-1][1]["lease"], "logged by the new owner"
+        assert all(p["lease"] == old_gen for _, p in logged), (old_gen, logged)
+        assert payload["lease"] > old_gen, "logged by the new owner"
         assert not [e for e in first.errors if e.get("seq") == first.held_seq]
         assert not [e for e in first.errors if e["code"] == "stale_prompt"], first.errors
 
