@@ -10,15 +10,19 @@ the table shows the medians of the times and of the per-run ratios.
   SAME statements (custom ``-f`` scripts) on the same server, in a private database this
   script creates and drops (``--database-url`` names the server and an existing database to
   connect to first; default ``TEST_DATABASE_URL`` or the local ``test`` database).
-  - *append, 1 per commit*: one room appending alone, each action awaited: one ``INSERT
-    INTO actions ...`` (autocommit) per action.
+  The pgbench scripts are built from the store's own statement strings
+  (``server.store.store.PG_*``), each ``$k`` a pgbench variable, so under ``-M prepared``
+  pgbench sends exactly the store's prepared statements with the same values as parameters.
+  - *append, 1 per commit*: one room appending alone, each action awaited: one
+    ``PG_INSERT_ACTION`` (autocommit: Bind/Execute/Sync) per action.
   - *append, batched*: ``--rooms`` rooms appending at once (each awaiting its own action, as a
     room actor does): the store group-commits them; pgbench runs a batch of the same size as
     pipelined INSERTs up to one Sync (one implicit transaction: asyncpg's executemany).
   - *settle*: ``Store.finish_hand`` (settle + room status + totals, one transaction);
-    pgbench: ``BEGIN; UPDATE hands ...; <pipelined INSERT ledger_entries>; <pipelined INSERT
-    seat_deltas>; UPDATE rooms ...; COMMIT``. *settle, 3 calls* is the old way of ending a
-    hand (``settle_hand``, ``totals``, ``set_room_status``) against the same reference.
+    pgbench: ``BEGIN; PG_SETTLE_HAND; <pipelined PG_INSERT_LEDGER>; <pipelined
+    PG_INSERT_SEAT_DELTA>; PG_SET_STATUS; COMMIT``. *settle, 3 calls* is the old way of
+    ending a hand (``settle_hand``, ``totals``, ``set_room_status``, through SQLAlchemy)
+    against the same reference.
 * **SQLite**: the same store calls on a temporary file against Python's ``sqlite3`` module
   running the same statements synchronously, same pragmas (WAL, ``synchronous=NORMAL``,
   ``BEGIN IMMEDIATE``), in this process.
@@ -50,6 +54,7 @@ from sqlalchemy import text  # noqa: E402
 from sqlalchemy.engine import URL, make_url  # noqa: E402
 
 from server.store import Store  # noqa: E402
+from server.store import store as store_module  # noqa: E402
 
 PAYLOAD = {"action": {"kind": "discard", "tile": "5m"}, "source": "player"}
 PAYMENTS: list[dict[str, Any]] = [
@@ -79,12 +84,6 @@ ACTION_COLS = "hand_id, idx, seat, payload, created_at"
 LEDGER_COLS = "hand_id, from_seat, to_seat, points, reason, detail, created_at"
 
 
-def _sql_str(value: Any) -> str:
-    """A SQL string literal (of a JSON document or a plain string)."""
-    s = value if isinstance(value, str) else json.dumps(value, separators=(", ", ": "))
-    return "'" + s.replace("'", "''") + "'"
-
-
 def _median(samples: list[float]) -> float:
     return statistics.median(samples)
 
@@ -111,7 +110,7 @@ def _libpq_args(url: URL) -> list[str]:
     return args
 
 
-def _pgbench(url: URL, script: str, transactions: int, variables: dict[str, int]) -> float:
+def _pgbench(url: URL, script: str, transactions: int, variables: dict[str, int | str]) -> float:
     """Run ``script`` with pgbench; return seconds per transaction."""
     with tempfile.NamedTemporaryFile("w", suffix=".sql", delete=False) as f:
         f.write(script)
@@ -135,57 +134,91 @@ def _pgbench(url: URL, script: str, transactions: int, variables: dict[str, int]
     return 1.0 / float(tps[1])
 
 
-def _append_script(batch: int) -> str:
-    """``batch`` action INSERTs as the store sends them: one alone (autocommit), or pipelined
-    up to one Sync (one implicit transaction, as asyncpg's executemany). The variable ``b``
-    counts transactions so every ``idx`` is new."""
+def _bind(sql: str, *names: str) -> str:
+    """The store's statement ``sql`` (parameters ``$1``..``$n``) with ``$k`` as the pgbench
+    variable ``:names[k-1]``: under ``-M prepared`` pgbench sends it as the store does, one
+    prepared statement with its values as parameters."""
+    return re.sub(r"\$(\d+)", lambda m: f":{names[int(m[1]) - 1]}", sql) + ";"
+
+
+def _json(value: Any) -> str:
+    """A JSON document as the store binds it (`json.dumps`, SQLAlchemy's default)."""
+    return json.dumps(value)
+
+
+#: The timestamp every reference row is written with (the store binds ``utcnow()``).
+TS = "2026-01-01 12:00:00.123456+00"
+
+
+def _append_script(batch: int) -> tuple[str, dict[str, int | str]]:
+    """``batch`` action INSERTs (`PG_INSERT_ACTION`) as the store sends them: one alone
+    (autocommit), or pipelined up to one Sync (one implicit transaction, as asyncpg's
+    executemany). The variable ``b`` counts transactions so every ``idx`` is new."""
     lines = ["\\set b :b + 1"]
     for j in range(batch):
-        lines.append(f"\\set i{j} :b * {batch} + {j}")
-    payload = _sql_str(PAYLOAD)
+        lines += [f"\\set i{j} :b * {batch} + {j}", f"\\set s{j} {j % 4}"]
     inserts = [
-        f"INSERT INTO actions ({ACTION_COLS}) VALUES (:hid, :i{j}, {j % 4}, {payload}, now());"
+        _bind(store_module.PG_INSERT_ACTION, "hid", f"i{j}", f"s{j}", "payload", "ts")
         for j in range(batch)
     ]
     if batch > 1:
         inserts = ["\\startpipeline", *inserts, "\\endpipeline"]
-    return "\n".join(lines + inserts) + "\n"
+    return "\n".join(lines + inserts) + "\n", {"payload": _json(PAYLOAD), "ts": TS}
 
 
-def _settle_script() -> str:
-    """The statements of ``Store.finish_hand`` for hand ``:base + :n``."""
-    ledger = [
-        f"INSERT INTO ledger_entries ({LEDGER_COLS}) VALUES (:hid, {p['from']}, {p['to']}, "
-        f"{p['points']}, {_sql_str(p['reason'])}, {_sql_str(p['detail'])}, now());"
-        for p in PAYMENTS
-    ]
-    deltas = [
-        "INSERT INTO seat_deltas (hand_id, seat, player_id, delta) VALUES (:hid, "
-        f"{seat}, (SELECT players.id FROM players WHERE players.room_id = :rid "
-        f"AND players.seat = {seat}), {d});"
-        for seat, d in enumerate(DELTAS)
-    ]
-    return (
-        "\n".join(
-            [
-                "\\set n :n + 1",
-                "\\set hid :base + :n",
-                "BEGIN;",
-                "UPDATE hands SET ended_at=now(), result='win', "
-                f"settlement={_sql_str(SETTLEMENT)} WHERE hands.id = :hid "
-                "AND hands.ended_at IS NULL;",
-                "\\startpipeline",
-                *ledger,
-                "\\endpipeline",
-                "\\startpipeline",
-                *deltas,
-                "\\endpipeline",
-                "UPDATE rooms SET status='between' WHERE rooms.id = :rid;",
-                "COMMIT;",
-            ]
+def _settle_script() -> tuple[str, dict[str, int | str]]:
+    """The statements of ``Store.finish_hand`` on PostgreSQL (`PG_SETTLE_HAND`,
+    `PG_INSERT_LEDGER`, `PG_INSERT_SEAT_DELTA`, `PG_SET_STATUS`) for hand ``:base + :n``."""
+    variables: dict[str, int | str] = {
+        "ts": TS,
+        "result": "win",
+        "settlement": _json(SETTLEMENT),
+        "status": "between",
+    }
+    ledger = []
+    for k, pay in enumerate(PAYMENTS):
+        variables.update(
+            {
+                f"f{k}": pay["from"],
+                f"t{k}": pay["to"],
+                f"p{k}": pay["points"],
+                f"r{k}": pay["reason"],
+                f"d{k}": _json(pay["detail"]),
+            }
         )
-        + "\n"
-    )
+        ledger.append(
+            _bind(
+                store_module.PG_INSERT_LEDGER,
+                "hid",
+                f"f{k}",
+                f"t{k}",
+                f"p{k}",
+                f"r{k}",
+                f"d{k}",
+                "ts",
+            )
+        )
+    deltas = []
+    for seat, delta in enumerate(DELTAS):
+        variables.update({f"seat{seat}": seat, f"delta{seat}": delta})
+        deltas.append(
+            _bind(store_module.PG_INSERT_SEAT_DELTA, "hid", f"seat{seat}", "rid", f"delta{seat}")
+        )
+    script = [
+        "\\set n :n + 1",
+        "\\set hid :base + :n",
+        "BEGIN;",
+        _bind(store_module.PG_SETTLE_HAND, "hid", "ts", "result", "settlement"),
+        "\\startpipeline",
+        *ledger,
+        "\\endpipeline",
+        "\\startpipeline",
+        *deltas,
+        "\\endpipeline",
+        _bind(store_module.PG_SET_STATUS, "rid", "status"),
+        "COMMIT;",
+    ]
+    return "\n".join(script) + "\n", variables
 
 
 class Rooms:
@@ -297,7 +330,9 @@ async def ours_settle(rooms: Rooms, n: int, old_way: bool = False) -> float:
 async def pgbench_append(rooms: Rooms, url: URL, batch: int, transactions: int) -> float:
     code = await rooms.room(0)
     [hand_id] = await rooms.hand_ids(code, await rooms.new_hands(code, 1))
-    return _pgbench(url, _append_script(batch), transactions, {"hid": hand_id, "b": -1}) / batch
+    script, variables = _append_script(batch)
+    variables.update({"hid": hand_id, "b": -1})
+    return _pgbench(url, script, transactions, variables) / batch
 
 
 async def pgbench_settle(rooms: Rooms, url: URL, n: int) -> float:
@@ -305,8 +340,9 @@ async def pgbench_settle(rooms: Rooms, url: URL, n: int) -> float:
     ids = await rooms.hand_ids(code, await rooms.new_hands(code, n))
     if ids != list(range(ids[0], ids[0] + n)):
         raise RuntimeError("hand ids are not consecutive")
-    variables = {"base": ids[0] - 1, "n": 0, "rid": await rooms.room_id(code)}
-    return _pgbench(url, _settle_script(), n, variables)
+    script, variables = _settle_script()
+    variables.update({"base": ids[0] - 1, "n": 0, "rid": await rooms.room_id(code)})
+    return _pgbench(url, script, n, variables)
 
 
 def _admin_url(arg: str | None) -> URL:
@@ -412,9 +448,11 @@ class SqliteReference:
             ],
         )
         db.executemany(
-            "INSERT INTO seat_deltas (hand_id, seat, player_id, delta) VALUES (?, ?, (SELECT"
-            " players.id FROM players WHERE players.room_id = ? AND players.seat = ?), ?)",
-            [(hand_id, seat, room_id, seat, d) for seat, d in enumerate(DELTAS)],
+            "INSERT INTO seat_deltas (hand_id, seat, player_id, delta, profile_id) VALUES (?, ?,"
+            " (SELECT players.id FROM players WHERE players.room_id = ? AND players.seat = ?), ?,"
+            " (SELECT players.profile_id FROM players WHERE players.room_id = ?"
+            " AND players.seat = ?))",
+            [(hand_id, seat, room_id, seat, d, room_id, seat) for seat, d in enumerate(DELTAS)],
         )
         db.execute("UPDATE rooms SET status=? WHERE rooms.id = ?", ("between", room_id))
         db.execute("COMMIT")

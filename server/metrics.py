@@ -143,7 +143,9 @@ class InstrumentedBus:
 
 def instrument_engine(engine: Any) -> None:
     """Time every statement of a SQLAlchemy (async) engine into ``zhuoji_store_query_seconds``
-    labelled by its first SQL word (select, insert, update...)."""
+    labelled by its first SQL word (select, insert, update...). Not the statements the store
+    runs on driver connections, out of SQLAlchemy's sight: the action log (SQLite file and
+    PostgreSQL) and ``finish_hand`` on PostgreSQL."""
     from sqlalchemy import event
 
     sync_engine = getattr(engine, "sync_engine", engine)

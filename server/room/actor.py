@@ -364,7 +364,7 @@ class RoomActor:
         is not the current prompt, e.g. an answer to a claim window already closed, or the
         seat already answered the current prompt), ``illegal_action``, ``not_your_turn``,
         ``no_hand``."""
-        await self.submit(Act(seat, action, prompt))
+        await self.submit(Act(seat, action, prompt, self.clock.now()))
 
     async def vote_dissolve(self, seat: int, agree: bool) -> None:
         """Seat ``seat`` votes on dissolving the room; ``agree=True`` with no vote open opens
@@ -637,8 +637,8 @@ class RoomActor:
                 return self._snapshot(seat)
             case PublishSnapshots():
                 await self.publisher.each(self._snapshot)
-            case Act(seat=seat, action=action, prompt=prompt):
-                await self._act(seat, action, prompt, cmd.future)
+            case Act(seat=seat, action=action, prompt=prompt, at=at):
+                await self._act(seat, action, prompt, cmd.future, at)
             case BotMove(seat=seat, window=window) | Timeout(seat=seat, window=window):
                 await self._auto_move(cmd, seat, window)
             case Resolve(window=window):
@@ -679,10 +679,15 @@ class RoomActor:
         return None
 
     async def _act(
-        self, seat: int, action: Action, prompt: int | None, future: asyncio.Future[Any] | None
+        self,
+        seat: int,
+        action: Action,
+        prompt: int | None,
+        future: asyncio.Future[Any] | None,
+        at: float | None = None,
     ) -> None:
-        """A player's action (`act`), refused as ``stale_prompt`` when it answers an old or
-        an already answered prompt."""
+        """A player's action (`act`, received at clock time ``at``), refused as
+        ``stale_prompt`` when it answers an old or an already answered prompt."""
         window = self.prompts.window
         if prompt is not None and prompt != window:
             raise RoomError(
@@ -690,7 +695,7 @@ class RoomActor:
             )
         if seat in self.prompts.answered and self.status == "playing":
             raise RoomError("stale_prompt", f"this seat already answered prompt {window}")
-        await self._apply(seat, action, "player", future)
+        await self._apply(seat, action, "player", future, at)
 
     async def _auto_move(self, cmd: BotMove | Timeout, seat: int, window: int) -> None:
         """A bot's move, or the default action of a seat whose timer fired (托管)."""
@@ -832,8 +837,19 @@ class RoomActor:
             await self._end_hand()
 
     async def _apply(
-        self, seat: int, action: Action, source: str, future: asyncio.Future[Any] | None
+        self,
+        seat: int,
+        action: Action,
+        source: str,
+        future: asyncio.Future[Any] | None,
+        at: float | None = None,
     ) -> None:
+        """Apply ``seat``'s ``action`` once it is logged. ``at``: when the seat decided (a
+        player's action: when it was received; else now): its time bank and claim decision
+        time count until then, never the time the room then waits for its database (a
+        10 s outage must not become a 10 s decision that ``claim_hold="mimic"`` then holds
+        every claim window for)."""
+        decided = self.clock.now() if at is None else at
         if self.state is None or self.game.ended(self.state) or self.status != "playing":
             raise RoomError("no_hand", "no hand in progress")
         try:
@@ -842,7 +858,7 @@ class RoomActor:
         except IllegalAction as err:
             raise RoomError(err.code, err.message)
         if source == "player":
-            self.prompts.use_bank(seat)
+            self.prompts.use_bank(seat, decided)
         payload: dict[str, Any] = {"action": action.to_dict(), "source": source}
         if self.lease_gen is not None:
             payload["lease"] = self.lease_gen
@@ -859,7 +875,7 @@ class RoomActor:
         )
         self.action_idx += 1
         self.state = new_state
-        self._note_claim_answer(seat)
+        self._note_claim_answer(seat, decided)
         self.prompts.answered.add(seat)
         if source == "player" and seat in self.auto:
             self.auto.discard(seat)
@@ -1081,11 +1097,13 @@ class RoomActor:
         if "room" in held:
             await self.publisher.publish_all({"type": "room", "room": self.info()})
 
-    def _note_claim_answer(self, seat: int) -> None:
-        """``seat`` answered (or timed out on) the open claim window: its decision time is
-        kept if it was offered the window as a human (``claim_hold="mimic"``)."""
+    def _note_claim_answer(self, seat: int, decided: float) -> None:
+        """``seat`` answered (or timed out on) the open claim window at clock time
+        ``decided``: its decision time is kept if it was offered the window as a human
+        (``claim_hold="mimic"``). (An answer received before the window opened, queued
+        behind the command that opened it, took no time.)"""
         if self.prompts.kind == "claim":
-            self.claims.note_answer(seat, self.clock.now() - self.prompts.opened)
+            self.claims.note_answer(seat, max(0.0, decided - self.prompts.opened))
 
     # ------------------------------------------------------------------ unwatched rooms
 

@@ -21,11 +21,14 @@ class Command:
 
 @dataclass
 class Act(Command):
-    """A player's action answering prompt ``prompt`` (None: the current one)."""
+    """A player's action answering prompt ``prompt`` (None: the current one), received at
+    clock time ``at`` (the seat's decision time ends there, however long the room then
+    takes to log it)."""
 
     seat: int
     action: Action
     prompt: int | None = None
+    at: float | None = None
 
 
 @dataclass

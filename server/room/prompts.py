@@ -165,12 +165,13 @@ class Prompts:
             t.handle.cancel()
         self.timers.clear()
 
-    def use_bank(self, seat: int) -> None:
-        """Charge ``seat``'s time bank for the time it took beyond the prompt's limit."""
+    def use_bank(self, seat: int, decided: float) -> None:
+        """Charge ``seat``'s time bank for the time it took beyond the prompt's limit: until
+        it decided (clock time ``decided``, when its answer reached the room)."""
         timer = self.timers.get(seat)
         if timer is None or timer.auto:
             return
-        over = self.clock.now() - timer.started - timer.limit
+        over = decided - timer.started - timer.limit
         if over > 0:
             self.bank[seat] = max(0.0, self.bank[seat] - over)
 

@@ -22,9 +22,15 @@ How writes reach the database (issue 9, "a durable log that keeps up"):
   exception: each is written at once on the event loop's thread, on a connection of its own
   that never waits for the lock and never checkpoints (a commit there costs less than a hop
   to the thread); when the lock is taken the batch goes to the writer thread instead. Reads
-  use the async engine's other connections and never wait for the writer. On PostgreSQL
-  writes use the ordinary pool and each action batch is one pipelined executemany in one
-  round trip.
+  use the async engine's other connections and never wait for the writer.
+* **On PostgreSQL the two hot writes bypass SQLAlchemy's layers** (their Python cost was
+  more than their round trips): each action batch is one executemany of a prepared INSERT
+  (`PG_INSERT_ACTION`) on the asyncpg connection of a pooled connection the loop's writer
+  keeps, pipelined up to one Sync (one implicit transaction, one round trip);
+  :meth:`Store.finish_hand` runs its statements (``PG_*``) on the asyncpg connection of a
+  pooled connection, in one transaction. Same stored values (each bound by its column's
+  type), SQLAlchemy's exceptions; SQLAlchemy's events do not see these statements. Every
+  other write uses the ordinary pool through SQLAlchemy.
 * **A hand ends in one transaction**: :meth:`Store.finish_hand` settles, sets the room's
   status and returns the new totals.
 * No ``pool_pre_ping``: a connection that died is invalidated by SQLAlchemy on the error and
@@ -45,6 +51,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
+import asyncpg
 from sqlalchemy import (
     bindparam,
     create_engine,
@@ -240,11 +247,16 @@ _INSERT_ACTIONS_SQL = (
 )
 
 
+def _bind_processors(dialect: Any, table: Any, columns: Sequence[str]) -> list[Any]:
+    """Each column's own bind processor for ``dialect`` (``None``: the value goes as is):
+    what SQLAlchemy applies to a value of that column before the driver sees it."""
+    return [table.c[name].type._cached_bind_processor(dialect) for name in columns]
+
+
 def _sqlite_action_params(dialect: Any, rows: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
     """``rows`` of ``actions`` as the driver's parameter tuples for ``_INSERT_ACTIONS_SQL``:
     each value bound by its column's own type (the same stored text as ``insert(Action)``)."""
-    table = Action.__table__
-    procs = [table.c[name].type._cached_bind_processor(dialect) for name in _ACTION_COLUMNS]
+    procs = _bind_processors(dialect, Action.__table__, _ACTION_COLUMNS)
     return [
         tuple(
             proc(row[name]) if proc is not None else row[name]
@@ -321,6 +333,90 @@ _SETTLE_HAND = (
 _SET_STATUS = update(Room).where(Room.id == bindparam("rid")).values(status=bindparam("status"))
 
 
+# ---------------------------------------------------------------------- PostgreSQL
+# The hot writes (the action log, the end of a hand) run on the asyncpg connection itself:
+# through SQLAlchemy's layers each cost more Python than its round trip (issue 9: <= 2x
+# pgbench on the same statements; bench/store.py builds its pgbench scripts from these
+# strings). The connection is one of the engine's (its settings, the dialect's JSON codecs);
+# values are bound by their columns' own types (`_bind_processors`: what is stored is what
+# ``insert(Action)`` etc. store); errors are raised as SQLAlchemy raises them (`_pg_error`).
+# SQLAlchemy's events do not see these statements.
+
+PG_INSERT_ACTION = f"INSERT INTO actions ({', '.join(_ACTION_COLUMNS)}) VALUES ($1, $2, $3, $4, $5)"
+PG_SETTLE_HAND = (
+    "UPDATE hands SET ended_at = $2, result = $3, settlement = $4"
+    " WHERE hands.id = $1 AND hands.ended_at IS NULL"
+)
+_LEDGER_COLUMNS = ("hand_id", "from_seat", "to_seat", "points", "reason", "detail", "created_at")
+PG_INSERT_LEDGER = (
+    f"INSERT INTO ledger_entries ({', '.join(_LEDGER_COLUMNS)}) VALUES ($1, $2, $3, $4, $5, $6, $7)"
+)
+# player_id / profile_id looked up in the INSERT itself, as _INSERT_SEAT_DELTAS does.
+PG_INSERT_SEAT_DELTA = (
+    "INSERT INTO seat_deltas (hand_id, seat, player_id, delta, profile_id) VALUES ($1, $2,"
+    " (SELECT players.id FROM players WHERE players.room_id = $3 AND players.seat = $2), $4,"
+    " (SELECT players.profile_id FROM players WHERE players.room_id = $3"
+    " AND players.seat = $2))"
+)
+PG_SET_STATUS = "UPDATE rooms SET status = $2 WHERE rooms.id = $1"
+# Only when this store has not cached the ids / the caller keeps no totals:
+_PG_ROOM_ID = "SELECT rooms.id FROM rooms WHERE rooms.code = $1"
+_PG_HAND_ID = (
+    "SELECT hands.id FROM hands JOIN rooms ON rooms.id = hands.room_id"
+    " WHERE rooms.code = $1 AND hands.hand_no = $2"
+)
+_PG_ROOM_OPTIONS = "SELECT rooms.options FROM rooms WHERE rooms.id = $1"
+_PG_SEAT_SUMS = (
+    "SELECT seat_deltas.seat, sum(seat_deltas.delta) FROM seat_deltas"
+    " JOIN hands ON hands.id = seat_deltas.hand_id WHERE hands.room_id = $1"
+    " GROUP BY seat_deltas.seat"
+)
+_PG_MAX_SEAT = "SELECT max(players.seat) FROM players WHERE players.room_id = $1"
+
+
+async def _pg_insert_actions(stmt: Any, params: list[tuple[Any, ...]]) -> None:
+    """One batch of the action log on the prepared `PG_INSERT_ACTION` ``stmt``, atomic:
+    asyncpg's executemany pipelines every row up to one Sync (one implicit transaction, one
+    round trip); a single row is one Bind/Execute/Sync all the same."""
+    if len(params) == 1:
+        await stmt.fetchval(*params[0])
+    else:
+        await stmt.executemany(params)
+
+
+def _pg_error(dialect: Any, exc: Exception, sql: str, params: Any, raw: Any) -> Exception:
+    """asyncpg's ``exc`` (from ``sql`` on the driver connection ``raw``) as SQLAlchemy
+    raises it for the same statement: the dialect's own translation (``IntegrityError`` for
+    SQLSTATE class 23, ``InterfaceError`` for a closed connection, ...) wrapped in
+    ``sqlalchemy.exc.DBAPIError``, ``connection_invalidated`` if ``raw`` is closed. Anything
+    else (``OSError``, ``TypeError``) as it is, as SQLAlchemy lets it through."""
+    dbapi = dialect.loaded_dbapi
+    mapping = dbapi._asyncpg_error_translate
+    for cls in type(exc).__mro__:
+        translated = mapping.get(cls)
+        if translated is not None:
+            message = exc.args[0] if exc.args else str(exc)
+            return cast(
+                Exception,
+                DBAPIError.instance(
+                    sql,
+                    params,
+                    translated(message, exc),
+                    dbapi.Error,
+                    connection_invalidated=bool(raw is not None and raw.is_closed()),
+                ),
+            )
+    return exc
+
+
+async def _pg_totals(raw: Any, room_id: int) -> list[int]:
+    """`_read_totals` on the driver connection ``raw``."""
+    options = await raw.fetchval(_PG_ROOM_OPTIONS, room_id)
+    sums = {seat: total for seat, total in await raw.fetch(_PG_SEAT_SUMS, room_id)}
+    max_seat = await raw.fetchval(_PG_MAX_SEAT, room_id)
+    return _totals_of(options, sums, max_seat)
+
+
 @dataclass(slots=True)
 class _Queued:
     """One ``append_action`` waiting for its batch."""
@@ -341,8 +437,11 @@ class _LoopState:
         self.loop = loop
         self.queue: list[_Queued] = []
         self.writer: asyncio.Task[None] | None = None
-        # PostgreSQL: the writer keeps one autocommit connection (no checkout per batch)
+        # PostgreSQL: the writer keeps one connection checked out of the pool (no checkout
+        # per batch) and writes on its asyncpg connection with a prepared INSERT
         self.log_conn: AsyncConnection | None = None
+        self.log_raw: Any = None  # its asyncpg connection
+        self.log_insert: Any = None  # asyncpg PreparedStatement of PG_INSERT_ACTION
         # SQLite file: the action log's own connection, used on this loop's thread only
         self.sqlite_log: sqlite3.Connection | None = None
         self.sqlite_log_commits = 0
@@ -391,9 +490,15 @@ class Store:
                 self._sqlite_path = database
             # (an in-memory database is one per connection: there reads and writes share
             # the async engine's single connection)
-        # The action log on PostgreSQL: one executemany per batch in autocommit, which
-        # asyncpg runs as one implicit transaction (atomic) in one round trip.
-        self._autocommit = self.engine.execution_options(isolation_level="AUTOCOMMIT")
+        if self.engine.dialect.name == "postgresql":
+            dialect = self.engine.dialect
+            self._pg_action_procs = _bind_processors(dialect, Action.__table__, _ACTION_COLUMNS)
+            self._pg_hand_procs = _bind_processors(
+                dialect, Hand.__table__, ("ended_at", "settlement")
+            )
+            self._pg_ledger_procs = _bind_processors(
+                dialect, LedgerEntry.__table__, _LEDGER_COLUMNS
+            )
         self._sessions = async_sessionmaker(self.engine, expire_on_commit=False)
         self._room_ids: dict[str, int] = {}
         self._hand_ids: dict[tuple[str, int], int] = {}
@@ -414,7 +519,7 @@ class Store:
                 await asyncio.gather(state.writer, return_exceptions=True)
             if state.log_conn is not None:
                 await state.log_conn.close()
-                state.log_conn = None
+                state.log_conn = state.log_raw = state.log_insert = None
             if state.sqlite_log is not None:
                 state.sqlite_log.close()
                 state.sqlite_log = None
@@ -850,6 +955,8 @@ class Store:
                     await asyncio.get_running_loop().run_in_executor(
                         self._sqlite_thread, self._sqlite_append, params
                     )
+            elif self.engine.dialect.name == "postgresql":
+                await self._pg_append(rows)
             else:
                 await self._insert_autocommit(rows)
         except IntegrityError:
@@ -876,10 +983,14 @@ class Store:
                 q.future.set_result(None)
 
     async def _insert_autocommit(self, rows: list[dict[str, Any]]) -> None:
+        """One batch through SQLAlchemy on the loop's connection (an in-memory SQLite
+        database: its one connection is shared with the reads)."""
         state = self._loop_state()
         conn = state.log_conn
         if conn is None:
-            conn = state.log_conn = await self._autocommit.connect()
+            conn = state.log_conn = await self.engine.execution_options(
+                isolation_level="AUTOCOMMIT"
+            ).connect()
         try:
             await conn.execute(_INSERT_ACTIONS, rows)
         except IntegrityError:
@@ -891,6 +1002,46 @@ class Store:
                 await conn.invalidate()
             raise
         await conn.commit()  # likewise no round trip in autocommit
+
+    async def _pg_append(self, rows: list[dict[str, Any]]) -> None:
+        """One batch of the action log on PostgreSQL, atomic, in one round trip: the
+        prepared `PG_INSERT_ACTION` on the asyncpg connection the loop's writer keeps
+        checked out of the pool (`_pg_insert_actions`). An integrity error (a duplicate
+        ``idx``, a stale lease generation: nothing of the batch was written, the connection
+        is fine) is raised as ``sqlalchemy.exc.IntegrityError``; any other failure drops the
+        connection (a fresh one next batch) and is raised as SQLAlchemy would (`_pg_error`)."""
+        procs = self._pg_action_procs
+        params = [
+            tuple(
+                proc(row[name]) if proc is not None else row[name]
+                for name, proc in zip(_ACTION_COLUMNS, procs, strict=True)
+            )
+            for row in rows
+        ]
+        state = self._loop_state()
+        try:
+            if state.log_insert is None:
+                if state.log_conn is None:
+                    state.log_conn = await self.engine.connect()
+                state.log_raw = (await state.log_conn.get_raw_connection()).driver_connection
+                state.log_insert = await state.log_raw.prepare(PG_INSERT_ACTION)
+            await _pg_insert_actions(state.log_insert, params)
+        except asyncpg.IntegrityConstraintViolationError as exc:
+            raise _pg_error(
+                self.engine.dialect, exc, PG_INSERT_ACTION, params, state.log_raw
+            ) from exc
+        except BaseException as exc:
+            conn, raw = state.log_conn, state.log_raw
+            state.log_conn = state.log_raw = state.log_insert = None
+            err: BaseException = exc
+            if isinstance(exc, Exception):  # before the invalidation below closes ``raw``
+                err = _pg_error(self.engine.dialect, exc, PG_INSERT_ACTION, params, raw)
+            if conn is not None:  # broken or interrupted: a fresh one next time
+                with suppress(Exception):
+                    await conn.invalidate()
+            if err is exc:
+                raise
+            raise err from exc
 
     # ------------------------------------------------------------------ reads
 
@@ -1077,6 +1228,11 @@ class Store:
         if totals is not None and len(totals) != len(deltas):
             raise ValueError(f"totals {list(totals)} and deltas {deltas} differ in length")
 
+        if self.engine.dialect.name == "postgresql":
+            return await self._pg_finish(
+                code, hand_no, result, settlement, payments, deltas, status, totals
+            )
+
         def work(conn: Connection) -> FinishedHand:
             settled = self._settle(conn, code, hand_no, result, settlement, payments, deltas)
             room_id = self._room_id_in(conn, code)
@@ -1090,6 +1246,114 @@ class Store:
             return await self._write(work)
         except IntegrityError as exc:  # seat_deltas rows without a settled hand: a broken log
             raise Conflict(f"hand {hand_no} of room {code!r} has settlement rows") from exc
+
+    async def _pg_finish(
+        self,
+        code: str,
+        hand_no: int,
+        result: str,
+        settlement: dict[str, Any],
+        payments: list[dict[str, Any]],
+        deltas: list[int],
+        status: str | None,
+        totals: Sequence[int] | None,
+    ) -> FinishedHand:
+        """:meth:`finish_hand` on PostgreSQL (checked input): the statements of `_settle`
+        and `_SET_STATUS` (`PG_SETTLE_HAND`, `PG_INSERT_LEDGER`, `PG_INSERT_SEAT_DELTA`,
+        `PG_SET_STATUS`) in one transaction on the asyncpg connection of a pooled
+        connection; each executemany is one round trip. A connection left in doubt (any
+        failure but NotFound / an integrity error, or a cancellation) is dropped, never
+        returned to the pool mid-transaction."""
+        conn = await self.engine.connect()
+        raw: Any = None
+        sql = "BEGIN"
+        params: Any = ()
+        clean = False
+        try:
+            raw = (await conn.get_raw_connection()).driver_connection
+            async with raw.transaction():
+                sql, params = _PG_HAND_ID, (code, hand_no)
+                hand_id = self._hand_ids.get((code, hand_no))
+                if hand_id is None:
+                    hand_id = await raw.fetchval(_PG_HAND_ID, code, hand_no)
+                    if hand_id is None:
+                        raise NotFound(f"unknown hand {hand_no} of room {code!r}")
+                    self._hand_ids[(code, hand_no)] = hand_id
+                room_id = self._room_ids.get(code)
+                if room_id is None:
+                    sql, params = _PG_ROOM_ID, (code,)
+                    room_id = await raw.fetchval(_PG_ROOM_ID, code)
+                    if room_id is None:
+                        raise NotFound(f"unknown room {code!r}")
+                    self._room_ids[code] = room_id
+                now = utcnow()
+                ended_proc, settlement_proc = self._pg_hand_procs
+                sql = PG_SETTLE_HAND
+                params = (
+                    hand_id,
+                    ended_proc(now) if ended_proc is not None else now,
+                    result,
+                    settlement_proc(settlement) if settlement_proc is not None else settlement,
+                )
+                # The conditional UPDATE is the guard (it takes the row lock first);
+                # uq_seat_deltas_hand_seat is the last line.
+                settled = await raw.execute(PG_SETTLE_HAND, *params) == "UPDATE 1"
+                if settled:
+                    if payments:
+                        sql, params = PG_INSERT_LEDGER, self._pg_ledger_rows(hand_id, now, payments)
+                        await raw.executemany(PG_INSERT_LEDGER, params)
+                    sql = PG_INSERT_SEAT_DELTA
+                    params = [(hand_id, seat, room_id, d) for seat, d in enumerate(deltas)]
+                    await raw.executemany(PG_INSERT_SEAT_DELTA, params)
+                if status is not None:
+                    sql, params = PG_SET_STATUS, (room_id, status)
+                    await raw.execute(PG_SET_STATUS, room_id, status)
+                if settled and totals is not None:
+                    done = FinishedHand(
+                        True, [int(t) + d for t, d in zip(totals, deltas, strict=True)]
+                    )
+                else:
+                    sql, params = _PG_SEAT_SUMS, (room_id,)
+                    done = FinishedHand(settled, await _pg_totals(raw, room_id))
+                sql, params = "COMMIT", ()
+            clean = True
+            return done
+        except NotFound:
+            clean = not raw.is_in_transaction()
+            raise
+        except asyncpg.IntegrityConstraintViolationError as exc:
+            # seat_deltas rows without a settled hand: a broken log (rolled back)
+            clean = not raw.is_in_transaction()
+            raise Conflict(f"hand {hand_no} of room {code!r} has settlement rows") from exc
+        except Exception as exc:
+            raise _pg_error(self.engine.dialect, exc, sql, params, raw) from exc
+        finally:
+            if not clean:  # broken, interrupted or in doubt: never back into the pool
+                with suppress(Exception):
+                    await conn.invalidate()
+            await conn.close()
+
+    def _pg_ledger_rows(
+        self, hand_id: int, now: datetime, payments: list[dict[str, Any]]
+    ) -> list[tuple[Any, ...]]:
+        """`PG_INSERT_LEDGER`'s parameters, bound as `_settle` binds ``_INSERT_LEDGER``'s."""
+        procs = self._pg_ledger_procs
+        rows = [
+            (
+                hand_id,
+                p["from"],
+                p["to"],
+                p["points"],
+                str(p.get("reason", "")),
+                p.get("detail"),
+                now,
+            )
+            for p in payments
+        ]
+        return [
+            tuple(v if proc is None else proc(v) for v, proc in zip(row, procs, strict=True))
+            for row in rows
+        ]
 
     def _settle(
         self,
@@ -1245,6 +1509,11 @@ def _read_totals(conn: Connection, room_id: int) -> list[int]:
         ).all()
     )
     max_seat = conn.scalar(select(func.max(Player.seat)).where(Player.room_id == room_id))
+    return _totals_of(options, sums, max_seat)
+
+
+def _totals_of(options: Any, sums: dict[int, Any], max_seat: int | None) -> list[int]:
+    """The totals from a room's ``options``, its per-seat sums of deltas and highest seat."""
     n = options.get("players") if isinstance(options, dict) else None
     if not isinstance(n, int) or isinstance(n, bool):
         n = 0

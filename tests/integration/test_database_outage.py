@@ -45,10 +45,17 @@ class Watcher(Player):
     """A scripted human that also records the type of every message it receives."""
 
     kinds: list[str] = field(default_factory=list)
+    #: A short line per message received (type, hand, version, prompt, legal, error code).
+    seen: list[str] = field(default_factory=list)
     task: asyncio.Task[dict[str, Any]] | None = None
 
     def _see(self, msg: dict[str, Any]) -> None:
         self.kinds.append(str(msg.get("type")))
+        fields = ("hand_no", "version", "prev_version", "prompt", "code", "service")
+        line = " ".join(f"{k}={msg[k]}" for k in fields if k in msg)
+        legal = msg.get("legal")
+        evs = ",".join(f"{e.get('type')}{e.get('seat', '')}" for e in msg.get("events") or [])
+        self.seen.append(f"{msg.get('type')} {line} legal={len(legal or [])} [{evs}]")
         super()._see(msg)
 
 
@@ -157,7 +164,11 @@ async def _outage_mid_hand(
     for p in (p0, p1):
         assert "degraded" in p.kinds, p.kinds
     proxy.restore()
-    end0, end1 = await asyncio.wait_for(asyncio.gather(*plays), 60)
+    try:
+        end0, end1 = await asyncio.wait_for(asyncio.gather(*plays), 60)
+    except TimeoutError:
+        tails = "\n".join(f"seat {p.seat}: " + " | ".join(p.seen[-12:]) for p in (p0, p1))
+        raise AssertionError(f"the hand did not finish; last messages:\n{tails}") from None
     assert end0["settlement"] == end1["settlement"]
     for p in (p0, p1):  # told, in this order: waiting for the database, back
         last_degraded = len(p.kinds) - 1 - p.kinds[::-1].index("degraded")

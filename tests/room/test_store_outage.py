@@ -12,6 +12,7 @@ ambiguous commit). The outage of the real PostgreSQL, cut by a TCP proxy, is in
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -82,7 +83,9 @@ class FlakyStore:
         return call
 
 
-async def make_room(store: Any, bus: MemoryBus, bots: list[bool], hands: int = 4) -> RoomActor:
+async def make_room(
+    store: Any, bus: MemoryBus, bots: list[bool], hands: int = 4, timing: Timing = TIMING
+) -> RoomActor:
     """A room of ``bots`` (True: a bot seat) on ``store``, not started, retrying every 1 ms."""
     opts = GuiyangOptions(hands=hands).model_dump()
     await store.create_room(CODE, "guiyang", opts)
@@ -94,7 +97,7 @@ async def make_room(store: Any, bus: MemoryBus, bots: list[bool], hands: int = 4
         store,
         bus,
         ManualClock(),
-        TIMING,
+        timing,
         seats=[Seat(i, f"p{i}", b, f"hash{i}") for i, b in enumerate(bots)],
     )
     seeds = iter(f"flaky-seed-{n}" for n in range(100))
@@ -423,4 +426,59 @@ async def test_a_deal_that_fails_is_rearmed(store: Any, bus: MemoryBus) -> None:
         await asyncio.sleep(0.005)
     assert flaky.failed == {"start_hand": 1}
     await check_session(flaky, actor)
+    await actor.stop()
+
+
+async def _claim_prompt_of_seat_0(actor: RoomActor) -> dict[str, Any]:
+    """Play seat 0's turns at once (the bots play theirs) until seat 0 is offered a claim;
+    returns its snapshot then. Claim windows are not held meanwhile: seat 0 has no claim
+    decision time yet, so ``mimic`` holds them ``claim_min_ms`` (0)."""
+    while True:
+        await actor.idle()
+        snap = await actor.snapshot(0)
+        assert actor.status == "playing", "the hand ended before seat 0 could claim"
+        if snap["legal"] and actor.prompts.kind == "claim":
+            return snap
+        assert snap["legal"], "the room waits for nobody"
+        await actor.act(0, Action.from_dict(snap["legal"][0]), snap["prompt"])
+
+
+async def test_a_claim_answer_waiting_for_the_store_keeps_its_own_decision_time(
+    store: Any, bus: MemoryBus
+) -> None:
+    """``claim_hold="mimic"`` takes a human seat to think as long as its past claim
+    decisions: one whose answer reached the room after 1.5 s, then waited 8 s for the
+    database, took 1.5 s. The next claim window it is not offered is held 1.5 s, not 9.5 s
+    (which, after a real outage, held every later window ~11 s: the hand crawled)."""
+    flaky = FlakyStore(store)
+    timing = dataclasses.replace(TIMING, claim_hold="mimic")
+    actor = await make_room(flaky, bus, [False, True, True, True], timing=timing)
+    clock: ManualClock = actor.clock  # type: ignore[assignment]
+    actor.start()
+    await actor.wait_started()
+    snap = await _claim_prompt_of_seat_0(actor)
+    claim_window = snap["prompt"]
+    clock.advance(1.5)  # seat 0 thinks 1.5 s, then passes: the database is down
+    flaky.fail("append_action", 10**9)
+    act = asyncio.ensure_future(actor.act(0, Action("pass"), claim_window))
+    while actor.outages.degraded != {"database"}:
+        await asyncio.sleep(0.001)
+    clock.advance(8.0)  # the room waits 8 s for its database (within claim_seconds)
+    flaky.faults["append_action"].left = 0  # back
+    await act
+    await actor.idle()
+    assert {s: list(t) for s, t in actor.claims.think.items()} == {0: [1.5]}
+    # play on to the next claim window held for seat 0 (offered to a bot or nobody)
+    while not (actor.prompts.kind == "claim" and actor.game.claims_decided(actor.state)):
+        snap = await actor.snapshot(0)
+        assert snap["legal"] and actor.status == "playing"
+        await actor.act(0, Action.from_dict(snap["legal"][0]), snap["prompt"])
+        await actor.idle()
+    held = actor.prompts.window
+    clock.advance(1.4)
+    await actor.idle()
+    assert actor.prompts.window == held  # still held: seat 0 "thinks" 1.5 s
+    clock.advance(0.1)
+    await actor.idle()
+    assert actor.prompts.window > held  # closed after 1.5 s
     await actor.stop()

@@ -48,11 +48,24 @@ async def _scalar(store: Store, sql: str) -> Any:
 def _executions(store: Store, kind: str) -> Iterator[list[str]]:
     """Record the store's writes inside the block: ``kind="commit"`` one entry per COMMIT
     made through SQLAlchemy, ``kind="actions"`` one per execution (an executemany counts
-    once) of the action INSERT. On a SQLite file the action log is written on the driver's
-    connection, out of SQLAlchemy's sight: there each batch is one call of the writer's
-    ``_sqlite_append`` (one transaction, one executemany)."""
+    once) of the action INSERT. On a SQLite file and on PostgreSQL the action log is written
+    on the driver's connection, out of SQLAlchemy's sight: there each batch is one call of
+    ``_sqlite_insert_actions`` / ``_pg_insert_actions`` (one transaction, one executemany)."""
     seen: list[str] = []
     engine = store.write_engine
+    if kind == "actions" and store.engine.dialect.name == "postgresql":
+        pg_insert = store_module._pg_insert_actions
+
+        async def pg_counted(stmt: Any, params: list[tuple[Any, ...]]) -> None:
+            await pg_insert(stmt, params)
+            seen.append("INSERT INTO actions")
+
+        store_module._pg_insert_actions = pg_counted  # type: ignore[assignment]
+        try:
+            yield seen
+        finally:
+            store_module._pg_insert_actions = pg_insert
+        return
 
     def on_commit(_conn: Any) -> None:
         seen.append("commit")
@@ -194,7 +207,21 @@ async def test_finish_hand_settles_sets_status_and_gives_totals_once(store: Stor
             "AAAA", 1, "win", {"v": 1}, PAYMENTS, DELTAS, status="between", totals=[0, 0, 0, 0]
         )
     assert done == FinishedHand(settled=True, totals=DELTAS)
-    assert len(commits) == 1
+    if store.engine.dialect.name == "postgresql":
+        # written on the driver's connection, out of SQLAlchemy's sight: every row it wrote
+        # carries the id of the one transaction that wrote it
+        xids = await _scalar(
+            store,
+            "SELECT array_agg(DISTINCT x::text) FROM ("
+            " SELECT xmin AS x FROM hands WHERE hand_no = 1"
+            " UNION ALL SELECT xmin FROM ledger_entries"
+            " UNION ALL SELECT xmin FROM seat_deltas"
+            " UNION ALL SELECT xmin FROM rooms WHERE code = 'AAAA') t",
+        )
+        assert len(xids) == 1
+        assert commits == []
+    else:
+        assert len(commits) == 1
     room = await store.get_room("AAAA")
     assert room is not None and room.status == "between"
     assert await store.totals("AAAA") == DELTAS
@@ -256,25 +283,28 @@ async def test_finish_hand_cancelled_midway_is_all_or_nothing(store: Store) -> N
     transaction is rolled back as a whole, or (SQLite: the writer thread finishes what it
     began) committed as a whole. Never a settled hand without its ledger and status."""
     await _room(store, "AAAA")
-    loop = asyncio.get_running_loop()
-    updated = asyncio.Event()
+    if store.engine.dialect.name == "postgresql":
+        await _cancel_finish_hand_behind_a_room_lock(store)
+    else:
+        loop = asyncio.get_running_loop()
+        updated = asyncio.Event()
 
-    def after(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
-        if statement.startswith("UPDATE hands"):
-            loop.call_soon_threadsafe(updated.set)
+        def after(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+            if statement.startswith("UPDATE hands"):
+                loop.call_soon_threadsafe(updated.set)
 
-    engine = store.write_engine
-    event.listen(engine, "after_cursor_execute", after)
-    try:
-        task = asyncio.ensure_future(
-            store.finish_hand("AAAA", 1, "win", {}, PAYMENTS, DELTAS, status="between")
-        )
-        await updated.wait()
-        task.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await task
-    finally:
-        event.remove(engine, "after_cursor_execute", after)
+        engine = store.write_engine
+        event.listen(engine, "after_cursor_execute", after)
+        try:
+            task = asyncio.ensure_future(
+                store.finish_hand("AAAA", 1, "win", {}, PAYMENTS, DELTAS, status="between")
+            )
+            await updated.wait()
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+        finally:
+            event.remove(engine, "after_cursor_execute", after)
     await asyncio.sleep(0.2)  # let a writer thread that was mid-transaction finish
     [hand] = await store.hands("AAAA")
     room = await store.get_room("AAAA")
@@ -290,6 +320,33 @@ async def test_finish_hand_cancelled_midway_is_all_or_nothing(store: Store) -> N
         assert hand.deltas == DELTAS
     if store.engine.dialect.name == "postgresql":
         assert hand.ended_at is None  # the async transaction is rolled back
+
+
+async def _cancel_finish_hand_behind_a_room_lock(store: Store) -> None:
+    """PostgreSQL: another transaction holds room AAAA's row, so ``finish_hand`` (on the
+    driver's connection, out of SQLAlchemy's events) has run the hand UPDATE and the ledger
+    and seat_deltas INSERTs and waits in the room's status UPDATE; it is cancelled there."""
+    async with store.engine.connect() as blocker:
+        tx = await blocker.begin()
+        await blocker.execute(text("SELECT id FROM rooms WHERE code = 'AAAA' FOR UPDATE"))
+        task = asyncio.ensure_future(
+            store.finish_hand("AAAA", 1, "win", {}, PAYMENTS, DELTAS, status="between")
+        )
+        waiting = 0
+        for _ in range(500):
+            await asyncio.sleep(0.01)
+            waiting = await _scalar(
+                store,
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+                " AND wait_event_type = 'Lock' AND query LIKE 'UPDATE rooms SET status%'",
+            )
+            if waiting:
+                break
+        assert waiting == 1
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        await tx.rollback()
 
 
 async def test_finish_hand_refuses_bad_input_and_writes_nothing(store: Store) -> None:
