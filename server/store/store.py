@@ -253,17 +253,16 @@ def _bind_processors(dialect: Any, table: Any, columns: Sequence[str]) -> list[A
     return [table.c[name].type._cached_bind_processor(dialect) for name in columns]
 
 
-def _sqlite_action_params(dialect: Any, rows: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
-    """``rows`` of ``actions`` as the driver's parameter tuples for ``_INSERT_ACTIONS_SQL``:
-    each value bound by its column's own type (the same stored text as ``insert(Action)``)."""
-    procs = _bind_processors(dialect, Action.__table__, _ACTION_COLUMNS)
-    return [
-        tuple(
-            proc(row[name]) if proc is not None else row[name]
-            for name, proc in zip(_ACTION_COLUMNS, procs, strict=True)
-        )
-        for row in rows
-    ]
+def _bound(procs: Sequence[Any], values: Sequence[Any]) -> tuple[Any, ...]:
+    """``values`` (one per column of `_bind_processors`' ``procs``, in order) as the driver
+    gets them: each through its column's processor, if it has one."""
+    return tuple(v if proc is None else proc(v) for v, proc in zip(values, procs, strict=True))
+
+
+def _action_params(procs: Sequence[Any], rows: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
+    """``rows`` of ``actions`` as the driver's parameter tuples (columns `_ACTION_COLUMNS`,
+    ``procs`` their processors): the same stored values as ``insert(Action)``."""
+    return [_bound(procs, [row[name] for name in _ACTION_COLUMNS]) for row in rows]
 
 
 #: Commits of the action log's own connection between two checkpoints (its pages: a few
@@ -950,7 +949,10 @@ class Store:
         try:
             if self._sqlite_thread is not None:
                 assert self._sqlite_writer is not None
-                params = _sqlite_action_params(self._sqlite_writer.dialect, rows)
+                procs = _bind_processors(
+                    self._sqlite_writer.dialect, Action.__table__, _ACTION_COLUMNS
+                )
+                params = _action_params(procs, rows)
                 if not self._sqlite_append_here(params):
                     await asyncio.get_running_loop().run_in_executor(
                         self._sqlite_thread, self._sqlite_append, params
@@ -1010,14 +1012,7 @@ class Store:
         ``idx``, a stale lease generation: nothing of the batch was written, the connection
         is fine) is raised as ``sqlalchemy.exc.IntegrityError``; any other failure drops the
         connection (a fresh one next batch) and is raised as SQLAlchemy would (`_pg_error`)."""
-        procs = self._pg_action_procs
-        params = [
-            tuple(
-                proc(row[name]) if proc is not None else row[name]
-                for name, proc in zip(_ACTION_COLUMNS, procs, strict=True)
-            )
-            for row in rows
-        ]
+        params = _action_params(self._pg_action_procs, rows)
         state = self._loop_state()
         try:
             if state.log_insert is None:
@@ -1287,14 +1282,9 @@ class Store:
                         raise NotFound(f"unknown room {code!r}")
                     self._room_ids[code] = room_id
                 now = utcnow()
-                ended_proc, settlement_proc = self._pg_hand_procs
+                ended_at, stored = _bound(self._pg_hand_procs, (now, settlement))
                 sql = PG_SETTLE_HAND
-                params = (
-                    hand_id,
-                    ended_proc(now) if ended_proc is not None else now,
-                    result,
-                    settlement_proc(settlement) if settlement_proc is not None else settlement,
-                )
+                params = (hand_id, ended_at, result, stored)
                 # The conditional UPDATE is the guard (it takes the row lock first);
                 # uq_seat_deltas_hand_seat is the last line.
                 settled = await raw.execute(PG_SETTLE_HAND, *params) == "UPDATE 1"
@@ -1350,10 +1340,7 @@ class Store:
             )
             for p in payments
         ]
-        return [
-            tuple(v if proc is None else proc(v) for v, proc in zip(row, procs, strict=True))
-            for row in rows
-        ]
+        return [_bound(procs, row) for row in rows]
 
     def _settle(
         self,
