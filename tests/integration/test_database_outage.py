@@ -292,7 +292,8 @@ async def _bots_turn_room(
     then answers and PostgreSQL is cut as soon as that answer is logged, in the claim window
     it opens (so the cut lands before the bots' next move). Returns the code, the player and
     how many actions were logged at the cut. A new room if the hand ended before the pause
-    or at that discard (a bot won at once)."""
+    or at that discard (a bot won at once), or if that answer was not a discard (a pass on
+    seat 3's discard is followed by seat 0's own draw and discard, not by a bot's move)."""
     for _attempt in range(5):
         created = await _post(server.http, "/api/rooms", {"game": "guiyang", "options": {}})
         code = created["code"]
@@ -311,9 +312,12 @@ async def _bots_turn_room(
                     break
                 await asyncio.sleep(0.005)
             proxy.cut()
-            at_cut = len(await store.hand_actions(code, 1))
-            if (await store.hands(code))[0].settlement is None:
-                return code, p0, at_cut
+            actions = await store.hand_actions(code, 1)
+            answer = actions[logged] if len(actions) > logged else (0, {"action": {}})
+            if (await store.hands(code))[0].settlement is None and answer[1]["action"].get(
+                "kind"
+            ) == "discard":
+                return code, p0, len(actions)
             proxy.restore()
         paused.cancel()
         p0.task.cancel()
