@@ -36,7 +36,7 @@ import os
 import secrets
 import socket
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, Literal
 
 import redis.asyncio as aioredis
 
@@ -213,8 +213,11 @@ class Cluster:
         margin: float | None = None,
         prefix: str = "zhuoji:",
         process_id: str | None = None,
+        call_timeout: float = 10.0,
     ) -> None:
         self.redis = aioredis.from_url(redis_url, decode_responses=True)
+        #: Seconds :meth:`request` waits for an answer by default.
+        self.call_timeout = call_timeout
         self.bus = bus
         self.lease_seconds = lease_seconds
         self.margin = lease_seconds / 3 if margin is None else margin
@@ -373,15 +376,24 @@ class Cluster:
     # ------------------------------------------------------------------ calls
 
     async def request(
-        self, code: str, call: str, kwargs: dict[str, Any], timeout: float = 10.0
+        self,
+        code: str,
+        call: str,
+        kwargs: dict[str, Any],
+        timeout: float | None | Literal["default"] = "default",
     ) -> Any:
         """Run ``call(**kwargs)`` on the owner of room ``code`` and return its result.
+
+        ``timeout``: seconds to wait for the answer (``"default"``: :attr:`call_timeout`;
+        None: no limit, for a caller that watches the owner's lease itself).
 
         Raises :class:`NoOwner` if nobody serves the room's command channel (or the bus
         cannot be reached),
         ``TimeoutError`` if the owner did not answer in ``timeout`` seconds, and
         :class:`RoomError` for a call the owner refused.
         """
+        if timeout == "default":
+            timeout = self.call_timeout
         req_id = secrets.token_hex(8)
         fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._pending[req_id] = fut

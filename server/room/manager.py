@@ -395,15 +395,19 @@ class RoomManager:
                 await asyncio.sleep(min(0.2, self.cluster.lease_seconds / 5))
 
     async def _request(self, code: str, call: str, kwargs: dict[str, Any]) -> Any:
-        """One forwarded call. A call that is safe to send again (:data:`_REPEATABLE`) is
-        given up (``TimeoutError``) as soon as the room's lease lapses or changes hands
-        while it waits: its owner lost the room (e.g. stalled), so it will not answer, and
-        whatever it did is fenced or in the log the next owner replays. Checked only once a
-        call waited a third of the lease time, so a prompt answer costs nothing more."""
+        """One forwarded call. A call that is safe to send again (:data:`_REPEATABLE`) waits
+        for its answer as long as the room's owner holds the lease (an answer waiting for
+        the owner's database, which may be away for a while, is not sent again: the copy
+        would be refused as a stale prompt once the first is applied), and is given up
+        (``TimeoutError``) as soon as the lease lapses or changes hands: its owner lost the
+        room (e.g. stalled), so it will not answer, and whatever it did is fenced or in the
+        log the next owner replays. Checked only once a call waited a third of the lease
+        time, so a prompt answer costs nothing more. Other calls wait
+        :attr:`Cluster.call_timeout`."""
         assert self.cluster is not None
-        task = asyncio.ensure_future(self.cluster.request(code, call, kwargs))
         if call not in _REPEATABLE:
-            return await task
+            return await self.cluster.request(code, call, kwargs)
+        task = asyncio.ensure_future(self.cluster.request(code, call, kwargs, timeout=None))
         try:
             seen: str | None = None
             step = self.cluster.lease_seconds / 3

@@ -262,6 +262,62 @@ async def test_a_stale_owner_is_fenced_and_an_answer_in_flight_survives(
             await bus.close()
 
 
+async def test_a_forwarded_answer_waits_for_the_owners_database(store: Any, redis_url: str) -> None:
+    """The owner's database does not answer for four times the cluster's call timeout
+    while a player on another process answers: the forwarded answer is not sent again (the
+    copy would be refused as a stale prompt once the first is applied) nor given up as
+    ``unavailable``; it returns once the owner logged and applied it, once."""
+    from test_store_outage import FlakyStore
+
+    from server.room.actor import Timing
+    from server.room.bots import choose_action
+    from server.room.manager import RoomManager
+    from server.rules.guiyang import acting_seats
+
+    timing = Timing(claim_seconds=300, turn_seconds=300, claim_min_ms=0, ready_seconds=300)
+    prefix = f"zjtest:{secrets.token_hex(4)}:"
+    buses = [RedisBus(redis_url, prefix=prefix) for _ in range(2)]
+    call_timeout = 0.4
+    clusters = [
+        Cluster(redis_url, b, lease_seconds=LEASE, prefix=prefix, call_timeout=call_timeout)
+        for b in buses
+    ]
+    flaky = FlakyStore(store)
+    a = RoomManager(flaky, buses[0], timing=timing, cluster=clusters[0])
+    b = RoomManager(store, buses[1], timing=timing, cluster=clusters[1])
+    await a.start()
+    await b.start()
+    try:
+        actor = await a.create_room({"hands": 4})
+        code = actor.code
+        for name in ("ann", "bob", "cy", "dee"):
+            await a.join(code, name)
+        await actor.idle()
+        seat = min(acting_seats(actor.state))
+        snap = await actor.snapshot(seat)
+        action = choose_action(actor.state, seat)
+        logged = len(await store.hand_actions(code, 1))
+        gate = asyncio.Event()
+        flaky.fail("append_action", 0)
+        flaky.faults["append_action"].gate = gate
+        answer = asyncio.ensure_future(
+            b.call(code, "act", {"seat": seat, "action": action, "prompt": snap["prompt"]})
+        )
+        await asyncio.sleep(4 * call_timeout)
+        assert not answer.done()
+        assert code in a.rooms and code not in b.rooms  # the owner kept its lease
+        gate.set()
+        await asyncio.wait_for(answer, 10)  # no stale_prompt, no unavailable
+        actions = await store.hand_actions(code, 1)
+        assert len(actions) == logged + 1 and actions[logged][0] == seat
+        assert actor.version > snap["version"]
+    finally:
+        await a.close()
+        await b.close()
+        for bus in buses:
+            await bus.close()
+
+
 async def test_a_lapsed_lease_nobody_took_is_taken_back(store: Any, redis_url: str) -> None:
     """A lease that lapsed during a stall without anyone taking it: the owner stops the
     room, then takes it back from the store under a new generation, at the same version
