@@ -644,8 +644,8 @@ def view(state: State, seat: int | None, hints: bool = True) -> dict[str, object
 def views(state: State, seats: Sequence[int | None], hints: bool = True) -> list[dict[str, object]]:
     """`view` of ``state`` for each of ``seats`` (in order): what a room sends its audiences
     after a change, with the table's public part (every seat's melds, river and counts, the
-    open tiles) built once for all of them. Each view has its own dicts; the lists inside
-    the public part are shared by the views of one call and must not be changed."""
+    open tiles) built once for all of them and shared by the views of one call (its dicts
+    and lists must not be changed; each view's own top-level dict may)."""
     names = TILE_NAMES  # (a local: this runs for every audience after every change)
     revealed = all(v is not None for v in state.ding_que)
     table = []
@@ -691,11 +691,15 @@ def views(state: State, seats: Sequence[int | None], hints: bool = True) -> list
     out = []
     for seat in seats:
         own = seat is not None and 0 <= seat < state.players
-        seat_views = [dict(t) for t in table] if len(seats) > 1 else table
-        if own and not revealed:  # its own 定缺 before all are revealed
+        seat_views = table
+        if own and not revealed:  # its own 定缺 before all are revealed: its own copy
             assert seat is not None
             dq = state.ding_que[seat]
-            seat_views[seat]["ding_que"] = SUIT_LETTERS[dq] if dq is not None else None
+            seat_views = list(table)
+            seat_views[seat] = {
+                **table[seat],
+                "ding_que": SUIT_LETTERS[dq] if dq is not None else None,
+            }
         v: dict[str, object] = {**common, "seats": seat_views, **after}
         if own:
             assert seat is not None
