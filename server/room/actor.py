@@ -57,7 +57,6 @@ from server.room.commands import (
     BotMove,
     Command,
     Dissolve,
-    Inbox,
     PublishSnapshots,
     Ready,
     ReadyTimeout,
@@ -222,7 +221,7 @@ class RoomActor:
         self.players: int = self.opts.players
         if not self.totals:
             self.totals = [0] * self.players
-        self.inbox = Inbox()
+        self.inbox: asyncio.Queue[Command] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
         # The collaborators, each owning its part of the room (they only post commands
         # to the inbox, or call back what they are given).
