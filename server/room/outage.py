@@ -15,7 +15,6 @@ from typing import Any, TypeVar, cast
 from redis.backoff import AbstractBackoff
 
 from server.bus import transient as bus_transient
-from server.room.clock import running_loop
 from server.room.errors import RoomError
 from server.store import Conflict
 from server.store import transient as store_transient
@@ -97,7 +96,7 @@ class Outages:
                 if write:
                     await self.fenced(False)
                 slow = (
-                    running_loop().call_later(SLOW_SECONDS, self._slow, service)
+                    asyncio.get_running_loop().call_later(SLOW_SECONDS, self._slow, service)
                     if service == DATABASE
                     else None
                 )
