@@ -6,6 +6,7 @@ Each test uses its own key/channel prefix, so runs sharing one Redis do not meet
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import secrets
 import time
 from collections.abc import AsyncIterator
@@ -42,6 +43,33 @@ async def _until(predicate: Any, timeout: float = 5.0) -> None:
     while not predicate():
         assert time.monotonic() < deadline, "condition not reached"
         await asyncio.sleep(0.02)
+
+
+@contextlib.asynccontextmanager
+async def _two_processes(
+    store_a: Any, store_b: Any, redis_url: str, **cluster: Any
+) -> AsyncIterator[tuple[Any, Any]]:
+    """Two started room managers ("processes" A and B, on ``store_a`` / ``store_b``), each on
+    its own Redis bus and cluster member (lease ``LEASE``; ``cluster``: more arguments),
+    with game timers that never fire; closed afterwards."""
+    from server.room.actor import Timing
+    from server.room.manager import RoomManager
+
+    timing = Timing(claim_seconds=300, turn_seconds=300, claim_min_ms=0, ready_seconds=300)
+    prefix = f"zjtest:{secrets.token_hex(4)}:"
+    buses = [RedisBus(redis_url, prefix=prefix) for _ in range(2)]
+    members = [Cluster(redis_url, b, lease_seconds=LEASE, prefix=prefix, **cluster) for b in buses]
+    a = RoomManager(store_a, buses[0], timing=timing, cluster=members[0])
+    b = RoomManager(store_b, buses[1], timing=timing, cluster=members[1])
+    await a.start()
+    await b.start()
+    try:
+        yield a, b
+    finally:
+        await a.close()
+        await b.close()
+        for bus in buses:
+            await bus.close()
 
 
 async def test_lease_is_exclusive_renewed_and_released(pair: tuple[Cluster, Cluster]) -> None:
@@ -199,67 +227,55 @@ async def test_a_stale_owner_is_fenced_and_an_answer_in_flight_survives(
     next write is refused by the store (its lease generation is stale), A stops running
     the room at its next renewal, and the answer A's player had in flight, carrying A's
     prompt number, is accepted by B: the log holds A's actions, then B's, never mixed."""
-    from server.room.actor import Timing
     from server.room.bots import choose_action
-    from server.room.manager import RoomManager
     from server.rules.guiyang import acting_seats
     from server.store import Store
 
-    timing = Timing(claim_seconds=300, turn_seconds=300, claim_min_ms=0, ready_seconds=300)
-    prefix = f"zjtest:{secrets.token_hex(4)}:"
-    buses = [RedisBus(redis_url, prefix=prefix) for _ in range(2)]
-    clusters = [Cluster(redis_url, b, lease_seconds=LEASE, prefix=prefix) for b in buses]
     store_b = Store(store.url)
-    a = RoomManager(store, buses[0], timing=timing, cluster=clusters[0])
-    b = RoomManager(store_b, buses[1], timing=timing, cluster=clusters[1])
-    a.new_seed = b.new_seed = lambda: "fence-seed"
-    await a.start()
-    await b.start()
     try:
-        actor_a = await a.create_room({"hands": 4})
-        code = actor_a.code
-        for name in ("ann", "bob", "cy", "dee"):
-            await a.join(code, name)
-        for _ in range(3):  # a few actions by A
+        async with _two_processes(store, store_b, redis_url) as (a, b):
+            a.new_seed = b.new_seed = lambda: "fence-seed"
+            clusters = [a.cluster, b.cluster]
+            actor_a = await a.create_room({"hands": 4})
+            code = actor_a.code
+            for name in ("ann", "bob", "cy", "dee"):
+                await a.join(code, name)
+            for _ in range(3):  # a few actions by A
+                seat = min(acting_seats(actor_a.state))
+                snap = await actor_a.snapshot(seat)
+                await actor_a.act(seat, choose_action(actor_a.state, seat), snap["prompt"])
+                await actor_a.idle()
+            logged = len(await store.hand_actions(code, 1))
             seat = min(acting_seats(actor_a.state))
             snap = await actor_a.snapshot(seat)
-            await actor_a.act(seat, choose_action(actor_a.state, seat), snap["prompt"])
-            await actor_a.idle()
-        logged = len(await store.hand_actions(code, 1))
-        seat = min(acting_seats(actor_a.state))
-        snap = await actor_a.snapshot(seat)
-        prompt, version = snap["prompt"], snap["version"]
-        action = choose_action(actor_a.state, seat)
+            prompt, version = snap["prompt"], snap["version"]
+            action = choose_action(actor_a.state, seat)
 
-        # A stalls past its lease: the key lapses, B takes the room over
-        await clusters[0].redis.delete(clusters[0].lease_key(code))
-        actor_b = await b.get(code)
-        assert actor_b is b.rooms[code] and actor_b.lease_gen == actor_a.lease_gen + 1
-        assert actor_b._snapshot(seat)["prompt"] == prompt
-        assert actor_b.version == version
+            # A stalls past its lease: the key lapses, B takes the room over
+            await clusters[0].redis.delete(clusters[0].lease_key(code))
+            actor_b = await b.get(code)
+            assert actor_b is b.rooms[code] and actor_b.lease_gen == actor_a.lease_gen + 1
+            assert actor_b._snapshot(seat)["prompt"] == prompt
+            assert actor_b.version == version
 
-        # A does not know yet (its lease looks valid locally): its write is refused
-        assert actor_a.lease_check is not None and await actor_a.lease_check()
-        with pytest.raises(RoomError) as refused:
-            await actor_a.act(seat, action, prompt)
-        assert refused.value.code == "unavailable"  # the store refused, A then checked
-        assert len(await store.hand_actions(code, 1)) == logged
-        assert actor_a.version == version  # nothing applied, nothing published
-        await _until(lambda: code not in a.rooms and not actor_a.running)
+            # A does not know yet (its lease looks valid locally): its write is refused
+            assert actor_a.lease_check is not None and await actor_a.lease_check()
+            with pytest.raises(RoomError) as refused:
+                await actor_a.act(seat, action, prompt)
+            assert refused.value.code == "unavailable"  # the store refused, A then checked
+            assert len(await store.hand_actions(code, 1)) == logged
+            assert actor_a.version == version  # nothing applied, nothing published
+            await _until(lambda: code not in a.rooms and not actor_a.running)
 
-        # the answer in flight (A's prompt number) reaches B through A's forwarding
-        await a.call(code, "act", {"seat": seat, "action": action, "prompt": prompt})
-        actions = await store.hand_actions(code, 1)
-        assert len(actions) == logged + 1
-        gens = [payload["lease"] for _, payload in actions]
-        assert gens == [actor_a.lease_gen] * logged + [actor_b.lease_gen]
-        assert actor_b.version > version
+            # the answer in flight (A's prompt number) reaches B through A's forwarding
+            await a.call(code, "act", {"seat": seat, "action": action, "prompt": prompt})
+            actions = await store.hand_actions(code, 1)
+            assert len(actions) == logged + 1
+            gens = [payload["lease"] for _, payload in actions]
+            assert gens == [actor_a.lease_gen] * logged + [actor_b.lease_gen]
+            assert actor_b.version > version
     finally:
-        await a.close()
-        await b.close()
         await store_b.close()
-        for bus in buses:
-            await bus.close()
 
 
 async def test_a_forwarded_answer_waits_for_the_owners_database(store: Any, redis_url: str) -> None:
@@ -269,25 +285,12 @@ async def test_a_forwarded_answer_waits_for_the_owners_database(store: Any, redi
     ``unavailable``; it returns once the owner logged and applied it, once."""
     from test_store_outage import FlakyStore
 
-    from server.room.actor import Timing
     from server.room.bots import choose_action
-    from server.room.manager import RoomManager
     from server.rules.guiyang import acting_seats
 
-    timing = Timing(claim_seconds=300, turn_seconds=300, claim_min_ms=0, ready_seconds=300)
-    prefix = f"zjtest:{secrets.token_hex(4)}:"
-    buses = [RedisBus(redis_url, prefix=prefix) for _ in range(2)]
     call_timeout = 0.4
-    clusters = [
-        Cluster(redis_url, b, lease_seconds=LEASE, prefix=prefix, call_timeout=call_timeout)
-        for b in buses
-    ]
     flaky = FlakyStore(store)
-    a = RoomManager(flaky, buses[0], timing=timing, cluster=clusters[0])
-    b = RoomManager(store, buses[1], timing=timing, cluster=clusters[1])
-    await a.start()
-    await b.start()
-    try:
+    async with _two_processes(flaky, store, redis_url, call_timeout=call_timeout) as (a, b):
         actor = await a.create_room({"hands": 4})
         code = actor.code
         for name in ("ann", "bob", "cy", "dee"):
@@ -311,11 +314,6 @@ async def test_a_forwarded_answer_waits_for_the_owners_database(store: Any, redi
         actions = await store.hand_actions(code, 1)
         assert len(actions) == logged + 1 and actions[logged][0] == seat
         assert actor.version > snap["version"]
-    finally:
-        await a.close()
-        await b.close()
-        for bus in buses:
-            await bus.close()
 
 
 async def test_a_lapsed_lease_nobody_took_is_taken_back(store: Any, redis_url: str) -> None:
