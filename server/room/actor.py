@@ -687,8 +687,12 @@ class RoomActor:
         at: float | None = None,
     ) -> None:
         """A player's action (`act`, received at clock time ``at``), refused as
-        ``stale_prompt`` when it answers an old or an already answered prompt."""
+        ``stale_prompt`` when it answers an old or an already answered prompt. The answer
+        this seat's player gave last, sent again with its prompt number (a forwarded
+        answer whose reply the bus lost), is taken as done and changes nothing."""
         window = self.prompts.window
+        if prompt is not None and self.prompts.last_answer.get(seat) == (prompt, action):
+            return
         if prompt is not None and prompt != window:
             raise RoomError(
                 "stale_prompt", f"prompt {prompt} is over (the current prompt is {window})"
@@ -696,6 +700,7 @@ class RoomActor:
         if seat in self.prompts.answered and self.status == "playing":
             raise RoomError("stale_prompt", f"this seat already answered prompt {window}")
         await self._apply(seat, action, "player", future, at)
+        self.prompts.last_answer[seat] = (window, action)
 
     async def _auto_move(self, cmd: BotMove | Timeout, seat: int, window: int) -> None:
         """A bot's move, or the default action of a seat whose timer fired (托管)."""

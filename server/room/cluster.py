@@ -55,6 +55,12 @@ class NoOwner(Exception):
     """Nobody listens on the room's command channel (no live owner right now)."""
 
 
+class ReplyLost(TimeoutError):
+    """The bus reconnected under this process's reply channel while a call waited: its
+    answer may have been published while nobody here listened, so the call is sent again
+    (a ``TimeoutError``, as one not answered in time)."""
+
+
 def unreachable(err: BaseException) -> bool:
     """True for the errors of Redis being away (refused, dropped, timed out, no owner
     answering): an outage to log as a warning, not a bug's traceback."""
@@ -389,7 +395,8 @@ class Cluster:
 
         Raises :class:`NoOwner` if nobody serves the room's command channel (or the bus
         cannot be reached),
-        ``TimeoutError`` if the owner did not answer in ``timeout`` seconds, and
+        ``TimeoutError`` if the owner did not answer in ``timeout`` seconds,
+        :class:`ReplyLost` if the bus reconnected while the call waited, and
         :class:`RoomError` for a call the owner refused.
         """
         if timeout == "default":
@@ -414,7 +421,10 @@ class Cluster:
 
     async def _read_replies(self, sub: Subscription) -> None:
         async for msg in sub:
-            if msg.get("type") == GAP:
+            if msg.get("type") == GAP:  # replies sent meanwhile are lost: ask again
+                for waiting in self._pending.values():
+                    if not waiting.done():
+                        waiting.set_exception(ReplyLost("the bus reconnected; a reply may be lost"))
                 continue
             fut = self._pending.get(str(msg.get("id")))
             if fut is None or fut.done():

@@ -16,6 +16,7 @@ from typing import Any
 from server.room.clock import Clock, TimerHandle
 from server.room.timing import Timing
 from server.rules.game import Game
+from server.rules.types import Action
 
 #: Prompt numbers of hand ``h`` are ``h * PROMPT_BASE + 1, + 2, ...`` (then the ready
 #: prompt after it): they follow from the hand's log alone, so a room rebuilt on another
@@ -96,6 +97,8 @@ class Prompts:
         self.opened = 0.0
         #: Seats that answered the current prompt (a second answer is ``stale_prompt``).
         self.answered: set[int] = set()
+        #: Each seat's last answer taken from its player: ``(prompt window, action)``.
+        self.last_answer: dict[int, tuple[int, Action]] = {}
         self.timers: dict[int, SeatTimer] = {}
         #: What is left of each seat's time bank in this hand (seconds).
         self.bank: list[float] = [timing.bank_seconds] * players

@@ -181,6 +181,26 @@ async def test_refused_actions_change_nothing(store: Any, bus: Any, clock: Manua
     await actor.stop()
 
 
+async def test_an_answer_sent_again_is_taken_once(store: Any, bus: Any, clock: ManualClock) -> None:
+    """The dealer's discard, sent again with the same prompt number (a forwarded answer
+    whose reply the bus lost, `ReplyLost`), is taken as done: no error, nothing logged or
+    published again. Another action on that prompt is still ``stale_prompt``."""
+    actor = await make_room(store, bus, clock, bots=[False] * 4, seeds=["again"])
+    prompt = actor.prompts.window
+    first, second = [a for a in legal_actions(actor.state, 0) if a.kind == "discard"][:2]
+    await actor.act(0, first, prompt=prompt)
+    await actor.idle()
+    state, version = actor.state, actor.version
+    assert len(await store.hand_actions("TEST01", 1)) == 1
+    await actor.act(0, first, prompt=prompt)
+    assert (actor.state, actor.version) == (state, version)
+    assert len(await store.hand_actions("TEST01", 1)) == 1
+    with pytest.raises(RoomError) as other:
+        await actor.act(0, second, prompt=prompt)
+    assert other.value.code == "stale_prompt"
+    await actor.stop()
+
+
 async def test_bot_room_plays_whole_session(store: Any, bus: Any, clock: ManualClock) -> None:
     actor = await make_room(store, bus, clock, bots=[True] * 4, options={"hands": 4})
     spectator = await bus.subscribe(seat_channel("TEST01", None))

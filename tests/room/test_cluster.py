@@ -316,6 +316,52 @@ async def test_a_forwarded_answer_waits_for_the_owners_database(store: Any, redi
         assert actor.version > snap["version"]
 
 
+async def test_a_call_waiting_when_the_bus_reconnects_is_sent_again(tmp_path: Any) -> None:
+    """Redis drops every subscriber's connection (``CLIENT KILL TYPE pubsub`` on a
+    redis-server of the test's own) while a call waits for its owner: a reply published
+    before the caller's bus subscribed again would reach nobody, so the waiting call
+    raises `ReplyLost` (a ``TimeoutError``: the room manager sends it again) instead of
+    waiting for it as long as the owner holds the lease (a player's socket that never
+    heard back)."""
+    import redis.asyncio as aioredis
+
+    from server.room.cluster import ReplyLost
+    from tests.redis_server import RedisServer
+
+    server = RedisServer(tmp_path / "redis.log")
+    server.start()
+    buses = [RedisBus(server.url) for _ in range(2)]
+    owner, caller = (Cluster(server.url, bus, lease_seconds=LEASE) for bus in buses)
+    release = asyncio.Event()
+
+    async def handler(call: str, kwargs: dict[str, Any]) -> Any:
+        await release.wait()
+        return "done"
+
+    try:
+        for member in (owner, caller):
+            await member.start()
+        await owner.serve("R9", handler)
+        waiting = asyncio.ensure_future(caller.request("R9", "act", {}, timeout=None))
+        await asyncio.sleep(0.2)
+        assert not waiting.done()
+        admin = aioredis.from_url(server.url)
+        try:
+            await admin.execute_command("CLIENT", "KILL", "TYPE", "pubsub")
+        finally:
+            await admin.aclose()
+        with pytest.raises(ReplyLost):
+            await asyncio.wait_for(waiting, 10)
+        release.set()
+        assert await asyncio.wait_for(caller.request("R9", "act", {}), 10) == "done"
+    finally:
+        for member in (owner, caller):
+            await member.close()
+        for bus in buses:
+            await bus.close()
+        server.stop()
+
+
 async def test_a_lapsed_lease_nobody_took_is_taken_back(store: Any, redis_url: str) -> None:
     """A lease that lapsed during a stall without anyone taking it: the owner stops the
     room, then takes it back from the store under a new generation, at the same version
