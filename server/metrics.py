@@ -11,7 +11,7 @@ Series (all per process; Prometheus sums them over the replicas):
   layer; outcome ``ok`` or the refusal's error code; seconds until the room answered.
 * ``zhuoji_claim_windows_total``: claim windows opened (each discard and added kong, spec
   §3), and ``zhuoji_settlements_total``: hands settled, both counted by the owner process
-  from what the room publishes (:class:`InstrumentedBus`).
+  as its rooms publish them (:func:`observe_change`, :func:`observe_settlement`).
 * ``zhuoji_errors_total{code}``: error messages sent to clients, and ``http_500`` for
   unhandled server errors.
 * ``zhuoji_bus_publish_seconds``: bus publish latency; ``zhuoji_store_query_seconds{op}``:
@@ -29,7 +29,6 @@ from collections import Counter as _Tally
 from collections.abc import Iterable
 from typing import Any
 
-import orjson
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
     REGISTRY,
@@ -93,33 +92,27 @@ def render() -> tuple[bytes, str]:
     return generate_latest(REGISTRY), CONTENT_TYPE_LATEST
 
 
-def observe_published(channel: str, message: dict[str, Any] | str) -> None:
-    """Count what a room publishes: claim windows and settlements, once per room (only the
-    spectator channel, which every room publishes each event to once). A message may come
-    already encoded (JSON text, `server.bus.Payload`)."""
-    if not channel.endswith("|spectator"):  # (`server.room.publisher.seat_channel`)
-        return
-    if isinstance(message, str):
-        message = orjson.loads(message)
-        assert isinstance(message, dict)
-    kind = message.get("type")
-    if kind == "hand_end":
-        SETTLEMENTS.inc()
-    elif kind == "event":
-        for event in message.get("events") or ():
-            if isinstance(event, dict) and event.get("type") in CLAIM_OPENERS:
-                CLAIM_WINDOWS.inc()
+def observe_change(event_types: Iterable[str]) -> None:
+    """Count what one change of a room brought (the ``type`` of each of its engine events):
+    the claim windows it opened. Called once per change by the room that owns it."""
+    for kind in event_types:
+        if kind in CLAIM_OPENERS:
+            CLAIM_WINDOWS.inc()
+
+
+def observe_settlement() -> None:
+    """Count a hand settled (stored) by a room of this process."""
+    SETTLEMENTS.inc()
 
 
 class InstrumentedBus:
-    """A bus (``publish`` / ``subscribe`` / ``close`` ...) whose ``publish`` is timed and
-    observed (:func:`observe_published`); everything else is the wrapped bus's."""
+    """A bus (``publish`` / ``subscribe`` / ``close`` ...) whose ``publish`` is timed;
+    everything else is the wrapped bus's."""
 
     def __init__(self, bus: Any) -> None:
         self._bus = bus
 
     async def publish(self, channel: str, message: dict[str, Any] | str) -> Any:
-        observe_published(channel, message)
         start = time.perf_counter()
         try:
             return await self._bus.publish(channel, message)
@@ -127,10 +120,8 @@ class InstrumentedBus:
             BUS_SECONDS.observe(time.perf_counter() - start)
 
     async def publish_many(self, messages: list[tuple[str, dict[str, Any] | str]]) -> Any:
-        """One change's messages in one call (`server.bus.Bus.publish_many`), observed and
-        timed as one publish."""
-        for channel, message in messages:
-            observe_published(channel, message)
+        """One change's messages in one call (`server.bus.Bus.publish_many`), timed as one
+        publish."""
         start = time.perf_counter()
         try:
             return await self._bus.publish_many(messages)

@@ -119,6 +119,14 @@ class Subscription(Protocol):
 class Bus(Protocol):
     """Publish/subscribe over named channels."""
 
+    #: True when every subscription lives in this process, so that `subscriber_count` is
+    #: the whole truth (the in-process bus); False when other processes may subscribe.
+    process_local: bool
+
+    def subscriber_count(self, channel: str) -> int:
+        """How many live subscriptions ``channel`` has in this process."""
+        ...
+
     async def publish(self, channel: str, message: Payload) -> int:
         """Send ``message`` (must be JSON-serializable: ``TypeError``/``ValueError``
         otherwise; a ``str`` is sent as JSON text as is) to every current subscription of

@@ -15,6 +15,9 @@ class MemoryBus:
     behave exactly as over Redis (non-JSON values fail at publish time).
     """
 
+    #: Every subscriber is in this process (`server.bus.Bus.process_local`).
+    process_local = True
+
     def __init__(self, maxsize: int = DEFAULT_MAXSIZE) -> None:
         self._subs: dict[str, set[QueueSubscription]] = {}
         self._maxsize = maxsize

@@ -98,6 +98,9 @@ class RedisBus:
     + "|"`` (module docstring). At most ``pool_size`` connections (`POOL_SIZE`); a publish
     waits for a free one (`POOL_WAIT_SECONDS`, then redis-py's ``ConnectionError``)."""
 
+    #: Other processes may subscribe (`server.bus.Bus.process_local`).
+    process_local = False
+
     def __init__(
         self,
         url: str,

@@ -47,6 +47,7 @@ from typing import Any
 
 from redis.backoff import AbstractBackoff, EqualJitterBackoff
 
+from server import metrics
 from server.room.bounded import settle
 from server.room.claims import THINK_SAMPLES as THINK_SAMPLES
 from server.room.claims import ClaimHold
@@ -912,6 +913,7 @@ class RoomActor:
         settlement is stored."""
         assert self.state is not None
         self.version += len(events)  # one per engine event (as the log replay counts them)
+        metrics.observe_change(e.type for e in events)
         if self.game.ended(self.state):
             await self._end_hand(events)
             return
@@ -969,6 +971,7 @@ class RoomActor:
             ),
         )
         self.totals = finished.totals
+        metrics.observe_settlement()
         self.last_settlement = settlement
         next_dealer = typed.next_dealer
         self.dealer_streak = self.dealer_streak + 1 if next_dealer == self.dealer else 1

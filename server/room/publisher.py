@@ -14,7 +14,6 @@ import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from server.bus.memory import MemoryBus
 from server.room.clock import Clock
 from server.rules.game import Game
 from server.rules.types import Event
@@ -111,7 +110,7 @@ class Publisher:
     def has_listener(self, audience: int | None) -> bool:
         """False when nobody can be listening to ``audience`` (see `listening`)."""
         bus = self.bus
-        if isinstance(bus, MemoryBus):
+        if bus.process_local:
             return bus.subscriber_count(self.channel(audience)) > 0
         if audience is not None and self.is_bot(audience):
             return False  # authenticate() gives no socket a bot's seat, in any process

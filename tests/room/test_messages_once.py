@@ -10,6 +10,9 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
+import pytest
+
+from server.metrics import InstrumentedBus
 from server.room.actor import RoomActor, Seat, Timing, seat_channel
 from server.room.clock import ManualClock
 from server.room.publisher import message_head
@@ -163,10 +166,17 @@ async def test_discard_claim_and_hand_end_one_message_each(store: Any, bus: Any)
     await actor.stop()
 
 
-async def test_nothing_computed_for_audiences_nobody_listens_to(store: Any, bus: Any) -> None:
+@pytest.mark.parametrize("instrumented", [False, True])
+async def test_nothing_computed_for_audiences_nobody_listens_to(
+    store: Any, bus: Any, instrumented: bool
+) -> None:
+    """Also through the server's timed bus (`InstrumentedBus`, as the app wires it): it
+    tells that every subscriber is in this process as the in-process bus does."""
     seed, discard, claimant = pong_seed(GuiyangOptions())
     game = CountingGame()
-    actor = await make_room(store, bus, "ONCE02", seed, game)
+    actor = await make_room(
+        store, InstrumentedBus(bus) if instrumented else bus, "ONCE02", seed, game
+    )
     spectator = await bus.subscribe(seat_channel("ONCE02", None))  # the only listener
     actor.start()
     await actor.idle()
