@@ -3,21 +3,26 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections import deque
 from collections.abc import AsyncIterator, Callable, Coroutine
 from typing import Any
 
 from server.bus import SubscriptionClosed, decode
 
-_CLOSED = object()
 DEFAULT_MAXSIZE = 10_000
 
 
 class QueueSubscription:
-    """A channel subscription backed by an ``asyncio.Queue`` of JSON-encoded messages.
+    """A channel subscription backed by a queue of JSON-encoded messages.
 
     The bus calls :meth:`_deliver` with the encoded text; :meth:`get` decodes, so every
     subscriber gets an independent copy; :meth:`get_text` hands out the text itself.
-    ``on_close`` detaches it from the bus.
+    ``on_close`` detaches it from the bus. Made inside the event loop that reads it.
+
+    (A deque and one future per waiting reader, made from the loop kept here: an
+    ``asyncio.Queue`` asks for the running loop at every wait, a ``getpid`` system call
+    each time, and a relay waits once per message it forwards.)
     """
 
     def __init__(
@@ -28,7 +33,9 @@ class QueueSubscription:
     ) -> None:
         self.channel = channel
         self.overflowed = False
-        self._queue: asyncio.Queue[Any] = asyncio.Queue()
+        self._items: deque[str] = deque()
+        self._waiters: deque[asyncio.Future[None]] = deque()
+        self._loop = asyncio.get_running_loop()
         self._maxsize = maxsize
         self._closed = False
         self._on_close = on_close
@@ -41,17 +48,28 @@ class QueueSubscription:
     def _deliver(self, text: str) -> None:
         if self._closed:
             return
-        if self._queue.qsize() >= self._maxsize:
+        if len(self._items) >= self._maxsize:
             self.overflowed = True
             self._shutdown()
-            asyncio.get_running_loop().create_task(self._on_close(self))
+            self._loop.create_task(self._on_close(self))
             return
-        self._queue.put_nowait(text)
+        self._items.append(text)
+        self._wake_one()
+
+    def _wake_one(self) -> None:
+        while self._waiters:
+            waiter = self._waiters.popleft()
+            if not waiter.done():
+                waiter.set_result(None)
+                return
 
     def _shutdown(self) -> None:
         if not self._closed:
             self._closed = True
-            self._queue.put_nowait(_CLOSED)
+            while self._waiters:  # every reader learns that it is closed
+                waiter = self._waiters.popleft()
+                if not waiter.done():
+                    waiter.set_result(None)
 
     async def get(self, timeout: float | None = None) -> dict[str, Any]:
         """The next message (see :class:`server.bus.Subscription`)."""
@@ -59,17 +77,28 @@ class QueueSubscription:
 
     async def get_text(self, timeout: float | None = None) -> str:
         """The next message's JSON text as published (see :class:`server.bus.Subscription`)."""
-        if self._closed and self._queue.empty():
-            raise SubscriptionClosed(self.channel)
         if timeout is None:
-            item = await self._queue.get()
-        else:
-            async with asyncio.timeout(timeout):
-                item = await self._queue.get()
-        if item is _CLOSED:
-            self._queue.put_nowait(_CLOSED)  # wake any other waiter too
-            raise SubscriptionClosed(self.channel)
-        return str(item)
+            return await self._next()
+        async with asyncio.timeout(timeout):
+            return await self._next()
+
+    async def _next(self) -> str:
+        items = self._items
+        while not items:
+            if self._closed:
+                raise SubscriptionClosed(self.channel)
+            waiter = self._loop.create_future()
+            self._waiters.append(waiter)
+            try:
+                await waiter
+            except BaseException:
+                if not waiter.done() or waiter.cancelled():
+                    with contextlib.suppress(ValueError):
+                        self._waiters.remove(waiter)
+                elif items:
+                    self._wake_one()  # woken, then cancelled: the message is another's
+                raise
+        return items.popleft()
 
     async def close(self) -> None:
         """Stop receiving; idempotent."""

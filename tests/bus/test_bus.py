@@ -171,6 +171,30 @@ async def test_lagging_subscriber_is_closed_not_unbounded() -> None:
     await bus.close()
 
 
+async def test_timed_out_reads_leave_nothing_behind_and_lose_nothing() -> None:
+    """A read that times out leaves no waiter behind (a thousand of them, no message), and
+    the next message still reaches the next read; of two readers, a message wakes one, and
+    if that one is cancelled before it runs, the other gets the message."""
+    bus = MemoryBus()
+    sub = await bus.subscribe("c")
+    for _ in range(1000):
+        with pytest.raises(TimeoutError):
+            await sub.get(timeout=0)
+    assert len(sub._waiters) == 0
+    await bus.publish("c", {"n": 1})
+    assert await sub.get(timeout=1) == {"n": 1}
+
+    first = asyncio.create_task(sub.get())
+    second = asyncio.create_task(sub.get())
+    await asyncio.sleep(0)  # both wait
+    await bus.publish("c", {"n": 2})  # wakes the first...
+    first.cancel()  # ...which is cancelled before it runs
+    assert await asyncio.wait_for(second, 1) == {"n": 2}
+    with pytest.raises(asyncio.CancelledError):
+        await first
+    await bus.close()
+
+
 @pytest.mark.redis
 async def test_redis_bus_crosses_processes(redis_url: str) -> None:
     """Two buses (two server processes) on one Redis: either one's publish reaches the
