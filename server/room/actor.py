@@ -51,7 +51,7 @@ from server import metrics
 from server.room.bounded import settle
 from server.room.claims import THINK_SAMPLES as THINK_SAMPLES
 from server.room.claims import ClaimHold
-from server.room.clock import Clock, RealClock
+from server.room.clock import Clock, RealClock, running_loop
 from server.room.commands import (
     Act,
     BotMove,
@@ -349,7 +349,7 @@ class RoomActor:
         """Put ``cmd`` in the inbox and wait for its result. Raises :class:`RoomError`."""
         if self._stopping:
             raise RoomError("unavailable", f"room {self.code} is moving")
-        fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        fut: asyncio.Future[Any] = running_loop().create_future()
         cmd.future = fut
         self.inbox.put_nowait(cmd)
         return await fut

@@ -15,6 +15,7 @@ from typing import Any, TypeVar, cast
 from redis.backoff import AbstractBackoff
 
 from server.bus import transient as bus_transient
+from server.room.clock import running_loop
 from server.room.errors import RoomError
 from server.store import Conflict
 from server.store import transient as store_transient
@@ -96,7 +97,7 @@ class Outages:
                 if write:
                     await self.fenced(False)
                 slow = (
-                    asyncio.get_running_loop().call_later(SLOW_SECONDS, self._slow, service)
+                    running_loop().call_later(SLOW_SECONDS, self._slow, service)
                     if service == DATABASE
                     else None
                 )
