@@ -50,7 +50,7 @@ from redis.backoff import AbstractBackoff, EqualJitterBackoff
 from server import metrics
 from server.room.bounded import settle
 from server.room.claims import THINK_SAMPLES as THINK_SAMPLES
-from server.room.claims import ClaimHold
+from server.room.claims import BufferedSystemRandom, ClaimHold
 from server.room.clock import Clock, RealClock, running_loop
 from server.room.commands import (
     Act,
@@ -213,7 +213,7 @@ class RoomActor:
     #: Delays between retries of a store write or publish that failed (`Outages.retry`).
     backoff: AbstractBackoff = field(default_factory=retry_backoff)
     #: Draws the ``claim_hold="mimic"`` holds (tests inject a seeded ``random.Random``).
-    hold_rng: random.Random = field(default_factory=random.SystemRandom)
+    hold_rng: random.Random = field(default_factory=BufferedSystemRandom)
 
     def __post_init__(self) -> None:
         self.opts = self.game.options(self.options)

@@ -10,6 +10,7 @@ claim decisions, so the window's length does not tell whether anybody could clai
 
 from __future__ import annotations
 
+import os
 import random
 from collections import deque
 from collections.abc import Callable, Iterable
@@ -18,6 +19,38 @@ from server.room.timing import Timing
 
 #: How many of a room's human claim decisions ``claim_hold="mimic"`` draws its holds from.
 THINK_SAMPLES = 64
+
+
+class BufferedSystemRandom(random.SystemRandom):
+    """``random.SystemRandom`` (the operating system's random bytes, ``os.urandom``) read
+    :data:`CHUNK` bytes at a time: a system call per few hundred draws, not one per draw
+    (the holds are drawn at every claim window)."""
+
+    CHUNK = 4096
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._buf = b""
+        self._pos = 0
+
+    def _take(self, n: int) -> bytes:
+        if self._pos + n > len(self._buf):
+            self._buf, self._pos = os.urandom(max(n, self.CHUNK)), 0
+        out = self._buf[self._pos : self._pos + n]
+        self._pos += n
+        return out
+
+    def getrandbits(self, k: int, /) -> int:
+        if k < 0:
+            raise ValueError("number of bits must be non-negative")
+        size = (k + 7) // 8
+        return int.from_bytes(self._take(size)) >> (size * 8 - k)
+
+    def random(self) -> float:
+        return (int.from_bytes(self._take(7)) >> 3) * 2.0**-53
+
+    def randbytes(self, n: int) -> bytes:
+        return self._take(n)
 
 
 class ClaimHold:

@@ -83,6 +83,9 @@ class Publisher:
         self.players = players
         self.is_bot = is_bot
         self.retry = retry
+        #: Every audience (the seats in order, then the spectators) and its channel.
+        self._audiences: list[int | None] = [*range(players), None]
+        self._channels = {a: seat_channel(code, a) for a in self._audiences}
         #: Per audience, ``(hand_no, version)`` of the last versioned message published.
         self.sent: dict[int | None, tuple[int, int]] = {}
         #: Bus health (clock time): the last publish failed; when publishing worked again
@@ -94,18 +97,18 @@ class Publisher:
 
     def channel(self, audience: int | None) -> str:
         """The bus channel of ``audience``."""
-        return seat_channel(self.code, audience)
+        return self._channels[audience]
 
     def audiences(self) -> list[int | None]:
         """Every audience: the seats in order, then the spectators."""
-        return [*range(self.players), None]
+        return list(self._audiences)
 
     def listening(self) -> list[int | None]:
         """The audiences worth a message, so that nothing is computed for the others: with
         the in-process bus (which knows every subscriber) those with a subscription; with a
         bus shared by processes all but the bot seats (no socket can hold a bot's seat). A
         socket subscribes before it asks for its snapshot, so it misses nothing."""
-        return [a for a in self.audiences() if self.has_listener(a)]
+        return [a for a in self._audiences if self.has_listener(a)]
 
     def has_listener(self, audience: int | None) -> bool:
         """False when nobody can be listening to ``audience`` (see `listening`)."""
