@@ -57,6 +57,7 @@ from server.room.commands import (
     BotMove,
     Command,
     Dissolve,
+    Inbox,
     PublishSnapshots,
     Ready,
     ReadyTimeout,
@@ -221,7 +222,7 @@ class RoomActor:
         self.players: int = self.opts.players
         if not self.totals:
             self.totals = [0] * self.players
-        self.inbox: asyncio.Queue[Command] = asyncio.Queue()
+        self.inbox = Inbox()
         self._task: asyncio.Task[None] | None = None
         # The collaborators, each owning its part of the room (they only post commands
         # to the inbox, or call back what they are given).

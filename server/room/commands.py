@@ -6,9 +6,11 @@
 from __future__ import annotations
 
 import asyncio
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
+from server.room.clock import running_loop
 from server.rules.types import Action
 
 
@@ -116,3 +118,41 @@ class Stop(Command):
 @dataclass
 class PublishSnapshots(Command):
     """Send every audience a fresh snapshot (a room taken over by this process)."""
+
+
+class Inbox:
+    """A room actor's commands in arrival order, read by the actor's task alone.
+
+    (A deque and one future while the reader waits, from `running_loop`: an
+    ``asyncio.Queue`` asks for the running loop, a ``getpid`` system call, at every wait.)
+    """
+
+    def __init__(self) -> None:
+        self._items: deque[Command] = deque()
+        self._waiter: asyncio.Future[None] | None = None
+
+    def put_nowait(self, cmd: Command) -> None:
+        """Queue ``cmd`` (never blocks) and wake the reader."""
+        self._items.append(cmd)
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    def get_nowait(self) -> Command:
+        """The oldest command; ``asyncio.QueueEmpty`` if there is none."""
+        if not self._items:
+            raise asyncio.QueueEmpty
+        return self._items.popleft()
+
+    def empty(self) -> bool:
+        return not self._items
+
+    async def get(self) -> Command:
+        """The oldest command, once there is one."""
+        while not self._items:
+            self._waiter = running_loop().create_future()
+            try:
+                await self._waiter
+            finally:
+                self._waiter = None
+        return self._items.popleft()
