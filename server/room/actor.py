@@ -488,6 +488,7 @@ class RoomActor:
         return view_of
 
     def _snapshot(self, seat: int | None) -> dict[str, Any]:
+        self.publisher.handed(seat, self.hand_no, self.version)
         return {
             "type": "snapshot",
             "hand_no": self.hand_no,

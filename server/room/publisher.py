@@ -139,6 +139,15 @@ class Publisher:
             self.sent[audience] = (message["hand_no"], message["version"])
         return message
 
+    def handed(self, audience: int | None, hand_no: int, version: int) -> None:
+        """A snapshot at ``(hand_no, version)`` was handed to a socket of ``audience``
+        directly (not published): the audience's next event follows it, so it carries that
+        ``prev_version`` (a seat nobody listened to when its last messages went out would
+        otherwise get ``null`` and be sent a needless fresh snapshot)."""
+        last = self.sent.get(audience)
+        if last is None or last < (hand_no, version):
+            self.sent[audience] = (hand_no, version)
+
     def project(self, events: list[Event] | None, audience: int | None) -> list[dict[str, Any]]:
         """``events`` as ``audience`` receives them (``project_event``; an event private to
         another seat is left out). An engine ``hand_end`` event goes without its

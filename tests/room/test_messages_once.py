@@ -193,6 +193,31 @@ async def test_nothing_computed_for_audiences_nobody_listens_to(
     await actor.stop()
 
 
+async def test_a_seat_that_connects_late_gets_events_that_follow_its_snapshot(
+    store: Any, bus: Any
+) -> None:
+    """Seat 1 was not listening when the hand was dealt and the dealer discarded (nothing
+    was built for it); its socket then subscribes and is handed a snapshot directly
+    (`RoomActor.snapshot`). The next event on its channel carries that snapshot's version
+    as ``prev_version``, so its relay does not take it for a gap (a ``null`` made it send a
+    needless second snapshot)."""
+    seed, discard, claimant = pong_seed(GuiyangOptions())
+    actor = await make_room(store, bus, "ONCE04", seed)
+    actor.start()
+    await actor.idle()
+    await actor.act(0, discard, actor.prompts.window)
+    await actor.idle()
+    late = await bus.subscribe(seat_channel("ONCE04", 1))
+    snap = await actor.snapshot(1)
+    await actor.act(claimant, Action("pong"), actor.prompts.window)
+    await actor.idle()
+    got = (await drain({1: late}))[1]
+    assert [m["type"] for m in got] == ["event"]
+    assert got[0]["prev_version"] == snap["version"] < got[0]["version"]
+    await late.close()
+    await actor.stop()
+
+
 async def test_every_event_is_routed_by_its_head(store: Any, bus: Any) -> None:
     """A relay routes a stamped ``event`` / ``hand_end`` by the head of its text
     (`message_head`) without decoding it: over a whole hand, every such text's head gives
