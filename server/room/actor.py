@@ -355,8 +355,13 @@ class RoomActor:
         self.inbox.put_nowait(cmd)
         return await fut
 
-    async def act(self, seat: int, action: Action, prompt: int | None = None) -> None:
+    async def act(
+        self, seat: int, action: Action, prompt: int | None = None, again: bool = False
+    ) -> None:
         """A player's action, answering prompt number ``prompt`` (None: the current one).
+        ``again``: sent again by a process that lost the reply to its first copy
+        (`ReplyLost`); if that first copy was taken (the seat's last answer is this action
+        on this prompt), this one is done and changes nothing.
 
         A claim answer is accepted while its window is open, even once the window's outcome
         is decided without it (spec §3: it loses to the higher claim); the room closes a
@@ -366,7 +371,7 @@ class RoomActor:
         is not the current prompt, e.g. an answer to a claim window already closed, or the
         seat already answered the current prompt), ``illegal_action``, ``not_your_turn``,
         ``no_hand``."""
-        await self.submit(Act(seat, action, prompt, self.clock.now()))
+        await self.submit(Act(seat, action, prompt, self.clock.now(), again))
 
     async def vote_dissolve(self, seat: int, agree: bool) -> None:
         """Seat ``seat`` votes on dissolving the room; ``agree=True`` with no vote open opens
@@ -640,7 +645,9 @@ class RoomActor:
                 return self._snapshot(seat)
             case PublishSnapshots():
                 await self.publisher.each(self._snapshot)
-            case Act(seat=seat, action=action, prompt=prompt, at=at):
+            case Act(seat=seat, action=action, prompt=prompt, at=at, again=again):
+                if again and self.prompts.last_answer.get(seat) == (prompt, action):
+                    return None  # the first copy was taken; its reply was lost
                 await self._act(seat, action, prompt, cmd.future, at)
             case BotMove(seat=seat, window=window) | Timeout(seat=seat, window=window):
                 await self._auto_move(cmd, seat, window)
@@ -690,12 +697,8 @@ class RoomActor:
         at: float | None = None,
     ) -> None:
         """A player's action (`act`, received at clock time ``at``), refused as
-        ``stale_prompt`` when it answers an old or an already answered prompt. The answer
-        this seat's player gave last, sent again with its prompt number (a forwarded
-        answer whose reply the bus lost), is taken as done and changes nothing."""
+        ``stale_prompt`` when it answers an old or an already answered prompt."""
         window = self.prompts.window
-        if prompt is not None and self.prompts.last_answer.get(seat) == (prompt, action):
-            return
         if prompt is not None and prompt != window:
             raise RoomError(
                 "stale_prompt", f"prompt {prompt} is over (the current prompt is {window})"

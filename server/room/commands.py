@@ -25,12 +25,13 @@ class Command:
 class Act(Command):
     """A player's action answering prompt ``prompt`` (None: the current one), received at
     clock time ``at`` (the seat's decision time ends there, however long the room then
-    takes to log it)."""
+    takes to log it); ``again``: a copy a process sent again after losing the reply."""
 
     seat: int
     action: Action
     prompt: int | None = None
     at: float | None = None
+    again: bool = False
 
 
 @dataclass

@@ -385,6 +385,8 @@ class RoomManager:
                 # call did nothing there, so it goes to the room's next owner
                 if err.code != "unavailable" or loop.time() > deadline:
                     raise
+            if call == "act":  # the next copy: the owner may have taken this one (ReplyLost)
+                encoded = {**encoded, "again": True}
             try:
                 here = isinstance(await self.get(code), RoomActor)
             except RoomError as err:  # the database is away: keep trying until the deadline

@@ -182,9 +182,10 @@ async def test_refused_actions_change_nothing(store: Any, bus: Any, clock: Manua
 
 
 async def test_an_answer_sent_again_is_taken_once(store: Any, bus: Any, clock: ManualClock) -> None:
-    """The dealer's discard, sent again with the same prompt number (a forwarded answer
-    whose reply the bus lost, `ReplyLost`), is taken as done: no error, nothing logged or
-    published again. Another action on that prompt is still ``stale_prompt``."""
+    """The dealer's discard, sent again with the same prompt number by the process that
+    forwarded it (``again``: the reply to the first copy was lost, `ReplyLost`), is taken
+    as done: no error, nothing logged or published again. Without ``again`` (a player's
+    late double answer), or with another action, it is ``stale_prompt``."""
     actor = await make_room(store, bus, clock, bots=[False] * 4, seeds=["again"])
     prompt = actor.prompts.window
     first, second = [a for a in legal_actions(actor.state, 0) if a.kind == "discard"][:2]
@@ -192,12 +193,13 @@ async def test_an_answer_sent_again_is_taken_once(store: Any, bus: Any, clock: M
     await actor.idle()
     state, version = actor.state, actor.version
     assert len(await store.hand_actions("TEST01", 1)) == 1
-    await actor.act(0, first, prompt=prompt)
+    await actor.act(0, first, prompt=prompt, again=True)
     assert (actor.state, actor.version) == (state, version)
     assert len(await store.hand_actions("TEST01", 1)) == 1
-    with pytest.raises(RoomError) as other:
-        await actor.act(0, second, prompt=prompt)
-    assert other.value.code == "stale_prompt"
+    for action, again in ((first, False), (second, True)):
+        with pytest.raises(RoomError) as refused:
+            await actor.act(0, action, prompt=prompt, again=again)
+        assert refused.value.code == "stale_prompt"
     await actor.stop()
 
 

@@ -362,6 +362,57 @@ async def test_a_call_waiting_when_the_bus_reconnects_is_sent_again(tmp_path: An
         server.stop()
 
 
+async def test_a_forwarded_answer_sent_again_after_a_lost_reply_is_taken_once(
+    store: Any, tmp_path: Any
+) -> None:
+    """A forwarded answer waits for the owner's database when Redis drops every
+    subscriber's connection; the owner then takes it at once and replies while the
+    caller's bus may still be away (it reconnects 0.5 s after a drop), so that reply can
+    reach nobody. The caller sends the answer again, marked ``again``, and the owner takes
+    the copy as done: the call returns (no ``stale_prompt``, no ``unavailable``) and the
+    log holds the answer once."""
+    import redis.asyncio as aioredis
+    from test_store_outage import FlakyStore
+
+    from server.room.bots import choose_action
+    from server.rules.guiyang import acting_seats
+    from tests.redis_server import RedisServer
+
+    server = RedisServer(tmp_path / "redis.log")
+    server.start()
+    flaky = FlakyStore(store)
+    try:
+        async with _two_processes(flaky, store, server.url) as (a, b):
+            actor = await a.create_room({"hands": 4})
+            code = actor.code
+            for name in ("ann", "bob", "cy", "dee"):
+                await a.join(code, name)
+            await actor.idle()
+            seat = min(acting_seats(actor.state))
+            snap = await actor.snapshot(seat)
+            action = choose_action(actor.state, seat)
+            logged = len(await store.hand_actions(code, 1))
+            gate = asyncio.Event()
+            flaky.fail("append_action", 0)
+            flaky.faults["append_action"].gate = gate
+            kwargs = {"seat": seat, "action": action, "prompt": snap["prompt"]}
+            answer = asyncio.ensure_future(b.call(code, "act", kwargs))
+            await asyncio.sleep(0.5)  # the owner waits for its database
+            assert not answer.done()
+            admin = aioredis.from_url(server.url)
+            try:
+                await admin.execute_command("CLIENT", "KILL", "TYPE", "pubsub")
+            finally:
+                await admin.aclose()
+            gate.set()
+            await asyncio.wait_for(answer, 10)
+            actions = await store.hand_actions(code, 1)
+            assert len(actions) == logged + 1 and actions[logged][0] == seat
+            assert code in a.rooms and code not in b.rooms  # the owner kept its lease
+    finally:
+        server.stop()
+
+
 async def test_a_lapsed_lease_nobody_took_is_taken_back(store: Any, redis_url: str) -> None:
     """A lease that lapsed during a stall without anyone taking it: the owner stops the
     room, then takes it back from the store under a new generation, at the same version
