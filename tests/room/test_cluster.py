@@ -278,6 +278,45 @@ async def test_a_stale_owner_is_fenced_and_an_answer_in_flight_survives(
         await store_b.close()
 
 
+async def _drop_subscribers(url: str) -> None:
+    """Redis at ``url`` closes every subscriber's connection (``CLIENT KILL TYPE pubsub``;
+    only on a redis-server of the test's own): the buses reconnect and report a gap."""
+    import redis.asyncio as aioredis
+
+    admin = aioredis.from_url(url)
+    try:
+        await admin.execute_command("CLIENT", "KILL", "TYPE", "pubsub")
+    finally:
+        await admin.aclose()
+
+
+async def _answer_held_by_the_owners_database(
+    a: Any, b: Any, flaky: Any, store: Any
+) -> tuple[str, int, int, int, asyncio.Event, asyncio.Future[Any]]:
+    """A room run by ``a`` (whose store is ``flaky``) with four players, whose acting seat's
+    bot answer is forwarded from ``b`` while ``a``'s database holds every ``append_action``
+    until the returned gate opens. Returns (code, seat, actions logged before, the room's
+    version before, gate, the forwarded call)."""
+    from server.room.bots import choose_action
+    from server.rules.guiyang import acting_seats
+
+    actor = await a.create_room({"hands": 4})
+    code = actor.code
+    for name in ("ann", "bob", "cy", "dee"):
+        await a.join(code, name)
+    await actor.idle()
+    seat = min(acting_seats(actor.state))
+    snap = await actor.snapshot(seat)
+    action = choose_action(actor.state, seat)
+    logged = len(await store.hand_actions(code, 1))
+    gate = asyncio.Event()
+    flaky.fail("append_action", 0)
+    flaky.faults["append_action"].gate = gate
+    kwargs = {"seat": seat, "action": action, "prompt": snap["prompt"]}
+    answer = asyncio.ensure_future(b.call(code, "act", kwargs))
+    return code, seat, logged, snap["version"], gate, answer
+
+
 async def test_a_forwarded_answer_waits_for_the_owners_database(store: Any, redis_url: str) -> None:
     """The owner's database does not answer for four times the cluster's call timeout
     while a player on another process answers: the forwarded answer is not sent again (the
@@ -285,26 +324,11 @@ async def test_a_forwarded_answer_waits_for_the_owners_database(store: Any, redi
     ``unavailable``; it returns once the owner logged and applied it, once."""
     from test_store_outage import FlakyStore
 
-    from server.room.bots import choose_action
-    from server.rules.guiyang import acting_seats
-
     call_timeout = 0.4
     flaky = FlakyStore(store)
     async with _two_processes(flaky, store, redis_url, call_timeout=call_timeout) as (a, b):
-        actor = await a.create_room({"hands": 4})
-        code = actor.code
-        for name in ("ann", "bob", "cy", "dee"):
-            await a.join(code, name)
-        await actor.idle()
-        seat = min(acting_seats(actor.state))
-        snap = await actor.snapshot(seat)
-        action = choose_action(actor.state, seat)
-        logged = len(await store.hand_actions(code, 1))
-        gate = asyncio.Event()
-        flaky.fail("append_action", 0)
-        flaky.faults["append_action"].gate = gate
-        answer = asyncio.ensure_future(
-            b.call(code, "act", {"seat": seat, "action": action, "prompt": snap["prompt"]})
+        code, seat, logged, version, gate, answer = await _answer_held_by_the_owners_database(
+            a, b, flaky, store
         )
         await asyncio.sleep(4 * call_timeout)
         assert not answer.done()
@@ -313,7 +337,7 @@ async def test_a_forwarded_answer_waits_for_the_owners_database(store: Any, redi
         await asyncio.wait_for(answer, 10)  # no stale_prompt, no unavailable
         actions = await store.hand_actions(code, 1)
         assert len(actions) == logged + 1 and actions[logged][0] == seat
-        assert actor.version > snap["version"]
+        assert a.rooms[code].version > version
 
 
 async def test_a_call_waiting_when_the_bus_reconnects_is_sent_again(tmp_path: Any) -> None:
@@ -323,8 +347,6 @@ async def test_a_call_waiting_when_the_bus_reconnects_is_sent_again(tmp_path: An
     raises `ReplyLost` (a ``TimeoutError``: the room manager sends it again) instead of
     waiting for it as long as the owner holds the lease (a player's socket that never
     heard back)."""
-    import redis.asyncio as aioredis
-
     from server.room.cluster import ReplyLost
     from tests.redis_server import RedisServer
 
@@ -345,11 +367,7 @@ async def test_a_call_waiting_when_the_bus_reconnects_is_sent_again(tmp_path: An
         waiting = asyncio.ensure_future(caller.request("R9", "act", {}, timeout=None))
         await asyncio.sleep(0.2)
         assert not waiting.done()
-        admin = aioredis.from_url(server.url)
-        try:
-            await admin.execute_command("CLIENT", "KILL", "TYPE", "pubsub")
-        finally:
-            await admin.aclose()
+        await _drop_subscribers(server.url)
         with pytest.raises(ReplyLost):
             await asyncio.wait_for(waiting, 10)
         release.set()
@@ -371,11 +389,8 @@ async def test_a_forwarded_answer_sent_again_after_a_lost_reply_is_taken_once(
     reach nobody. The caller sends the answer again, marked ``again``, and the owner takes
     the copy as done: the call returns (no ``stale_prompt``, no ``unavailable``) and the
     log holds the answer once."""
-    import redis.asyncio as aioredis
     from test_store_outage import FlakyStore
 
-    from server.room.bots import choose_action
-    from server.rules.guiyang import acting_seats
     from tests.redis_server import RedisServer
 
     server = RedisServer(tmp_path / "redis.log")
@@ -383,27 +398,12 @@ async def test_a_forwarded_answer_sent_again_after_a_lost_reply_is_taken_once(
     flaky = FlakyStore(store)
     try:
         async with _two_processes(flaky, store, server.url) as (a, b):
-            actor = await a.create_room({"hands": 4})
-            code = actor.code
-            for name in ("ann", "bob", "cy", "dee"):
-                await a.join(code, name)
-            await actor.idle()
-            seat = min(acting_seats(actor.state))
-            snap = await actor.snapshot(seat)
-            action = choose_action(actor.state, seat)
-            logged = len(await store.hand_actions(code, 1))
-            gate = asyncio.Event()
-            flaky.fail("append_action", 0)
-            flaky.faults["append_action"].gate = gate
-            kwargs = {"seat": seat, "action": action, "prompt": snap["prompt"]}
-            answer = asyncio.ensure_future(b.call(code, "act", kwargs))
+            code, seat, logged, _, gate, answer = await _answer_held_by_the_owners_database(
+                a, b, flaky, store
+            )
             await asyncio.sleep(0.5)  # the owner waits for its database
             assert not answer.done()
-            admin = aioredis.from_url(server.url)
-            try:
-                await admin.execute_command("CLIENT", "KILL", "TYPE", "pubsub")
-            finally:
-                await admin.aclose()
+            await _drop_subscribers(server.url)
             gate.set()
             await asyncio.wait_for(answer, 10)
             actions = await store.hand_actions(code, 1)
