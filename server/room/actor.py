@@ -646,9 +646,7 @@ class RoomActor:
             case PublishSnapshots():
                 await self.publisher.each(self._snapshot)
             case Act(seat=seat, action=action, prompt=prompt, at=at, again=again):
-                if again and self.prompts.last_answer.get(seat) == (prompt, action):
-                    return None  # the first copy was taken; its reply was lost
-                await self._act(seat, action, prompt, cmd.future, at)
+                await self._act(seat, action, prompt, cmd.future, at, again)
             case BotMove(seat=seat, window=window) | Timeout(seat=seat, window=window):
                 await self._auto_move(cmd, seat, window)
             case Resolve(window=window):
@@ -695,9 +693,13 @@ class RoomActor:
         prompt: int | None,
         future: asyncio.Future[Any] | None,
         at: float | None = None,
+        again: bool = False,
     ) -> None:
         """A player's action (`act`, received at clock time ``at``), refused as
-        ``stale_prompt`` when it answers an old or an already answered prompt."""
+        ``stale_prompt`` when it answers an old or an already answered prompt; a copy sent
+        ``again`` of the answer this seat's player gave last is done already."""
+        if again and self.prompts.last_answer.get(seat) == (prompt, action):
+            return  # the first copy was taken; its reply was lost
         window = self.prompts.window
         if prompt is not None and prompt != window:
             raise RoomError(
