@@ -26,14 +26,20 @@ protocol sends with it (win or self-draw when legal, else a seeded random choice
 * ``paced``: one action per room per second (each room's first at a random offset), with the
   server's default claim protection (``CLAIM_MIN_MS`` unset).
 
-Measured over ``--seconds`` once every room is seated and connected:
+Measured over ``--seconds`` once every room is seated and connected and has played
+`WARM_UP_SECONDS` more (the client's heap is frozen out of its collector first, as the
+server's; ``--profile DIR`` samples the server with py-spy over the window):
 
 * ``frames/cpu-s``: WebSocket frames (both directions) per second of the server process's
   CPU (user + system, from psutil), and as % of the baseline of the same repeat and mode;
 * ``cpu ms/act``: server CPU per action sent (baseline: per frame sent in);
 * ``p50`` / ``p99``: from the send of an action to the moment all four sockets of the room
   received the change it caused (a message with a higher ``(hand_no, version)`` than the
-  last one the sending socket had; for the baseline, the frame itself);
+  last one the sending socket had; for the baseline, the frame itself). A claim answer
+  the room holds (the window waits for other seats' answers or its minimum time, spec §3)
+  changes nothing yet: it is timed to its seat's acknowledgement (a snapshot of the same
+  version with nothing left to answer), the wait the rules impose left out; ``held``
+  (stderr, JSON) counts them;
 * ``errors``: HTTP errors, ``error`` messages, unexpected disconnects, client exceptions,
   and ``timeouts`` (a seat put on auto-play because its answer came too late), from the
   first room's setup to the window's end;
@@ -54,6 +60,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import gc
 import json
 import os
 import random
@@ -74,14 +81,20 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import orjson
 import psutil
 import websockets
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+from server.__main__ import GC_THRESHOLDS  # noqa: E402
+
 BENCH = Path(__file__).resolve().parent
 PG_ADMIN_URL = "postgresql://postgres@127.0.0.1:5432/test"
 PG_HOST = "postgres@127.0.0.1:5432"
 DEFAULT_REDIS = "redis://127.0.0.1:6379/5"
+#: Play between the setup and the measured window.
+WARM_UP_SECONDS = 5.0
 #: Client-side token bucket, under the server's per-socket limit (burst 40, 20/s).
 BUCKET = (30.0, 18.0)
 PAD = "x" * 1000  # baseline frame body: about one game message's size
@@ -99,6 +112,7 @@ class Stats:
     actions: int = 0
     throttled: int = 0
     hands: int = 0
+    held: int = 0  # claim answers done at their acknowledgement (`RoomBase.observe`)
     latencies: list[tuple[float, float]] = field(default_factory=list)  # (sent at, seconds)
     errors: Counter[str] = field(default_factory=Counter)
 
@@ -108,6 +122,7 @@ class Stats:
             "actions": self.actions,
             "throttled": self.throttled,
             "hands": self.hands,
+            "held": self.held,
             "errors": sum(self.errors.values()),
         }
 
@@ -132,10 +147,11 @@ class Bucket:
 
 
 class Pending:
-    """The last action of a room, waiting until all four sockets saw a later change."""
+    """An action of seat ``seat`` of a room, waiting until all four sockets saw a later
+    change (or, a claim answer the room holds, until its seat's acknowledgement)."""
 
-    def __init__(self, key: tuple[int, int], t: float) -> None:
-        self.key, self.t, self.got = key, t, set[int]()
+    def __init__(self, key: tuple[int, int], t: float, seat: int) -> None:
+        self.key, self.t, self.seat, self.got = key, t, seat, set[int]()
 
 
 class Load:
@@ -183,21 +199,28 @@ class RoomBase:
         self.slots = PacedSlots(self.loop.time() + load.rng.random())
         self.counted_ready = False
 
-    def sent(self, key: tuple[int, int]) -> None:
-        """An action went out from a socket whose last message had ``key``."""
-        self.pending.append(Pending(key, time.perf_counter()))
+    def sent(self, key: tuple[int, int], seat: int = 0) -> None:
+        """An action went out from socket ``seat``, whose last message had ``key``."""
+        self.pending.append(Pending(key, time.perf_counter(), seat))
 
-    def observe(self, seat: int, key: tuple[int, int]) -> None:
+    def observe(self, seat: int, key: tuple[int, int], ack: bool = False) -> None:
         """Socket ``seat`` received a message of ``key``: the actions sent before it are
-        done once all four sockets got such a message."""
+        done once all four sockets got such a message. ``ack``: the message is a snapshot
+        with nothing left to answer: for an action of ``seat`` at that same ``key`` (a
+        claim answer while the window waits for other seats or its minimum time, which
+        the rules hold: spec §3, ``claim_min_ms``) the room's answer, so it is done."""
         if not self.pending:
             return
         for p in list(self.pending):
             if key > p.key:
                 p.got.add(seat)
-                if len(p.got) == 4:
-                    self.stats.latencies.append((p.t, time.perf_counter() - p.t))
-                    self.pending.remove(p)
+                done = len(p.got) == 4
+            else:
+                done = ack and seat == p.seat and key == p.key
+                self.stats.held += done
+            if done:
+                self.stats.latencies.append((p.t, time.perf_counter() - p.t))
+                self.pending.remove(p)
 
     async def run(self) -> None:
         while not self.load.stopping.is_set():
@@ -298,13 +321,13 @@ class GameRoom(RoomBase):
         try:
             async for raw in ws:
                 stats.frames_in += 1
-                msg = json.loads(raw)
+                msg = orjson.loads(raw)
                 typ = msg.get("type")
                 if typ in ("snapshot", "event", "hand_end"):
                     key = (msg["hand_no"], msg["version"])
                     if key > seat.key:
                         seat.key = key
-                    self.observe(i, key)
+                    self.observe(i, key, typ == "snapshot" and not msg["legal"])
                 if typ in ("snapshot", "event"):
                     seat.hand_no, seat.prompt = msg["hand_no"], msg["prompt"]
                     seat.legal = msg["legal"]
@@ -312,7 +335,8 @@ class GameRoom(RoomBase):
                         seat.wake.set()
                 elif typ == "hand_end":
                     seat.legal = []
-                    seat.want_ready = True
+                    # After the session's last hand (next_hand null) the room is finished.
+                    seat.want_ready = msg.get("next_hand") is not None
                     seat.wake.set()
                     if i == 0:
                         stats.hands += 1
@@ -355,7 +379,7 @@ class GameRoom(RoomBase):
             action = pick(seat.legal, rng)
             seat.answered = (seat.hand_no, seat.prompt)
             text = json.dumps({"type": "action", "prompt": seat.prompt, "action": action})
-            self.sent(seat.key)
+            self.sent(seat.key, i)
             await ws.send(text)
             stats.frames_out += 1
             stats.actions += 1
@@ -418,7 +442,7 @@ class BaselineRoom(RoomBase):
         try:
             async for raw in ws:
                 self.stats.frames_in += 1
-                n = json.loads(raw)["n"]
+                n = orjson.loads(raw)["n"]
                 self.observe(i, (0, n))
                 if not self.pending:
                     self.done.set()
@@ -616,6 +640,16 @@ async def play(args: argparse.Namespace, mode: str, target: Target) -> dict[str,
     except TimeoutError:
         load.stats.errors["setup_timeout"] += 1
     setup = time.monotonic() - setup_start
+    # The client's own collector pauses would count as the server's latency: its heap of
+    # sockets, set up by now, is taken out of the collector's sight, as the server does
+    # (the full collection before that stops this client for up to a second: the window
+    # starts once the play it delayed has caught up).
+    gc.collect()
+    gc.freeze()
+    await asyncio.sleep(WARM_UP_SECONDS)
+    stamp = time.strftime("%H:%M:%S")
+    print(f"    {target.name}: measuring from {stamp} UTC", file=sys.stderr, flush=True)
+    spy = profile(args, target, proc.pid, mode)
     before = load.stats.counts()
     cpu0, t0, client0 = cpu_seconds(proc), time.monotonic(), time.process_time()
     lat_t0 = time.perf_counter()
@@ -624,6 +658,8 @@ async def play(args: argparse.Namespace, mode: str, target: Target) -> dict[str,
     after = load.stats.counts()
     errors = Counter(load.stats.errors)  # setup included: a refused join is an error
     rss = proc.memory_info().rss
+    if spy is not None:
+        spy.wait(timeout=60)
     load.stopping.set()
     await asyncio.wait(tasks, timeout=30)
     for t in tasks:
@@ -650,11 +686,27 @@ async def play(args: argparse.Namespace, mode: str, target: Target) -> dict[str,
         "samples": len(lat),
         "throttled": d["throttled"],
         "hands": d["hands"],
+        "held_answers": d["held"],
         "errors": sum(errors.values()),
         "error_kinds": dict(errors),
         "rss_per_socket_kb": (rss - rss_idle) / 1024 / max(1, 4 * load.ready),
         "rss_mb": rss / 2**20,
     }
+
+
+def profile(
+    args: argparse.Namespace, target: Target, pid: int, mode: str
+) -> subprocess.Popen[bytes] | None:
+    """With ``--profile DIR``: py-spy samples the server over the measured window, into
+    DIR/<target>-<mode>-<rooms>.txt (collapsed stacks, idle frames left out)."""
+    if args.profile is None or target.name == "baseline":
+        return None
+    spy = shutil.which("py-spy") or str(Path(sys.executable).with_name("py-spy"))
+    args.profile.mkdir(parents=True, exist_ok=True)
+    out = args.profile / f"{target.name}-{mode}-{args.rooms}.txt"
+    cmd = [spy, "record", "-p", str(pid), "-d", str(int(args.seconds)), "-r", "100"]
+    cmd += ["-f", "raw", "-o", str(out), "--threads"]
+    return subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
 def quantile(xs: list[float], q: float) -> float:
@@ -756,8 +808,12 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=9)
     parser.add_argument("--json", type=Path, help="also write every run's numbers here")
     parser.add_argument("--logs", type=Path, help="keep the server logs in this folder")
+    parser.add_argument(
+        "--profile", type=Path, help="py-spy the server over each measured window, into here"
+    )
     args = parser.parse_args()
     raise_fd_limit(args.rooms or 100)
+    gc.set_threshold(*GC_THRESHOLDS)  # the server's (a few hundred objects per frame)
     use_uvloop()
     configs = list(expand(args.config, ("sqlite", "pg")))
     all_runs: list[dict[str, Any]] = []
@@ -778,7 +834,8 @@ def main() -> None:
                 print(
                     f"  {mode} {name} #{rep + 1}: {r['rooms']} rooms up in {r['setup_s']:.0f} s, "
                     f"{r['actions_per_s']:.0f} act/s, "
-                    f"{r['cpu_ms_per_action']:.2f} cpu ms/act, p99 {r['p99_ms']:.0f} ms, "
+                    f"{r['cpu_ms_per_action']:.2f} cpu ms/act, p99 {r['p99_ms']:.0f} ms "
+                    f"({r['held_answers']} held answers), "
                     f"errors {r['error_kinds'] or 0}",
                     file=sys.stderr,
                     flush=True,

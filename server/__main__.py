@@ -206,10 +206,14 @@ def _run(args: argparse.Namespace) -> int:
 #: a large, long-lived heap (rooms, sockets, states): with the default a young collection
 #: ran every few actions and a full one, which scans the whole heap, every few seconds,
 #: each a pause of all rooms (bench/load.py, 400 rooms paced on SQLite: 15 full
-#: collections of up to 0.5 s in a minute, p99 570 ms; with these and the startup heap
-#: frozen, 3 of at most 70 ms, p99 95 ms). Almost everything the server frees goes by
-#: reference counting; the collector is only for cycles, which it still finds.
-GC_THRESHOLDS = (50_000, 20, 100)
+#: collections of up to 0.5 s in a minute, p99 570 ms). A young collection's pause is set by
+#: what is alive in the young generation, not by the threshold: every room's current
+#: state, legal actions and awaiting coroutines, remade at each of its actions (1,000 rooms:
+#: ~200,000 objects, a pause of 100-200 ms). At 50,000 one came every ~10 s of steady play;
+#: at 1,000,000 none in a minute (the count only grows by what outlives its allocation).
+#: Almost everything the server frees goes by reference counting; the collector is only
+#: for cycles, which it still finds.
+GC_THRESHOLDS = (1_000_000, 20, 100)
 
 
 def _tune_gc() -> None:

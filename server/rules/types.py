@@ -19,10 +19,24 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import Any, TypeVar
 
 from .errors import IllegalAction
 from .tiles import is_flower, parse_tiles, tile_index
+
+_T = TypeVar("_T")
+
+
+def evolve(obj: _T, **changes: Any) -> _T:
+    """A shallow copy of the dataclass instance ``obj`` (not slotted, not frozen) with the
+    fields ``changes`` set: ``dataclasses.replace`` without re-running ``__init__`` (no
+    defaults, no ``__post_init__``), at a third of its cost, for the engines' states,
+    copied on every action and every claim resolution."""
+    new = object.__new__(type(obj))
+    new.__dict__.update(obj.__dict__)
+    new.__dict__.update(changes)
+    return new
+
 
 #: Every action kind any game knows (the wire vocabulary, docs/protocol.md).
 ACTION_KINDS = ("discard", "kong", "chow", "pong", "win", "pass", "self_draw", "ding_que")

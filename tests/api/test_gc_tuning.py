@@ -27,4 +27,4 @@ def test_serve_freezes_the_startup_heap_and_sets_the_thresholds() -> None:
     assert probe["before"] == 0
     assert probe["frozen"] > 10_000  # the app and its libraries, loaded before freezing
     assert probe["app"] is True
-    assert tuple(probe["thresholds"]) == GC_THRESHOLDS == (50_000, 20, 100)
+    assert tuple(probe["thresholds"]) == GC_THRESHOLDS == (1_000_000, 20, 100)

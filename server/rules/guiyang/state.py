@@ -7,11 +7,11 @@ exactly as it was and old states stay valid for replays and tests.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Literal
 
 from ..tiles import parse_tiles, tile_name
-from ..types import ACTION_KINDS, Action, IllegalAction
+from ..types import ACTION_KINDS, Action, IllegalAction, evolve
 from .options import GuiyangOptions
 
 Phase = Literal["ding_que", "turn", "claim", "rob", "ended"]
@@ -129,7 +129,7 @@ class State:
 
     def clone(self) -> State:
         """A copy whose lists can be changed without touching this state."""
-        return replace(
+        return evolve(
             self,
             wall=self.wall,  # never mutated: front/back move instead
             hands=[list(h) for h in self.hands],

@@ -7,11 +7,11 @@ and honours); flowers are never held: each seat's flowers lie open in ``flowers`
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Literal
 
 from ..tiles import tile_name
-from ..types import Action
+from ..types import Action, evolve
 from .options import JintanOptions
 
 Phase = Literal["turn", "claim", "rob", "ended"]
@@ -110,7 +110,7 @@ class State:
 
     def clone(self) -> State:
         """A copy whose lists can be changed without touching this state."""
-        return replace(
+        return evolve(
             self,
             hands=[list(h) for h in self.hands],
             flowers=[list(f) for f in self.flowers],
