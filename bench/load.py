@@ -44,7 +44,8 @@ server's; ``--profile DIR`` samples the server with py-spy over the window):
   and ``timeouts`` (a seat put on auto-play because its answer came too late), from the
   first room's setup to the window's end;
 * ``srv exc``: tracebacks in the server's log over the whole run (the last exception of
-  each chain; the kinds are printed under the table);
+  each chain; the kinds are printed under the table), and leases it found lost
+  (``lease_lost``, PostgreSQL + Redis);
 * ``rss/sock``: (server RSS at the end - RSS before the first room) / sockets;
 * ``client cpu %``: the load client's own CPU (% of one core): near 100 it is the limit.
 
@@ -601,12 +602,15 @@ def stop(target: Target, keep_logs: Path | None = None) -> Counter[str]:
 
 def logged_exceptions(log: Path) -> Counter[str]:
     """``{exception type: count}`` of the tracebacks in a log: the last exception of each
-    chain ("The above exception was the direct cause of ..." counts once)."""
+    chain ("The above exception was the direct cause of ..." counts once); and
+    ``lease_lost``: the rooms whose lease this process found lost (`server.room.cluster`)."""
     found: Counter[str] = Counter()
     last: str | None = None  # the exception that ended the previous traceback
     inside = False
     for line in log.read_text(errors="replace").splitlines():
-        if line.startswith("Traceback (most recent call last)"):
+        if ": lease lost" in line:
+            found["lease_lost"] += 1
+        elif line.startswith("Traceback (most recent call last)"):
             inside = True
         elif line.startswith(("The above exception", "During handling")):
             if last is not None:  # chained: only the chain's last exception counts

@@ -39,3 +39,24 @@ def test_load_prints_its_table() -> None:
     cells = [c.strip() for c in row.strip("|").split("|")]
     assert cells[1] == "1"  # the room was seated and connected
     assert float(cells[2]) > 0  # and its players' actions went through
+
+
+def test_server_log_counts_chained_tracebacks_once_and_lost_leases(tmp_path: Path) -> None:
+    sys.path.insert(0, str(ROOT / "bench"))
+    from load import logged_exceptions
+
+    log = tmp_path / "server.log"
+    log.write_text(
+        "Traceback (most recent call last):\n"
+        '  File "x.py", line 1, in f\n'
+        "KeyError: 'a'\n"
+        "\n"
+        "The above exception was the direct cause of the following exception:\n"
+        "\n"
+        "Traceback (most recent call last):\n"
+        '  File "x.py", line 2, in g\n'
+        "server.room.errors.RoomError: unavailable\n"
+        "WARNING server.room.cluster room ABC123: lease lost\n"
+        "WARNING server.room.cluster room DEF456: lease lost\n"
+    )
+    assert logged_exceptions(log) == {"RoomError": 1, "lease_lost": 2}
