@@ -38,7 +38,7 @@ server's; ``--profile DIR`` samples the server with py-spy over the window):
   last one the sending socket had; for the baseline, the frame itself). A claim answer
   the room holds (the window waits for other seats' answers or its minimum time, spec §3)
   changes nothing yet: it is timed to its seat's acknowledgement (a snapshot of the same
-  version with nothing left to answer), the wait the rules impose left out; ``held``
+  version with nothing left to answer), the wait the rules impose left out; ``held_answers``
   (stderr, JSON) counts them;
 * ``errors``: HTTP errors, ``error`` messages, unexpected disconnects, client exceptions,
   and ``timeouts`` (a seat put on auto-play because its answer came too late), from the
