@@ -98,11 +98,13 @@ async def test_a_player_reads_only_their_own_records(live: Live) -> None:
         "/api/me/rooms/ANN1/hands",
         "/api/me/rooms/ANN1/hands/1",
     ]
+    # Another valid-looking code: its last letter changed (never to itself).
+    wrong = ann["code"][:-1] + ("3" if ann["code"].endswith("2") else "2")
     async with live.client() as client:
         for path in routes:
             r = await client.get(path)
             assert r.status_code == 401 and r.json()["detail"]["code"] == "player_code_required"
-            r = await client.get(path, headers=bearer(ann["code"][:-1] + "2"))
+            r = await client.get(path, headers=bearer(wrong))
             assert r.status_code == 403 and r.json()["detail"]["code"] == "bad_player_code"
         a = bearer(ann["code"])
         rooms = (await client.get("/api/me/rooms", headers=a)).json()
