@@ -38,11 +38,9 @@ async def sweep(manager: Any, store: Any, cluster: Any | None) -> list[str]:
     # a room without a human seat pauses while nobody watches (``pause_unwatched``): it is
     # resumed by the first socket, not here
     bots_wait = getattr(getattr(manager, "timing", None), "pause_unwatched", "never") != "never"
-    for status in UNFINISHED:
-        for r in await store.rooms(status):
-            if not (bots_wait and r.players and all(p.is_bot for p in r.players)):
-                codes.append(r.code)
-    codes = [c for c in codes if c not in manager.rooms]
+    for code, bots_only in await store.unfinished_rooms(UNFINISHED):
+        if not (bots_wait and bots_only) and code not in manager.rooms:
+            codes.append(code)
     if cluster is not None and codes:
         owners = await cluster.owners(codes)
         codes = [c for c in codes if owners.get(c) is None]

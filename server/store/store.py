@@ -1076,6 +1076,20 @@ class Store:
                 out.append(record)
         return out
 
+    async def unfinished_rooms(self, statuses: Sequence[str]) -> list[tuple[str, bool]]:
+        """``[(code, bots_only), ...]`` of the rooms whose status is one of ``statuses``,
+        oldest first, in one query (the sweeper's: it runs every lease period over every
+        room); ``bots_only`` is true when the room has seats and none of them is human."""
+        seated = select(Player.id).where(Player.room_id == Room.id)
+        human = seated.where(Player.is_bot.is_(False))
+        query = (
+            select(Room.code, seated.exists() & ~human.exists())
+            .where(Room.status.in_(list(statuses)))
+            .order_by(Room.id)
+        )
+        async with self._sessions() as s:
+            return [(code, bool(bots_only)) for code, bots_only in (await s.execute(query)).all()]
+
     async def hand_actions(self, code: str, hand_no: int) -> list[tuple[int, dict[str, Any]]]:
         """The hand's action log as ``[(seat, payload), ...]`` in ``idx`` order. Raises
         :class:`NotFound` for an unknown room/hand."""

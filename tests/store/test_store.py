@@ -131,6 +131,27 @@ async def test_rooms_and_players(store: Store) -> None:
     assert await store.rooms(status="open") == []
 
 
+async def test_unfinished_rooms_in_one_list(store: Store) -> None:
+    for code, status, bots in [
+        ("HUMN", "playing", [False, True]),
+        ("BOTS", "between", [True, True]),
+        ("EMPT", "playing", []),
+        ("OPEN", "open", [False]),
+        ("DONE", "finished", [True]),
+    ]:
+        await store.create_room(code, "guiyang", {})
+        for seat, is_bot in enumerate(bots):
+            await store.add_player(code, seat, f"p{seat}", f"h{seat}", is_bot)
+        await store.set_room_status(code, status)
+    assert await store.unfinished_rooms(["playing", "between"]) == [
+        ("HUMN", False),
+        ("BOTS", True),
+        ("EMPT", False),
+    ]
+    assert await store.unfinished_rooms(["open"]) == [("OPEN", False)]
+    assert await store.unfinished_rooms([]) == []
+
+
 async def test_foreign_keys_are_enforced(store: Store) -> None:
     with pytest.raises(Exception, match="(?i)foreign key"):
         async with store.engine.begin() as conn:
