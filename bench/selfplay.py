@@ -10,7 +10,7 @@
     4 bot seats (``create_room`` + ``add_bots``) playing 16-hand sessions, every action
     logged and every hand settled in the store, every message published.
 (c) ``rlcard``: ``rlcard``'s mahjong environment (a different, simpler ruleset) with four
-    ``RandomAgent`` players, as an outside reference (``pip install -e '.[bench]'``).
+    ``RandomAgent`` players, as an outside reference (``pip install 'rlcard>=1.2'``).
 
 CPU is the process's (``time.process_time``: every thread, so the aiosqlite thread too).
 Each part runs ``--seconds`` of CPU per repeat; parts are interleaved so a noisy machine
@@ -138,7 +138,7 @@ def main() -> None:
 
             parts["rlcard"] = rlcard_hands
         except ImportError:
-            print("rlcard is not installed (pip install -e '.[bench]'): skipped", file=sys.stderr)
+            print("rlcard is not installed (pip install 'rlcard>=1.2'): skipped", file=sys.stderr)
     rates: dict[str, list[float]] = {name: [] for name in parts}
     date = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     print(f"# bench/selfplay.py {date}, {os.cpu_count()} cores, load avg {os.getloadavg()[0]:.1f}")

@@ -119,12 +119,14 @@ class InstrumentedBus:
         finally:
             BUS_SECONDS.observe(time.perf_counter() - start)
 
-    async def publish_many(self, messages: list[tuple[str, dict[str, Any] | str]]) -> Any:
+    async def publish_many(
+        self, messages: list[tuple[str, dict[str, Any] | str]], *, local: bool = False
+    ) -> Any:
         """One change's messages in one call (`server.bus.Bus.publish_many`), timed as one
         publish."""
         start = time.perf_counter()
         try:
-            return await self._bus.publish_many(messages)
+            return await self._bus.publish_many(messages, local=local)
         finally:
             BUS_SECONDS.observe(time.perf_counter() - start)
 

@@ -135,13 +135,22 @@ class Bus(Protocol):
         member: subscribed to its group; memory: how many subscriptions)."""
         ...
 
-    async def publish_many(self, messages: Sequence[tuple[str, Payload]]) -> list[int]:
+    async def publish_many(
+        self, messages: Sequence[tuple[str, Payload]], *, local: bool = False
+    ) -> list[int]:
         """Publish ``[(channel, message), ...]`` in list order per channel, each message
         encoded once; on Redis in one pipelined round trip (not a transaction), the
         messages of one group as one PUBLISH at the place of the group's first. Returns
         each message's receiver count as :meth:`publish` does. Every message is encoded
         before anything is sent, so a non-JSON message (``TypeError``/``ValueError``)
-        sends nothing."""
+        sends nothing. ``local``: only this process's subscriptions receive them (counts:
+        theirs), for a publisher that knows no other process listens (:meth:`others`)."""
+        ...
+
+    def others(self, channel: str) -> bool:
+        """Whether a subscription of another process may receive ``channel``'s messages,
+        as far as this bus knows (False: none did at its last publish there; a process
+        that subscribed since is not known until the next one that is not ``local``)."""
         ...
 
     async def subscribe(self, channel: str) -> Subscription:

@@ -27,8 +27,11 @@ class MemoryBus:
         """Deliver ``message`` to every subscription of ``channel``; returns how many."""
         return (await self.publish_many([(channel, message)]))[0]
 
-    async def publish_many(self, messages: Sequence[tuple[str, Payload]]) -> list[int]:
-        """Deliver each ``(channel, message)`` in order (see :class:`server.bus.Bus`)."""
+    async def publish_many(
+        self, messages: Sequence[tuple[str, Payload]], *, local: bool = False
+    ) -> list[int]:
+        """Deliver each ``(channel, message)`` in order (see :class:`server.bus.Bus`; every
+        delivery is ``local``)."""
         if self._closed:
             raise BusError("bus is closed")
         texts = [(channel, encode(message)) for channel, message in messages]
@@ -54,6 +57,10 @@ class MemoryBus:
             subs.discard(sub)
             if not subs:
                 del self._subs[sub.channel]
+
+    def others(self, channel: str) -> bool:
+        """No other process shares this bus."""
+        return False
 
     def subscriber_count(self, channel: str) -> int:
         """How many live subscriptions ``channel`` has in this process."""

@@ -9,6 +9,12 @@ meanwhile are lost (pub/sub is at-most-once): once a Redis channel is subscribed
 of its local subscriptions receives the gap marker (:data:`server.bus.GAP_TEXT`), and
 clients resynchronise from a snapshot.
 
+**Own messages.** A process's group messages reach its own subscriptions directly when Redis
+has taken them (or, with ``publish_many(..., local=True)``, without Redis at all: for a
+publisher that knows no other process listens, `RedisBus.others`); the copy Redis sends
+back is recognised by the origin in its header and skipped, so a process never parses what
+it published.
+
 Publishing: one pipeline in flight per process; the ``publish_many`` calls made while it is
 in flight are queued and sent together in the next one (one round trip, one connection, in
 call order), so a busy process pays redis-py's per-command overhead once per loop turn
@@ -40,6 +46,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import secrets
 from collections.abc import Sequence
 
 import redis.asyncio as aioredis
@@ -58,13 +65,19 @@ POOL_SIZE = 100
 #: ``BlockingConnectionPool``) rather than failing at once with "Too many connections" (its
 #: default pool's answer, which a process running 1,000 busy rooms met on every publish).
 POOL_WAIT_SECONDS = 10.0
+#: Groups whose `RedisBus.others` a bus remembers at most (one per room it publishes).
+OTHERS_KEPT = 100_000
 
 
-def frame(parts: Sequence[tuple[str, str]]) -> str:
+def frame(parts: Sequence[tuple[str, str]], origin: str = "") -> str:
     """One group message carrying ``[(member, text), ...]`` in order: the header line
-    ``"<len member> <len text> ..."`` (lengths in characters), ``"\\n"``, then each part's
-    member and text. (Lengths, not separators: neither member nor text is escaped.)"""
+    ``"[<origin> ]<len member> <len text> ..."`` (lengths in characters; ``origin``, if
+    given, a token starting with ``@`` that names the publishing bus), ``"\\n"``, then each
+    part's member and text. (Lengths, not separators: neither member nor text is
+    escaped.)"""
     head = " ".join(f"{len(member)} {len(text)}" for member, text in parts)
+    if origin:
+        head = f"{origin} {head}"
     return head + "\n" + "".join(member + text for member, text in parts)
 
 
@@ -77,7 +90,10 @@ def _parts(data: str) -> list[tuple[str, int, int]]:
     """``[(member, start, end), ...]``: each part's member and where its text is in ``data``
     (so a text nobody wants is never sliced out). ``ValueError`` if not a `frame`."""
     nl = data.index("\n")
-    lengths = [int(n) for n in data[:nl].split()]
+    tokens = data[:nl].split()
+    if tokens and tokens[0].startswith("@"):  # the publisher's origin (`frame`)
+        del tokens[0]
+    lengths = [int(n) for n in tokens]
     if len(lengths) % 2:
         raise ValueError("odd number of lengths in a group message's header")
     out = []
@@ -131,10 +147,21 @@ class RedisBus:
         self._lock = asyncio.Lock()
         self._reader: asyncio.Task[None] | None = None
         self._closed = False
-        #: Publishes waiting for the one in flight: each ``publish_many``'s Redis PUBLISHes
-        #: and the future of their counts; `_send` sends them.
-        self._queued: list[tuple[list[tuple[str, str]], asyncio.Future[list[int]]]] = []
+        #: Publishes waiting for the one in flight: each ``publish_many``'s Redis PUBLISHes,
+        #: the messages it delivers here and the future of their counts; `_send` sends them.
+        self._queued: list[
+            tuple[list[tuple[str, str]], list[tuple[str, str, str]], asyncio.Future[list[int]]]
+        ] = []
         self._sender: asyncio.Task[None] | None = None
+        #: This bus's mark on its group messages (`frame`): read back from Redis, they are
+        #: skipped (`publish_many` delivered them here already).
+        self._origin = "@" + secrets.token_hex(6)
+        self._own = self._origin + " "
+        #: The Redis channels whose SUBSCRIBE Redis confirmed (while the connection holds).
+        self._live: set[str] = set()
+        #: Per group Redis channel: whether another process subscribed to it at this bus's
+        #: last PUBLISH there (`others`).
+        self._others: dict[str, bool] = {}
         #: Redis channels subscribed when the connection dropped: each of their local
         #: subscriptions gets the gap marker when Redis confirms the channel again.
         self._dropped: set[str] = set()
@@ -152,22 +179,34 @@ class RedisBus:
         (processes) that received it (of a member: subscribed to its group)."""
         return (await self.publish_many([(channel, message)]))[0]
 
-    async def publish_many(self, messages: Sequence[tuple[str, Payload]]) -> list[int]:
+    async def publish_many(
+        self, messages: Sequence[tuple[str, Payload]], *, local: bool = False
+    ) -> list[int]:
         """PUBLISH every ``(channel, message)`` in order, in one pipelined round trip (no
         MULTI: a pipeline, not a transaction), a group's messages as one PUBLISH (module
         docstring); returns each message's receiver count (a grouped message: its group's
         PUBLISH's). One pipeline is in flight per bus: calls made meanwhile are queued and
         go out together in the next (in call order), each getting its own counts or, if
-        that pipeline fails, its error (redis-py's ``ConnectionError`` ...)."""
+        that pipeline fails, its error (redis-py's ``ConnectionError`` ...).
+
+        A grouped message reaches this process's own subscriptions directly once Redis took
+        it (never read back from Redis). ``local``: nothing goes to Redis; each message
+        reaches this process's subscriptions only (in order with the calls before it), its
+        count theirs: for a publisher that knows no other process listens (`others`)."""
         if self._closed:
             raise BusError("bus is closed")
         # One entry per PUBLISH: (Redis channel, text, or a group's [(member, text)]).
         sends: list[tuple[str, str | list[tuple[str, str]]]] = []
         at: list[int] = []  # message i's PUBLISH
         group_at: dict[str, int] = {}
+        here: list[tuple[str, str, str]] = []  # (Redis channel, member, text) delivered here
         for channel, message in messages:
             text = encode(message)
             key, member, grouped = self._key(channel)
+            if grouped or local:
+                here.append((key, member, text))
+            if local:
+                continue
             if not grouped:
                 at.append(len(sends))
                 sends.append((key, text))
@@ -180,44 +219,89 @@ class RedisBus:
             assert isinstance(parts, list)
             parts.append((member, text))
             at.append(index)
-        if not sends:
+        if local:
+            if not self._queued and (self._sender is None or self._sender.done()):
+                return self._deliver_here(here)
+            at = []  # (counted by `_deliver_here` in `_send`, after what was queued before)
+        elif not sends:
             return []
-        texts = [(key, body if isinstance(body, str) else frame(body)) for key, body in sends]
+        texts = [
+            (key, body if isinstance(body, str) else frame(body, self._origin))
+            for key, body in sends
+        ]
         done: asyncio.Future[list[int]] = asyncio.get_running_loop().create_future()
-        self._queued.append((texts, done))
+        self._queued.append((texts, here, done))
         if self._sender is None or self._sender.done():
             self._sender = asyncio.create_task(self._send(), name="redis-bus-sender")
         counts = await done
-        return [counts[i] for i in at]
+        return counts if local else [counts[i] for i in at]
+
+    def _deliver_here(self, here: Sequence[tuple[str, str, str]]) -> list[int]:
+        """Deliver each ``(Redis channel, member, text)`` to this process's subscriptions of
+        that member; returns how many each reached."""
+        counts = []
+        for key, member, text in here:
+            subs = self._subs.get(key, {}).get(member)
+            if subs:
+                for sub in list(subs):
+                    sub._deliver(text)
+            counts.append(len(subs) if subs else 0)
+        return counts
+
+    def others(self, channel: str) -> bool:
+        """Whether another process may subscribe to ``channel``'s group: as Redis counted at
+        this bus's last PUBLISH on the group (its receivers less this process's own
+        subscription, when that was confirmed throughout), True before any and for a plain
+        channel. Another process that subscribes after that PUBLISH is not seen until the
+        next: a publisher that goes `local` on False must learn of newcomers otherwise (a
+        room's sockets elsewhere ask its owner for a snapshot once subscribed)."""
+        key, _, grouped = self._key(channel)
+        return self._others.get(key, True) if grouped else True
 
     async def _send(self) -> None:
-        """Send the queued publishes, each batch in one pipeline, until none is left;
-        each caller gets its counts, or the batch's error."""
+        """Send the queued publishes, each batch in one pipeline, until none is left; then
+        deliver each call's messages to this process's subscriptions, in call order, and
+        give each caller its counts (a `local` call: its own), or the batch's error."""
         while self._queued:
             batch, self._queued = self._queued, []
+            publishes = [(key, text) for texts, _, _ in batch for key, text in texts]
+            # this process's confirmed subscription of each group, before and after (Redis
+            # counts it only if it was there when the PUBLISH arrived)
+            live = [key in self._live for key, _ in publishes]
             try:
-                if len(batch) == 1 and len(batch[0][0]) == 1:
-                    counts = [int(await self._redis.publish(*batch[0][0][0]))]
-                else:
+                if len(publishes) == 1:
+                    counts = [int(await self._redis.publish(*publishes[0]))]
+                elif publishes:
                     async with self._redis.pipeline(transaction=False) as pipe:
-                        for texts, _ in batch:
-                            for key, text in texts:
-                                pipe.publish(key, text)
+                        for key, text in publishes:
+                            pipe.publish(key, text)
                         counts = [int(n) for n in await pipe.execute()]
+                else:
+                    counts = []
             except BaseException as exc:
                 error = (
                     BusError("bus is closed") if isinstance(exc, asyncio.CancelledError) else exc
                 )
-                for _, done in batch:
-                    if not done.done():  # (a caller cancelled meanwhile: nobody to tell)
+                for texts, here, done in batch:
+                    if done.done():  # (a caller cancelled meanwhile: nobody to tell)
+                        continue
+                    if texts:
                         done.set_exception(error)
+                    else:  # a local call needs no Redis
+                        done.set_result(self._deliver_here(here))
                 if isinstance(exc, asyncio.CancelledError):
                     raise
                 continue
+            for (key, _), was, n in zip(publishes, live, counts, strict=True):
+                if key.endswith("|"):  # a group's (`_key`)
+                    if len(self._others) >= OTHERS_KEPT and key not in self._others:
+                        self._others.clear()  # (forgotten: shared, the safe answer)
+                    self._others[key] = n - (was and key in self._live) > 0
             pos = 0
-            for texts, done in batch:
+            for texts, here, done in batch:
+                delivered = self._deliver_here(here)
                 if not done.done():
-                    done.set_result(counts[pos : pos + len(texts)])
+                    done.set_result(delivered if not texts else counts[pos : pos + len(texts)])
                 pos += len(texts)
 
     async def subscribe(self, channel: str, timeout: float = 10.0) -> QueueSubscription:
@@ -248,6 +332,7 @@ class RedisBus:
             except BaseException:
                 self._subs.pop(key, None)
                 self._groups.discard(key)
+                self._live.discard(key)
                 if waiter in self._confirm.get(key, []):
                     self._confirm[key].remove(waiter)
                 with contextlib.suppress(Exception):
@@ -269,6 +354,7 @@ class RedisBus:
                 del self._subs[key]
                 self._groups.discard(key)
                 self._dropped.discard(key)
+                self._live.discard(key)
                 if not self._closed:
                     with contextlib.suppress(RedisConnectionError, RedisTimeoutError):
                         await self._pubsub.unsubscribe(key)
@@ -283,6 +369,7 @@ class RedisBus:
                 if not self._dropped:
                     log.warning("redis bus: connection lost (%s); reconnecting", exc)
                 self._dropped.update(self._subs)
+                self._live.clear()
                 await asyncio.sleep(0.5)
                 continue
             except RuntimeError:  # no connection yet (nothing subscribed)
@@ -297,11 +384,14 @@ class RedisBus:
                     continue
                 data = msg["data"]
                 if key in self._groups:
-                    self._deliver_group(key, local, data)
+                    if not data.startswith(self._own):  # (ours: delivered when published)
+                        self._deliver_group(key, local, data)
                 else:
                     for sub in list(local.get("", ())):
                         sub._deliver(data)
             elif kind == "subscribe":
+                if key in self._subs:
+                    self._live.add(key)
                 for waiter in self._confirm.pop(key, []):
                     if not waiter.done():
                         waiter.set_result(None)
@@ -348,7 +438,7 @@ class RedisBus:
             self._sender.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._sender
-        for _, done in self._queued:
+        for _, _, done in self._queued:
             if not done.done():
                 done.set_exception(BusError("bus is closed"))
         self._queued.clear()

@@ -44,6 +44,7 @@ from server.bus import GAP, Bus, Subscription, SubscriptionClosed
 from server.bus import transient as bus_transient
 from server.room.actor import RoomError
 from server.room.bounded import settle
+from server.room.clock import running_loop
 
 log = logging.getLogger(__name__)
 
@@ -154,8 +155,7 @@ class Lease:
     def held(self) -> bool:
         """True if the lease is surely ours for at least the cluster's margin more (no
         round trip): the last renewal was not late by more than the margin."""
-        loop = asyncio.get_running_loop()
-        return not self.lost and loop.time() + self.cluster.margin < self.valid_until
+        return not self.lost and running_loop().time() + self.cluster.margin < self.valid_until
 
     async def ensure(self, verify: bool = False) -> bool:
         """Prove the lease is still ours before a durable write: free while :attr:`held`

@@ -37,7 +37,7 @@ from server.room.actor import (
     replay_link,
 )
 from server.room.bounded import settle
-from server.room.clock import Clock, RealClock
+from server.room.clock import Clock, RealClock, running_loop
 from server.room.cluster import Cluster, Lease, NoOwner, unreachable
 from server.rules.registry import DEFAULT_GAME, UnknownGame, find_game
 from server.rules.types import Action
@@ -127,6 +127,7 @@ class RoomHandle:
             call_kwargs.pop("self", None)
             return await self.manager.call(self.code, name, call_kwargs)
 
+        setattr(self, name, forward)  # made once per handle (a socket calls it per message)
         return forward
 
 
@@ -316,8 +317,16 @@ class RoomManager:
         if h is not None:
             h.owner = self.cluster.process_id
             actor.presence[self.cluster.process_id] = dict(h.connected)
-        await self.cluster.serve(code, lambda call, kw: self._serve_call(code, call, kw))
+        await self.cluster.serve(code, lambda call, kw: self._serve_remote(code, call, kw))
         return True
+
+    async def _serve_remote(self, code: str, call: str, kwargs: dict[str, Any]) -> Any:
+        """A call on room ``code`` from another process: it may have sockets of the room,
+        so the room publishes through the shared bus again (`Publisher.heard_from_others`)."""
+        actor = self.rooms.get(code)
+        if actor is not None:
+            actor.publisher.heard_from_others()
+        return await self._serve_call(code, call, kwargs)
 
     async def _take(self, code: str) -> RoomActor | None:
         """Take room ``code``'s lease if it is free, rebuild the room from the store and run
@@ -369,7 +378,9 @@ class RoomManager:
         its lease has not lapsed yet) keep trying, taking the room over once the lease is free.
         Raises :class:`RoomError` (``unavailable`` if no owner answers in time)."""
         assert self.cluster is not None
-        loop = asyncio.get_running_loop()
+        if code in self.rooms:  # (the usual case: no deadline, no copy of the arguments)
+            return await self._serve_call(code, call, kwargs)
+        loop = running_loop()
         deadline = loop.time() + 2 * self.cluster.lease_seconds + 5
         encoded = _encode(kwargs)
         while True:

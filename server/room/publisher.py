@@ -88,6 +88,10 @@ class Publisher:
         self._channels = {a: seat_channel(code, a) for a in self._audiences}
         #: Per audience, ``(hand_no, version)`` of the last versioned message published.
         self.sent: dict[int | None, tuple[int, int]] = {}
+        #: Calls from other processes heard (`heard_from_others`), and how many had been
+        #: when the last publish that went through the shared bus started (`local`).
+        self._heard = 0
+        self._heard_shared = -1
         #: Bus health (clock time): the last publish failed; when publishing worked again
         #: after the last failure.
         self._failing = False
@@ -104,20 +108,51 @@ class Publisher:
         return list(self._audiences)
 
     def listening(self) -> list[int | None]:
-        """The audiences worth a message, so that nothing is computed for the others: with
-        the in-process bus (which knows every subscriber) those with a subscription; with a
-        bus shared by processes all but the bot seats (no socket can hold a bot's seat). A
-        socket subscribes before it asks for its snapshot, so it misses nothing."""
+        """The audiences worth a message, so that nothing is computed for the others: while
+        only this process listens (`local`) those with a subscription here; otherwise all
+        but the bot seats (no socket can hold a bot's seat). A socket subscribes before it
+        asks for its snapshot, so it misses nothing."""
         return [a for a in self._audiences if self.has_listener(a)]
 
     def has_listener(self, audience: int | None) -> bool:
         """False when nobody can be listening to ``audience`` (see `listening`)."""
         bus = self.bus
-        if bus.process_local:
+        if bus.process_local or self.local():
             return bus.subscriber_count(self.channel(audience)) > 0
         if audience is not None and self.is_bot(audience):
             return False  # authenticate() gives no socket a bot's seat, in any process
         return True  # another process may have subscribers: assume someone listens
+
+    def local(self) -> bool:
+        """Whether the room's messages go to this process's sockets only, not through the
+        shared bus (Redis): when the bus saw no other process subscribed to the room at
+        the last publish that went through it (`Bus.others`), and no other process asked
+        the room anything since (`heard_from_others`: a socket elsewhere subscribes, then
+        asks for its snapshot, so what it missed meanwhile is in that snapshot). A room
+        starts shared (its sockets elsewhere are not known yet). Never with the in-process
+        bus, which is local anyway."""
+        bus = self.bus
+        return (
+            not bus.process_local
+            and self._heard_shared == self._heard
+            and not bus.others(self._channels[None])
+        )
+
+    def heard_from_others(self) -> None:
+        """Another process called the room (it may have sockets subscribed since the last
+        publish): the next publish goes through the shared bus, whose receiver count tells
+        again whether anyone else listens."""
+        self._heard += 1
+
+    async def _publish(self, messages: list[tuple[str, Any]]) -> None:
+        """One ``Bus.publish_many`` of ``messages``, ``local`` when only this process
+        listens (`local`); the bus's errors propagate."""
+        if self.local():
+            await self.bus.publish_many(messages, local=True)
+            return
+        heard = self._heard
+        await self.bus.publish_many(messages)
+        self._heard_shared = max(self._heard_shared, heard)
 
     # ------------------------------------------------------------------ messages
 
@@ -176,7 +211,7 @@ class Publisher:
     async def publish_once(self, messages: list[Outgoing]) -> None:
         """One attempt of `send`: the bus's errors propagate (and mark it failing)."""
         try:
-            await self.bus.publish_many(messages)
+            await self._publish(messages)
         except Exception:
             self._failing = True
             raise
@@ -210,12 +245,12 @@ class Publisher:
         if retried:
             await self.send(out)
         else:
-            await self.bus.publish_many(out)
+            await self._publish(out)
 
     async def broadcast(self, message: dict[str, Any]) -> None:
         """``message`` (unversioned) to every listening audience: one attempt, the bus's
         errors propagate."""
-        await self.bus.publish_many([(self.channel(a), message) for a in self.listening()])
+        await self._publish([(self.channel(a), message) for a in self.listening()])
 
     async def announce(self, message: dict[str, Any]) -> None:
         """`broadcast` ``message`` (``degraded`` / ``recovered``), a failure only logged (the

@@ -345,6 +345,8 @@ def test_frames_carry_any_text_unescaped() -> None:
     data = frame(parts)
     assert data == '6 14 0 8 9 0\nseat:0{"a":"x y\\n|"}东风 \n 9 9spectator'
     assert unframe(data) == parts
+    signed = frame(parts, "@b1")  # the publishing bus's origin first
+    assert signed == "@b1 " + data and unframe(signed) == parts
     for bad in ("no header", "1 2 3\nabc", "1 5\nab", "1 1\nabcd"):
         with pytest.raises(ValueError):
             unframe(bad)
@@ -434,7 +436,8 @@ async def test_redis_group_is_one_publish_in_one_round_trip(redis_url: str) -> N
                         ("seat:2", '{"n":2}'),
                         ("seat:3", '{"n":3}'),
                         ("spectator", '{"n":"s"}'),
-                    ]
+                    ],
+                    bus._origin,
                 ),
             ),
             ("plain", '{"n":"p"}'),
@@ -649,3 +652,109 @@ async def test_redis_a_failed_batch_fails_each_of_its_callers(tmp_path: Path) ->
     finally:
         await bus.close()
         server.stop()
+
+
+@pytest.mark.redis
+async def test_redis_own_group_messages_arrive_once_and_are_not_read_back(
+    redis_url: str,
+) -> None:
+    """A process's group messages reach its own subscriptions when Redis has taken them,
+    exactly once: the copy Redis sends back carries the bus's origin and is skipped (never
+    unframed), while another process's are delivered."""
+    prefix = f"test:{uuid.uuid4().hex}:"
+    one, two = RedisBus(redis_url, prefix=prefix), RedisBus(redis_url, prefix=prefix)
+    unframed: list[str] = []
+    deliver = RedisBus._deliver_group
+
+    def spy(key: str, local: Any, data: str) -> None:
+        unframed.append(data)
+        deliver(key, local, data)
+
+    one._deliver_group = spy  # type: ignore[method-assign]
+    try:
+        mine = await one.subscribe("room:G|seat:0")
+        theirs = await two.subscribe("room:G|seat:0")
+        assert await one.publish_many([("room:G|seat:0", {"n": i}) for i in range(3)]) == [2] * 3
+        assert [(await mine.get(timeout=2))["n"] for _ in range(3)] == [0, 1, 2]
+        assert [(await theirs.get(timeout=2))["n"] for _ in range(3)] == [0, 1, 2]
+        await two.publish("room:G|seat:0", {"n": "two"})
+        assert await mine.get(timeout=2) == {"n": "two"}
+        await asyncio.sleep(0.1)  # the read-back of one's own message has surely come
+        with pytest.raises(TimeoutError):
+            await mine.get(timeout=0.05)
+        assert len(unframed) == 1 and unframed[0].startswith(two._origin + " ")
+    finally:
+        await one.close()
+        await two.close()
+
+
+@pytest.mark.redis
+async def test_redis_local_publish_skips_redis_and_others(redis_url: str) -> None:
+    """``local=True``: no round trip to Redis; this process's subscriptions get the
+    messages (in order after what was queued before), another process's get nothing."""
+    from sqlalchemy.engine import make_url
+
+    url = make_url(redis_url)
+    proxy = CountingProxy((url.host or "127.0.0.1", url.port or 6379))
+    port = await proxy.start()
+    prefix = f"test:{uuid.uuid4().hex}:"
+    one = RedisBus(f"redis://127.0.0.1:{port}/{url.database or 0}", prefix=prefix)
+    two = RedisBus(redis_url, prefix=prefix)
+    try:
+        mine = await one.subscribe("room:G|seat:1")
+        plain = await one.subscribe("plain")
+        theirs = await two.subscribe("room:G|seat:1")
+        await one.publish("warm-up", {})
+        before = proxy.round_trips
+        batch: list[tuple[str, Any]] = [("room:G|seat:1", {"n": 1}), ("room:G|seat:0", {})]
+        assert await one.publish_many(batch + [("plain", {"n": "p"})], local=True) == [1, 0, 1]
+        assert proxy.round_trips == before
+        assert await mine.get(timeout=2) == {"n": 1} and await plain.get(timeout=2) == {"n": "p"}
+        # queued behind a publish in flight, a local one still comes after it
+        shared = asyncio.create_task(one.publish_many([("room:G|seat:1", {"n": 2})]))
+        await asyncio.sleep(0)
+        assert await one.publish_many([("room:G|seat:1", {"n": 3})], local=True) == [1]
+        assert await shared == [2]
+        assert [(await mine.get(timeout=2))["n"] for _ in range(2)] == [2, 3]
+        assert await theirs.get(timeout=2) == {"n": 2}
+        with pytest.raises(TimeoutError):
+            await theirs.get(timeout=0.1)
+    finally:
+        await one.close()
+        await two.close()
+        await proxy.close()
+
+
+@pytest.mark.redis
+async def test_redis_others_says_whether_another_process_subscribed(redis_url: str) -> None:
+    """`others`: True before the group's first PUBLISH and for plain channels; then what
+    Redis counted at the last PUBLISH, less this process's own confirmed subscription."""
+    prefix = f"test:{uuid.uuid4().hex}:"
+    one, two = RedisBus(redis_url, prefix=prefix), RedisBus(redis_url, prefix=prefix)
+    try:
+        assert one.others("room:G|seat:0") and one.others("plain")
+        await one.publish("room:G|seat:0", {})  # nobody at all
+        assert not one.others("room:G|seat:0") and not one.others("room:G|spectator")
+        assert one.others("room:H|seat:0")  # another group: not known yet
+        mine = await one.subscribe("room:G|seat:0")
+        await one.publish("room:G|seat:0", {})  # only this process
+        assert not one.others("room:G|seat:0")
+        theirs = await two.subscribe("room:G|spectator")
+        assert not one.others("room:G|seat:0")  # not known before the next publish...
+        await one.publish("room:G|seat:0", {})
+        assert one.others("room:G|seat:0")  # ...which Redis counted it in
+        await theirs.close()
+        await mine.close()
+        for _ in range(200):  # (until Redis has taken two's UNSUBSCRIBE)
+            await one.publish("room:G|seat:0", {})
+            if not one.others("room:G|seat:0"):
+                break
+            await asyncio.sleep(0.01)
+        assert not one.others("room:G|seat:0")
+    finally:
+        await one.close()
+        await two.close()
+
+
+async def test_memory_bus_has_no_other_process(bus: Bus) -> None:
+    assert bus.others("room:G|seat:0") is (not isinstance(bus, MemoryBus))

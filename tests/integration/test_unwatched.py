@@ -46,7 +46,8 @@ async def test_bot_room_plays_only_while_a_socket_watches(live: Live) -> None:
     await live.idle()
     moved = actor.action_idx
     await asyncio.sleep(0.5)
-    assert actor.action_idx == moved and actor.status == "playing"
+    # (paused mid-hand, or between hands if the last hand ended as the spectator left)
+    assert actor.action_idx == moved and actor.status in ("playing", "between")
     assert moved >= 10 and actor.hand_no < 16, "it played while watched, stopped when left"
 
 

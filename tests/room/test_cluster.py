@@ -585,3 +585,57 @@ async def test_a_closing_manager_releases_its_rooms_and_another_takes_them_at_on
         await store_b.close()
         for bus in buses:
             await bus.close()
+
+
+async def test_a_room_heard_only_here_stays_off_redis_until_another_process_asks(
+    store: Any, redis_url: str
+) -> None:
+    """The owner's first publish goes through Redis; Redis counting no other process on the
+    room, the next ones reach the owner's sockets directly (``Publisher.local``), and a
+    subscription elsewhere gets nothing. Once that process asks the room for a snapshot (as
+    a socket does right after subscribing), messages go through Redis again and reach it,
+    each following the one before (``prev_version``) from that snapshot on."""
+    from server.room.bots import choose_action
+    from server.room.publisher import seat_channel
+    from server.rules.guiyang import acting_seats
+    from server.store import Store
+
+    async def step(actor: Any) -> None:
+        seat = min(acting_seats(actor.state))
+        snap = actor._snapshot(seat)
+        await actor.act(seat, choose_action(actor.state, seat), snap["prompt"])
+        await actor.idle()
+
+    store_b = Store(store.url)
+    try:
+        async with _two_processes(store, store_b, redis_url) as (a, b):
+            a.new_seed = lambda: "local-seed"
+            actor = await a.create_room({"hands": 4})
+            code = actor.code
+            here = await a.bus.subscribe(seat_channel(code, 0))
+            for name in ("ann", "bob", "cy", "dee"):
+                await a.join(code, name)
+            await actor.idle()
+            assert actor.publisher.local()  # the deal went through Redis, counted alone
+            elsewhere = await b.bus.subscribe(seat_channel(code, 1))
+            while actor.state is not None and actor.version < 3:
+                await step(actor)
+            assert actor.publisher.local()
+            with pytest.raises(TimeoutError):
+                await elsewhere.get(timeout=0.2)
+            got = []  # the owner's socket had every change
+            with contextlib.suppress(TimeoutError):
+                while True:
+                    got.append(await here.get(timeout=0.2))
+            versions = [m["version"] for m in got if m["type"] in ("snapshot", "event")]
+            assert versions == sorted(versions) and versions[-1] == actor.version >= 3
+
+            snap = await b.call(code, "snapshot", {"seat": 1})  # B's socket asks
+            assert not actor.publisher.local()
+            await step(actor)
+            event = await elsewhere.get(timeout=2)
+            assert event["type"] in ("event", "hand_end")
+            assert event["prev_version"] == snap["version"] < event["version"]
+            assert actor.publisher.bus.others(seat_channel(code, 1))  # Redis counted B
+    finally:
+        await store_b.close()
