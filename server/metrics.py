@@ -131,7 +131,10 @@ class InstrumentedBus:
             BUS_SECONDS.observe(time.perf_counter() - start)
 
     def __getattr__(self, name: str) -> Any:
-        return getattr(self._bus, name)
+        value = getattr(self._bus, name)
+        if callable(value) or name == "process_local":  # (constant: kept, asked per change)
+            setattr(self, name, value)
+        return value
 
 
 def instrument_engine(engine: Any) -> None:

@@ -55,6 +55,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from server.bus import GAP_TEXT, BusError, Payload, encode, group_of
 from server.bus._queue import DEFAULT_MAXSIZE, QueueSubscription
+from server.loops import running_loop
 
 log = logging.getLogger(__name__)
 
@@ -229,7 +230,7 @@ class RedisBus:
             (key, body if isinstance(body, str) else frame(body, self._origin))
             for key, body in sends
         ]
-        done: asyncio.Future[list[int]] = asyncio.get_running_loop().create_future()
+        done: asyncio.Future[list[int]] = running_loop().create_future()
         self._queued.append((texts, here, done))
         if self._sender is None or self._sender.done():
             self._sender = asyncio.create_task(self._send(), name="redis-bus-sender")

@@ -120,11 +120,17 @@ class RoomHandle:
         if name.startswith("_") or name in _LOCAL_ONLY or not inspect.iscoroutinefunction(method):
             raise AttributeError(name)
         signature = inspect.signature(method)
+        params = list(signature.parameters.values())[1:]  # (after self)
+        positional = [p.name for p in params if p.kind is p.POSITIONAL_OR_KEYWORD]
+        required = sum(1 for p in params if p.default is p.empty and p.kind is not p.VAR_KEYWORD)
 
         async def forward(*args: Any, **kwargs: Any) -> Any:
-            bound = signature.bind(None, *args, **kwargs)
-            call_kwargs = dict(bound.arguments)
-            call_kwargs.pop("self", None)
+            if not kwargs and required <= len(args) <= len(positional):  # (a socket's calls)
+                call_kwargs = dict(zip(positional, args, strict=False))
+            else:
+                bound = signature.bind(None, *args, **kwargs)
+                call_kwargs = dict(bound.arguments)
+                call_kwargs.pop("self", None)
             return await self.manager.call(self.code, name, call_kwargs)
 
         setattr(self, name, forward)  # made once per handle (a socket calls it per message)

@@ -112,13 +112,20 @@ class Publisher:
         only this process listens (`local`) those with a subscription here; otherwise all
         but the bot seats (no socket can hold a bot's seat). A socket subscribes before it
         asks for its snapshot, so it misses nothing."""
-        return [a for a in self._audiences if self.has_listener(a)]
+        only_here = self._only_here()
+        return [a for a in self._audiences if self._listens(a, only_here)]
 
     def has_listener(self, audience: int | None) -> bool:
         """False when nobody can be listening to ``audience`` (see `listening`)."""
-        bus = self.bus
-        if bus.process_local or self.local():
-            return bus.subscriber_count(self.channel(audience)) > 0
+        return self._listens(audience, self._only_here())
+
+    def _only_here(self) -> bool:
+        """Whether this process's subscriptions are all that may listen."""
+        return self.bus.process_local or self.local()
+
+    def _listens(self, audience: int | None, only_here: bool) -> bool:
+        if only_here:
+            return self.bus.subscriber_count(self._channels[audience]) > 0
         if audience is not None and self.is_bot(audience):
             return False  # authenticate() gives no socket a bot's seat, in any process
         return True  # another process may have subscribers: assume someone listens

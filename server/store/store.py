@@ -83,6 +83,7 @@ from sqlalchemy.ext.asyncio import (
 from sqlalchemy.orm import aliased
 from sqlalchemy.pool import QueuePool
 
+from server.loops import running_loop
 from server.store.models import Action, Hand, LedgerEntry, Player, Room, SeatDelta, utcnow
 
 T = TypeVar("T")
@@ -551,7 +552,7 @@ class Store:
     # ------------------------------------------------------------------ helpers
 
     def _loop_state(self) -> _LoopState:
-        loop = asyncio.get_running_loop()
+        loop = running_loop()
         state = self._state
         if state is None or state.loop is not loop:
             state = self._state = _LoopState(loop)

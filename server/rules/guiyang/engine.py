@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
+from functools import lru_cache
 from zoneinfo import ZoneInfo
 
 from ..dealing import seed_hash, shuffle_and_deal
@@ -603,6 +604,17 @@ def _claim_decision(s: State) -> tuple[str, list[int]] | None:
 # ---------------------------------------------------------------------------- views
 
 
+@lru_cache(maxsize=65536)
+def _hand_names(counts: tuple[int, ...], drawn: int | None) -> tuple[str, ...]:
+    """A concealed hand's tiles in kind order, without the ``drawn`` one: a seat's hand is
+    shown after every change of the table but changes only on its own turns."""
+    names: list[str] = []
+    for k, c in enumerate(counts):
+        if c:
+            names += (TILE_NAMES[k],) * (c - (k == drawn))
+    return tuple(names)
+
+
 def _seen(state: State) -> list[int]:
     """Copies of each kind that lie open on the table: in any meld or (unclaimed) river."""
     seen = [0] * NUM_KINDS
@@ -703,26 +715,23 @@ def views(state: State, seats: Sequence[int | None], hints: bool = True) -> list
         v: dict[str, object] = {**common, "seats": seat_views, **after}
         if own:
             assert seat is not None
-            counts = list(state.hands[seat])
+            held = state.hands[seat]
             drawn = state.drawn[seat]
-            if drawn is not None:
-                counts[drawn] -= 1
-            hand: list[str] = []
-            for k, c in enumerate(counts):
-                if c:
-                    hand += (names[k],) * c
-            v["hand"] = hand
+            v["hand"] = list(_hand_names(tuple(held), drawn))
             v["drawn"] = tile_name(drawn) if drawn is not None else None
             if hints:
-                # copies the seat cannot see: not in its hand, any meld or river
-                held = state.hands[seat]
-                unseen = [4 - h - o if h + o < 4 else 0 for h, o in zip(held, seen, strict=True)]
-                v["waits"] = [
-                    {"tile": tile_name(k), "unseen": unseen[k]} for k in waits(state, seat)
-                ]
+                ready = waits(state, seat)
+                own_turn = state.phase == "turn" and state.turn == seat
+                # copies the seat cannot see: not in its hand, any meld or river (needed
+                # only for its waits and hints: most seats have neither)
+                unseen = (
+                    [4 - h - o if h + o < 4 else 0 for h, o in zip(held, seen, strict=True)]
+                    if ready or own_turn
+                    else []
+                )
+                v["waits"] = [{"tile": tile_name(k), "unseen": unseen[k]} for k in ready]
             v["void_held"] = holds_void(state, seat)
             if hints:
-                own_turn = state.phase == "turn" and state.turn == seat
                 v["ting_hints"] = ting_hints(state, seat, unseen) if own_turn else {}
         if settlement is not None:
             v["settlement"] = settlement

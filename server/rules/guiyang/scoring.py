@@ -67,7 +67,7 @@ def waits_of(counts: list[int], melds: list[Meld], void: int | None) -> list[int
     return list(_waits(tuple(counts), tuple((m.tile, m.size) for m in melds), void))
 
 
-@lru_cache(maxsize=8192)
+@lru_cache(maxsize=65536)
 def _waits(
     counts: tuple[int, ...], melds: tuple[tuple[int, int], ...], void: int | None
 ) -> tuple[int, ...]:
@@ -97,7 +97,7 @@ def ting_hints(state: State, seat: int, unseen: list[int]) -> dict[str, list[lis
     return {tile_name(k): [[tile_name(w), unseen[w]] for w in ws] for k, ws in found}
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=16384)
 def _hint_waits(
     counts: tuple[int, ...], melds: tuple[tuple[int, int], ...], void: int | None
 ) -> tuple[tuple[int, tuple[int, ...]], ...]:
