@@ -66,7 +66,7 @@ POOL_SIZE = 100
 #: ``BlockingConnectionPool``) rather than failing at once with "Too many connections" (its
 #: default pool's answer, which a process running 1,000 busy rooms met on every publish).
 POOL_WAIT_SECONDS = 10.0
-#: Groups whose `RedisBus.others` a bus remembers at most (one per room it publishes).
+#: Groups whose `RedisBus.others` (and channels whose Redis names) a bus remembers at most.
 OTHERS_KEPT = 100_000
 
 
@@ -158,6 +158,8 @@ class RedisBus:
         #: skipped (`publish_many` delivered them here already).
         self._origin = "@" + secrets.token_hex(6)
         self._own = self._origin + " "
+        #: `_key` of the channels met lately.
+        self._keys: dict[str, tuple[str, str, bool]] = {}
         #: The Redis channels whose SUBSCRIBE Redis confirmed (while the connection holds).
         self._live: set[str] = set()
         #: Per group Redis channel: whether another process subscribed to it at this bus's
@@ -168,11 +170,20 @@ class RedisBus:
         self._dropped: set[str] = set()
 
     def _key(self, channel: str) -> tuple[str, str, bool]:
-        """``(Redis channel, member, grouped)`` of ``channel``."""
+        """``(Redis channel, member, grouped)`` of ``channel`` (kept: asked for each
+        audience of each change)."""
+        known = self._keys.get(channel)
+        if known is not None:
+            return known
         split = group_of(channel)
         if split is None:
-            return self.prefix + channel, "", False
-        return self.prefix + split[0] + "|", split[1], True
+            known = (self.prefix + channel, "", False)
+        else:
+            known = (self.prefix + split[0] + "|", split[1], True)
+        if len(self._keys) >= OTHERS_KEPT:
+            self._keys.clear()
+        self._keys[channel] = known
+        return known
 
     async def publish(self, channel: str, message: Payload) -> int:
         """PUBLISH the JSON encoding of ``message`` on ``channel``'s Redis channel (a group

@@ -96,11 +96,17 @@ class ClaimHold:
         self.virtual = {}
         if self.timing.claim_hold == "mimic":
             turn = discarder()
-            pooled = [t for past in self.think.values() for t in past]
+            pooled: list[float] | None = None  # (made only for a seat with no past of its own)
             for seat in off_auto:
-                past = self.think.get(seat) or pooled
-                if seat != turn and past:
-                    self.virtual[seat] = self.rng.choice(list(past))
+                if seat == turn:
+                    continue
+                past: deque[float] | list[float] | None = self.think.get(seat)
+                if not past:
+                    if pooled is None:
+                        pooled = [t for own in self.think.values() for t in own]
+                    past = pooled
+                if past:  # (the draw `rng.choice` makes, without copying ``past``)
+                    self.virtual[seat] = past[self.rng.randrange(len(past))]
 
     def note_answer(self, seat: int, seconds: float) -> None:
         """``seat`` answered (or timed out on) the open claim window after ``seconds``: kept

@@ -3,10 +3,18 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from server.rules.game import Game
 from server.rules.types import Action
+
+
+@lru_cache(maxsize=4096)
+def _wire(action: Action) -> dict[str, Any]:
+    """``action.to_dict()``, made once per distinct action (a seat is offered the same few
+    dozen every turn); the dict is shared: sent as it is, never changed."""
+    return action.to_dict()
 
 
 class LegalActions:
@@ -41,5 +49,5 @@ class LegalActions:
         legal = self.of(state)  # refreshes the wire cache on a new state
         wire = self._wire.get(seat)
         if wire is None:
-            wire = self._wire[seat] = [a.to_dict() for a in legal.get(seat, [])]
+            wire = self._wire[seat] = [_wire(a) for a in legal.get(seat, [])]
         return wire

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from functools import lru_cache
+from functools import cache, lru_cache
 from zoneinfo import ZoneInfo
 
 from ..dealing import seed_hash, shuffle_and_deal
@@ -185,27 +185,38 @@ def _drew_this_turn(state: State, seat: int) -> bool:
     return seat == state.dealer and not any(state.discards)
 
 
+@cache
+def _tile_action(kind: str, k: int, bao_ting: bool = False) -> Action:
+    """The ``kind`` (discard / kong) action on tile kind ``k``: one shared (frozen) value
+    per tile, not a new one for each kind a seat holds at each of its turns."""
+    return Action(kind, tile=tile_name(k), bao_ting=bao_ting)
+
+
+_SELF_DRAW = Action("self_draw")
+_CLAIMS = {kind: Action(kind) for kind in ("win", "kong", "pong", "pass")}
+
+
 def _turn_actions(state: State, seat: int) -> list[Action]:
     counts = state.hands[seat]
     actions: list[Action] = []
     if _drew_this_turn(state, seat) and _can_win_with(state, seat, counts):
-        actions.append(Action("self_draw"))
+        actions.append(_SELF_DRAW)
     void = state.ding_que[seat]
     locked = state.bao_ting[seat]
     if not locked and state.wall_count > 0:
         pongs = {m.tile for m in state.melds[seat] if m.kind == "pong"}
         for k in range(NUM_KINDS):
             if (counts[k] == 4 or (counts[k] and k in pongs)) and suit_of(k) != void:
-                actions.append(Action("kong", tile=tile_name(k)))
+                actions.append(_tile_action("kong", k))
     drawn = state.drawn[seat]
     kinds = [drawn] if locked and drawn is not None else [k for k in range(NUM_KINDS) if counts[k]]
     may_report = not locked and _first_discard(state, seat) and not state.melds[seat]
     for k in kinds:
-        actions.append(Action("discard", tile=tile_name(k)))
+        actions.append(_tile_action("discard", k))
         if may_report:
             counts[k] -= 1
             if is_ready(state, seat):
-                actions.append(Action("discard", tile=tile_name(k), bao_ting=True))
+                actions.append(_tile_action("discard", k, True))
             counts[k] += 1
     return actions
 
@@ -228,7 +239,7 @@ def legal_actions(state: State, seat: int) -> list[Action]:
     if state.phase in ("claim", "rob"):
         if seat not in state.claim_options or seat in state.claim_answers:
             return []
-        return [Action(k) for k in state.claim_options[seat]] + [Action("pass")]
+        return [_CLAIMS[k] for k in state.claim_options[seat]] + [_CLAIMS["pass"]]
     if state.phase == "ding_que":
         if state.ding_que[seat] is not None:
             return []
