@@ -105,6 +105,41 @@ def observe_settlement() -> None:
     SETTLEMENTS.inc()
 
 
+class RequestMetrics:
+    """ASGI middleware counting each HTTP request into ``zhuoji_http_requests`` by method,
+    route template and status, and into ``zhuoji_errors`` (``http_500``) a 5xx answer or an
+    exception the app let through (then re-raised). Plain ASGI, not ``@app.middleware``:
+    Starlette's ``BaseHTTPMiddleware`` runs each request in a task group whose cancel
+    scopes, tasks and tracebacks are left in reference cycles, garbage only the collector's
+    pauses free."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        status = 500
+
+        async def counted(message: Any) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = int(message["status"])
+            await send(message)
+
+        try:
+            await self.app(scope, receive, counted)
+        except Exception:
+            ERRORS.labels(code="http_500").inc()
+            raise
+        route = scope.get("route")  # (set in the same scope by the router)
+        path = getattr(route, "path", None) or "other"
+        HTTP_REQUESTS.labels(scope.get("method", ""), path, str(status)).inc()
+        if status >= 500:
+            ERRORS.labels(code="http_500").inc()
+
+
 class InstrumentedBus:
     """A bus (``publish`` / ``subscribe`` / ``close`` ...) whose ``publish`` is timed;
     everything else is the wrapped bus's."""

@@ -310,20 +310,6 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
             headers={"Retry-After": "5"},
         )
 
-    @app.middleware("http")
-    async def count_requests(request: Request, call_next: Any) -> Any:
-        try:
-            response = await call_next(request)
-        except Exception:
-            metrics.ERRORS.labels(code="http_500").inc()
-            raise
-        route = request.scope.get("route")
-        path = getattr(route, "path", None) or "other"
-        metrics.HTTP_REQUESTS.labels(request.method, path, str(response.status_code)).inc()
-        if response.status_code >= 500:
-            metrics.ERRORS.labels(code="http_500").inc()
-        return response
-
     @app.get("/healthz", include_in_schema=False)
     async def healthz() -> dict[str, str]:
         """``{"status": "alive"}``: the process answers (liveness; checks nothing else)."""
@@ -490,6 +476,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
     app.include_router(me_api.router)
 
     app.add_api_websocket_route("/ws/rooms/{code}", room_socket)
+    app.add_middleware(metrics.RequestMetrics)
     app.add_middleware(SecurityHeaders)  # outermost of ours: every answer gets them
 
     web = _web_dir()
