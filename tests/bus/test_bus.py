@@ -53,6 +53,17 @@ async def bus(bus_url: str | None) -> AsyncIterator[Bus]:
         await b.close()
 
 
+async def _counted(redis_url: str, prefix: str) -> tuple[RedisBus, CountingProxy]:
+    """A Redis bus (channel prefix ``prefix``) talking to ``redis_url`` through a started
+    `CountingProxy`, which counts its round trips."""
+    from sqlalchemy.engine import make_url
+
+    url = make_url(redis_url)
+    proxy = CountingProxy((url.host or "127.0.0.1", url.port or 6379))
+    port = await proxy.start()
+    return RedisBus(f"redis://127.0.0.1:{port}/{url.database or 0}", prefix=prefix), proxy
+
+
 def test_make_bus_picks_the_implementation() -> None:
     assert isinstance(make_bus(None), MemoryBus)
     assert isinstance(make_bus(""), MemoryBus)
@@ -260,13 +271,8 @@ async def test_publish_many_with_a_bad_message_sends_nothing(bus: Bus) -> None:
 async def test_redis_publish_many_is_one_round_trip(redis_url: str) -> None:
     """Counted on the wire: a real relay in front of the real Redis sees the ten PUBLISHes
     leave in one request/reply exchange (and three single publishes in three)."""
-    from sqlalchemy.engine import make_url
-
-    url = make_url(redis_url)
-    proxy = CountingProxy((url.host or "127.0.0.1", url.port or 6379))
-    port = await proxy.start()
     prefix = f"test:{uuid.uuid4().hex}:"
-    bus = RedisBus(f"redis://127.0.0.1:{port}/{url.database or 0}", prefix=prefix)
+    bus, proxy = await _counted(redis_url, prefix)
     listener = RedisBus(redis_url, prefix=prefix)
     try:
         subs = [await listener.subscribe(f"seat:{i}") for i in range(5)]
@@ -401,13 +407,8 @@ async def test_group_and_plain_messages_in_one_call_keep_order(bus: Bus) -> None
 async def test_redis_group_is_one_publish_in_one_round_trip(redis_url: str) -> None:
     """On the wire: the five audiences' messages and two plain ones leave in one round
     trip, the group's as ONE message on the group's Redis channel, framed in order."""
-    from sqlalchemy.engine import make_url
-
-    url = make_url(redis_url)
-    proxy = CountingProxy((url.host or "127.0.0.1", url.port or 6379))
-    port = await proxy.start()
     prefix = f"test:{uuid.uuid4().hex}:"
-    bus = RedisBus(f"redis://127.0.0.1:{port}/{url.database or 0}", prefix=prefix)
+    bus, proxy = await _counted(redis_url, prefix)
     raw = aioredis.Redis.from_url(redis_url, decode_responses=True)
     watch = raw.pubsub()
     try:
@@ -594,13 +595,8 @@ async def test_redis_concurrent_publishes_share_one_round_trip(redis_url: str) -
     """Publishes made while none is sent yet (ten rooms in one loop turn) go out in one
     pipeline: one round trip on the wire, each caller getting its own counts, every
     channel's order kept."""
-    from sqlalchemy.engine import make_url
-
-    url = make_url(redis_url)
-    proxy = CountingProxy((url.host or "127.0.0.1", url.port or 6379))
-    port = await proxy.start()
     prefix = f"test:{uuid.uuid4().hex}:"
-    bus = RedisBus(f"redis://127.0.0.1:{port}/{url.database or 0}", prefix=prefix)
+    bus, proxy = await _counted(redis_url, prefix)
     listener = RedisBus(redis_url, prefix=prefix)
     try:
         subs = [await listener.subscribe(f"room:{r}|seat:0") for r in range(10)]
@@ -692,13 +688,8 @@ async def test_redis_own_group_messages_arrive_once_and_are_not_read_back(
 async def test_redis_local_publish_skips_redis_and_others(redis_url: str) -> None:
     """``local=True``: no round trip to Redis; this process's subscriptions get the
     messages (in order after what was queued before), another process's get nothing."""
-    from sqlalchemy.engine import make_url
-
-    url = make_url(redis_url)
-    proxy = CountingProxy((url.host or "127.0.0.1", url.port or 6379))
-    port = await proxy.start()
     prefix = f"test:{uuid.uuid4().hex}:"
-    one = RedisBus(f"redis://127.0.0.1:{port}/{url.database or 0}", prefix=prefix)
+    one, proxy = await _counted(redis_url, prefix)
     two = RedisBus(redis_url, prefix=prefix)
     try:
         mine = await one.subscribe("room:G|seat:1")
