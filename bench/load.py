@@ -46,6 +46,9 @@ server's; ``--profile DIR`` samples the server with py-spy over the window):
 * ``srv exc``: tracebacks in the server's log over the whole run (the last exception of
   each chain; the kinds are printed under the table), and leases it found lost
   (``lease_lost``, PostgreSQL + Redis);
+* ``gc runs`` / ``gc max ms``: the server's garbage collector runs in the window and the
+  bucket bound of the longest pause (its ``zhuoji_gc_pause_seconds``, read from
+  ``/metrics`` before and after): each run stops every room at once;
 * ``rss/sock``: (server RSS at the end - RSS before the first room) / sockets;
 * ``client cpu %``: the load client's own CPU (% of one core): near 100 it is the limit.
 
@@ -85,6 +88,7 @@ import httpx
 import orjson
 import psutil
 import websockets
+from prometheus_client.parser import text_string_to_metric_families
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -631,6 +635,43 @@ def cpu_seconds(p: psutil.Process) -> float:
 # ---------------------------------------------------------------------------- one run
 
 
+async def gc_pauses(load: Load, target: Target) -> dict[float, float] | None:
+    """The server's ``zhuoji_gc_pause_seconds`` summed over generations, from its
+    ``/metrics``: ``{bucket bound (inf: the count): cumulative count, -1.0: sum}``;
+    None for the baseline (it has none)."""
+    if target.name == "baseline":
+        return None
+    text = (await load.http.get("/metrics")).text
+    out: dict[float, float] = {}
+    for family in text_string_to_metric_families(text):
+        if family.name != "zhuoji_gc_pause_seconds":
+            continue
+        for sample in family.samples:
+            if sample.name.endswith("_bucket"):
+                bound = float(sample.labels["le"])
+                out[bound] = out.get(bound, 0.0) + sample.value
+            elif sample.name.endswith("_sum"):
+                out[-1.0] = out.get(-1.0, 0.0) + sample.value
+    return out
+
+
+def gc_window(
+    before: dict[float, float] | None, after: dict[float, float] | None
+) -> dict[str, float]:
+    """The collector's runs in the window: how many, their total and the bound of the
+    histogram bucket of the longest (ms)."""
+    if before is None or after is None:
+        return {"gc_runs": float("nan"), "gc_ms": float("nan"), "gc_max_ms": float("nan")}
+    delta = {k: after[k] - before.get(k, 0.0) for k in after}
+    runs = delta.get(float("inf"), 0.0)
+    longest = min((b for b, n in delta.items() if b > 0 and n == runs), default=float("nan"))
+    return {
+        "gc_runs": runs,
+        "gc_ms": 1000 * delta.get(-1.0, 0.0),
+        "gc_max_ms": 1000 * longest if runs else 0.0,
+    }
+
+
 async def play(args: argparse.Namespace, mode: str, target: Target) -> dict[str, Any]:
     proc = psutil.Process(target.proc.pid)
     rss_idle = proc.memory_info().rss
@@ -654,12 +695,14 @@ async def play(args: argparse.Namespace, mode: str, target: Target) -> dict[str,
     stamp = time.strftime("%H:%M:%S")
     print(f"    {target.name}: measuring from {stamp} UTC", file=sys.stderr, flush=True)
     spy = profile(args, target, proc.pid, mode)
+    gc0 = await gc_pauses(load, target)
     before = load.stats.counts()
     cpu0, t0, client0 = cpu_seconds(proc), time.monotonic(), time.process_time()
     lat_t0 = time.perf_counter()
     await asyncio.sleep(args.seconds)
     cpu1, t1, client1 = cpu_seconds(proc), time.monotonic(), time.process_time()
     after = load.stats.counts()
+    gc1 = await gc_pauses(load, target)
     errors = Counter(load.stats.errors)  # setup included: a refused join is an error
     rss = proc.memory_info().rss
     if spy is not None:
@@ -695,6 +738,7 @@ async def play(args: argparse.Namespace, mode: str, target: Target) -> dict[str,
         "error_kinds": dict(errors),
         "rss_per_socket_kb": (rss - rss_idle) / 1024 / max(1, 4 * load.ready),
         "rss_mb": rss / 2**20,
+        **gc_window(gc0, gc1),
     }
 
 
@@ -754,6 +798,8 @@ COLUMNS = [
     ("p99_ms", "{:.1f}", "p99 ms"),
     ("errors", "{:.0f}", "errors"),
     ("server_exceptions", "{:.0f}", "srv exc"),
+    ("gc_runs", "{:.0f}", "gc runs"),
+    ("gc_max_ms", "{:.0f}", "gc max ms"),
     ("rss_per_socket_kb", "{:.0f}", "rss/sock KB"),
 ]
 

@@ -17,12 +17,16 @@ Series (all per process; Prometheus sums them over the replicas):
 * ``zhuoji_bus_publish_seconds``: bus publish latency; ``zhuoji_store_query_seconds{op}``:
   database statement latency by SQL verb (SQLAlchemy engine events).
 * ``zhuoji_http_requests_total{method,route,status}``: HTTP requests.
+* ``zhuoji_gc_pause_seconds{generation}``: how long each run of the garbage collector
+  stopped the process (every room in it), by the oldest generation it collected
+  (:func:`observe_gc`, installed by the app).
 
 Everything here is a small hook the other layers call; nothing imports the room code.
 """
 
 from __future__ import annotations
 
+import gc
 import time
 import weakref
 from collections import Counter as _Tally
@@ -60,6 +64,12 @@ STORE_SECONDS = Histogram(
     "zhuoji_store_query_seconds", "Database statement latency", ["op"], buckets=_FAST
 )
 HTTP_REQUESTS = Counter("zhuoji_http_requests", "HTTP requests", ["method", "route", "status"])
+GC_PAUSE_SECONDS = Histogram(
+    "zhuoji_gc_pause_seconds",
+    "Garbage collector runs, by the oldest generation collected: seconds the process stopped",
+    ["generation"],
+    buckets=_FAST,
+)
 
 #: Engine events that open a claim window (spec §3: every discard and every added kong).
 CLAIM_OPENERS = frozenset({"discard", "kong_declared"})
@@ -85,6 +95,26 @@ REGISTRY.register(_RoomsCollector())
 def track_manager(manager: Any) -> None:
     """Count ``manager.rooms`` (``{code: actor with .status}``) in ``zhuoji_rooms``."""
     _managers.add(manager)
+
+
+_gc_started: list[float] = []
+
+
+def _gc_callback(phase: str, info: dict[str, Any]) -> None:
+    if phase == "start":
+        _gc_started[:] = [time.perf_counter()]
+    elif _gc_started:
+        paused = time.perf_counter() - _gc_started.pop()
+        GC_PAUSE_SECONDS.labels(generation=str(info.get("generation"))).observe(paused)
+
+
+def observe_gc() -> None:
+    """Time every garbage collector run of this process into ``zhuoji_gc_pause_seconds``
+    (``gc.callbacks``; installed once however often it is called). At 1,000 busy rooms a
+    young collection is the longest pause the server has: it scans every room's current
+    state (``bench/load.py`` reports them)."""
+    if _gc_callback not in gc.callbacks:
+        gc.callbacks.append(_gc_callback)
 
 
 def render() -> tuple[bytes, str]:

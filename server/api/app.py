@@ -235,6 +235,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         )
         await app.state.manager.start()
         metrics.track_manager(app.state.manager)
+        metrics.observe_gc()
         sweeper = None
         interval = settings.sweep_seconds
         if interval is None:

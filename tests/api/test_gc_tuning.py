@@ -28,3 +28,19 @@ def test_serve_freezes_the_startup_heap_and_sets_the_thresholds() -> None:
     assert probe["frozen"] > 10_000  # the app and its libraries, loaded before freezing
     assert probe["app"] is True
     assert tuple(probe["thresholds"]) == GC_THRESHOLDS == (1_000_000, 20, 100)
+
+
+def test_collector_pauses_are_timed_into_the_metrics() -> None:
+    import gc
+
+    from prometheus_client import REGISTRY
+
+    from server import metrics
+
+    metrics.observe_gc()
+    metrics.observe_gc()  # (once however often)
+    assert gc.callbacks.count(metrics._gc_callback) == 1
+    labels = {"generation": "2"}
+    before = REGISTRY.get_sample_value("zhuoji_gc_pause_seconds_count", labels) or 0.0
+    gc.collect()
+    assert REGISTRY.get_sample_value("zhuoji_gc_pause_seconds_count", labels) == before + 1
