@@ -13,7 +13,8 @@ clients resynchronise from a snapshot.
 has taken them (or, with ``publish_many(..., local=True)``, without Redis at all: for a
 publisher that knows no other process listens, `RedisBus.others`); the copy Redis sends
 back is recognised by the origin in its header and skipped, so a process never parses what
-it published.
+it published; its number (``@<bus>.<n>``) tells `RedisBus.others` that Redis counted this
+process among the group's subscribers for that PUBLISH.
 
 Publishing: one pipeline in flight per process; the ``publish_many`` calls made while it is
 in flight are queued and sent together in the next one (one round trip, one connection, in
@@ -154,17 +155,21 @@ class RedisBus:
             tuple[list[tuple[str, str]], list[tuple[str, str, str]], asyncio.Future[list[int]]]
         ] = []
         self._sender: asyncio.Task[None] | None = None
-        #: This bus's mark on its group messages (`frame`): read back from Redis, they are
-        #: skipped (`publish_many` delivered them here already).
+        #: This bus's mark on its group messages (`frame`), ``<origin>.<number>``: read
+        #: back from Redis, they are skipped (`publish_many` delivered them here already),
+        #: their number telling `others` that Redis counted this process among the group's.
         self._origin = "@" + secrets.token_hex(6)
-        self._own = self._origin + " "
+        self._own = self._origin + "."
+        self._number = 0
         #: `_key` of the channels met lately.
         self._keys: dict[str, tuple[str, str, bool]] = {}
-        #: The Redis channels whose SUBSCRIBE Redis confirmed (while the connection holds).
-        self._live: set[str] = set()
         #: Per group Redis channel: whether another process subscribed to it at this bus's
         #: last PUBLISH there (`others`).
         self._others: dict[str, bool] = {}
+        #: Group PUBLISHes whose receiver count includes this process's own subscription
+        #: only if their echo comes back: number -> (Redis channel, count) while the echo is
+        #: awaited, or None when it came before the count.
+        self._echoes: dict[int, tuple[str, int] | None] = {}
         #: Redis channels subscribed when the connection dropped: each of their local
         #: subscriptions gets the gap marker when Redis confirms the channel again.
         self._dropped: set[str] = set()
@@ -238,7 +243,7 @@ class RedisBus:
         elif not sends:
             return []
         texts = [
-            (key, body if isinstance(body, str) else frame(body, self._origin))
+            (key, body if isinstance(body, str) else frame(body, self._mark()))
             for key, body in sends
         ]
         done: asyncio.Future[list[int]] = running_loop().create_future()
@@ -247,6 +252,11 @@ class RedisBus:
             self._sender = asyncio.create_task(self._send(), name="redis-bus-sender")
         counts = await done
         return counts if local else [counts[i] for i in at]
+
+    def _mark(self) -> str:
+        """The origin token of this bus's next group message (`frame`): ``@<id>.<n>``."""
+        self._number += 1
+        return f"{self._own}{self._number}"
 
     def _deliver_here(self, here: Sequence[tuple[str, str, str]]) -> list[int]:
         """Deliver each ``(Redis channel, member, text)`` to this process's subscriptions of
@@ -262,11 +272,13 @@ class RedisBus:
 
     def others(self, channel: str) -> bool:
         """Whether another process may subscribe to ``channel``'s group: as Redis counted at
-        this bus's last PUBLISH on the group (its receivers less this process's own
-        subscription, when that was confirmed throughout), True before any and for a plain
-        channel. Another process that subscribes after that PUBLISH is not seen until the
-        next: a publisher that goes `local` on False must learn of newcomers otherwise (a
-        room's sockets elsewhere ask its owner for a snapshot once subscribed)."""
+        this bus's last PUBLISH on the group, less this process's own subscription once
+        Redis sent this process that very message back (so a subscription Redis dropped
+        before this process noticed is not taken off); True before any, until that echo,
+        and for a plain channel. Another process that subscribes after that PUBLISH is not
+        seen until the next: a publisher that goes `local` on False must learn of newcomers
+        otherwise (a room's sockets elsewhere ask its owner for a snapshot once
+        subscribed)."""
         key, _, grouped = self._key(channel)
         return self._others.get(key, True) if grouped else True
 
@@ -277,9 +289,6 @@ class RedisBus:
         while self._queued:
             batch, self._queued = self._queued, []
             publishes = [(key, text) for texts, _, _ in batch for key, text in texts]
-            # this process's confirmed subscription of each group, before and after (Redis
-            # counts it only if it was there when the PUBLISH arrived)
-            live = [key in self._live for key, _ in publishes]
             try:
                 if len(publishes) == 1:
                     counts = [int(await self._redis.publish(*publishes[0]))]
@@ -304,17 +313,47 @@ class RedisBus:
                 if isinstance(exc, asyncio.CancelledError):
                     raise
                 continue
-            for (key, _), was, n in zip(publishes, live, counts, strict=True):
-                if key.endswith("|"):  # a group's (`_key`)
-                    if len(self._others) >= OTHERS_KEPT and key not in self._others:
-                        self._others.clear()  # (forgotten: shared, the safe answer)
-                    self._others[key] = n - (was and key in self._live) > 0
+            for (key, text), n in zip(publishes, counts, strict=True):
+                if key.endswith("|"):  # a group's (`_key`): its count, for `others`
+                    self._counted(key, text, n)
             pos = 0
             for texts, here, done in batch:
                 delivered = self._deliver_here(here)
                 if not done.done():
                     done.set_result(delivered if not texts else counts[pos : pos + len(texts)])
                 pos += len(texts)
+
+    def _counted(self, key: str, text: str, count: int) -> None:
+        """Redis gave ``count`` receivers for this bus's group message ``text`` on ``key``:
+        with no subscription of the group here, all are other processes; with one, this
+        process is among them only if Redis sends the message back (`_echoed`), and until
+        then the group counts as shared."""
+        if len(self._others) >= OTHERS_KEPT and key not in self._others:
+            self._others.clear()  # (forgotten: shared, the safe answer)
+        if key not in self._subs:
+            self._others[key] = count > 0
+            return
+        number = int(text[len(self._own) : text.index(" ")])
+        if number in self._echoes:  # the echo came first
+            del self._echoes[number]
+            self._others[key] = count > 1
+            return
+        if len(self._echoes) >= OTHERS_KEPT:
+            self._echoes.clear()  # (echoes that never came: those groups stay shared)
+        self._echoes[number] = (key, count)
+        self._others[key] = True
+
+    def _echoed(self, data: str) -> None:
+        """Redis sent back this bus's group message ``data``: its count included this
+        process (`_counted`)."""
+        number = int(data[len(self._own) : data.index(" ")])
+        awaited = self._echoes.pop(number, None)
+        if awaited is None:
+            if len(self._echoes) < OTHERS_KEPT:
+                self._echoes[number] = None  # (its count is still on its way)
+            return
+        key, count = awaited
+        self._others[key] = count > 1
 
     async def subscribe(self, channel: str, timeout: float = 10.0) -> QueueSubscription:
         """A new subscription of ``channel``; returns once Redis confirmed the SUBSCRIBE of
@@ -344,7 +383,6 @@ class RedisBus:
             except BaseException:
                 self._subs.pop(key, None)
                 self._groups.discard(key)
-                self._live.discard(key)
                 if waiter in self._confirm.get(key, []):
                     self._confirm[key].remove(waiter)
                 with contextlib.suppress(Exception):
@@ -366,7 +404,6 @@ class RedisBus:
                 del self._subs[key]
                 self._groups.discard(key)
                 self._dropped.discard(key)
-                self._live.discard(key)
                 if not self._closed:
                     with contextlib.suppress(RedisConnectionError, RedisTimeoutError):
                         await self._pubsub.unsubscribe(key)
@@ -381,7 +418,7 @@ class RedisBus:
                 if not self._dropped:
                     log.warning("redis bus: connection lost (%s); reconnecting", exc)
                 self._dropped.update(self._subs)
-                self._live.clear()
+                self._echoes.clear()  # (lost with the connection: those groups stay shared)
                 await asyncio.sleep(0.5)
                 continue
             except RuntimeError:  # no connection yet (nothing subscribed)
@@ -396,14 +433,14 @@ class RedisBus:
                     continue
                 data = msg["data"]
                 if key in self._groups:
-                    if not data.startswith(self._own):  # (ours: delivered when published)
+                    if data.startswith(self._own):  # ours: delivered when published
+                        self._echoed(data)
+                    else:
                         self._deliver_group(key, local, data)
                 else:
                     for sub in list(local.get("", ())):
                         sub._deliver(data)
             elif kind == "subscribe":
-                if key in self._subs:
-                    self._live.add(key)
                 for waiter in self._confirm.pop(key, []):
                     if not waiter.done():
                         waiter.set_result(None)

@@ -438,7 +438,7 @@ async def test_redis_group_is_one_publish_in_one_round_trip(redis_url: str) -> N
                         ("seat:3", '{"n":3}'),
                         ("spectator", '{"n":"s"}'),
                     ],
-                    bus._origin,
+                    f"{bus._origin}.1",  # (its first group message)
                 ),
             ),
             ("plain", '{"n":"p"}'),
@@ -678,7 +678,7 @@ async def test_redis_own_group_messages_arrive_once_and_are_not_read_back(
         await asyncio.sleep(0.1)  # the read-back of one's own message has surely come
         with pytest.raises(TimeoutError):
             await mine.get(timeout=0.05)
-        assert len(unframed) == 1 and unframed[0].startswith(two._origin + " ")
+        assert len(unframed) == 1 and unframed[0].startswith(two._origin + ".")
     finally:
         await one.close()
         await two.close()
@@ -716,10 +716,19 @@ async def test_redis_local_publish_skips_redis_and_others(redis_url: str) -> Non
         await proxy.close()
 
 
+async def _settled_others(bus: RedisBus, channel: str) -> bool:
+    """`others` once the echo of the bus's last group message had time to come back."""
+    for _ in range(200):
+        if not bus._echoes:
+            break
+        await asyncio.sleep(0.01)
+    return bus.others(channel)
+
+
 @pytest.mark.redis
 async def test_redis_others_says_whether_another_process_subscribed(redis_url: str) -> None:
     """`others`: True before the group's first PUBLISH and for plain channels; then what
-    Redis counted at the last PUBLISH, less this process's own confirmed subscription."""
+    Redis counted at the last PUBLISH, less this process once Redis sent it back."""
     prefix = f"test:{uuid.uuid4().hex}:"
     one, two = RedisBus(redis_url, prefix=prefix), RedisBus(redis_url, prefix=prefix)
     try:
@@ -729,11 +738,11 @@ async def test_redis_others_says_whether_another_process_subscribed(redis_url: s
         assert one.others("room:H|seat:0")  # another group: not known yet
         mine = await one.subscribe("room:G|seat:0")
         await one.publish("room:G|seat:0", {})  # only this process
-        assert not one.others("room:G|seat:0")
+        assert not await _settled_others(one, "room:G|seat:0")
         theirs = await two.subscribe("room:G|spectator")
         assert not one.others("room:G|seat:0")  # not known before the next publish...
         await one.publish("room:G|seat:0", {})
-        assert one.others("room:G|seat:0")  # ...which Redis counted it in
+        assert await _settled_others(one, "room:G|seat:0")  # ...which Redis counted it in
         await theirs.close()
         await mine.close()
         for _ in range(200):  # (until Redis has taken two's UNSUBSCRIBE)
@@ -742,6 +751,33 @@ async def test_redis_others_says_whether_another_process_subscribed(redis_url: s
                 break
             await asyncio.sleep(0.01)
         assert not one.others("room:G|seat:0")
+    finally:
+        await one.close()
+        await two.close()
+
+
+@pytest.mark.redis
+async def test_redis_others_never_takes_off_a_subscription_redis_dropped(
+    redis_url: str,
+) -> None:
+    """This process's subscription is taken off Redis's count only when Redis sends the
+    message back: a subscription Redis no longer has (dropped before the bus noticed; here
+    unsubscribed behind its back) leaves the other process counted, so the group stays
+    shared (taking one off would say nobody else listens, and a room would stop sending
+    that process anything)."""
+    prefix = f"test:{uuid.uuid4().hex}:"
+    one, two = RedisBus(redis_url, prefix=prefix), RedisBus(redis_url, prefix=prefix)
+    try:
+        await one.subscribe("room:G|seat:0")
+        theirs = await two.subscribe("room:G|seat:1")
+        await one.publish("room:G|seat:1", {"n": 1})
+        assert await _settled_others(one, "room:G|seat:1")
+        await one._pubsub.unsubscribe(prefix + "room:G|")  # (the bus still counts on it)
+        await asyncio.sleep(0.2)
+        assert await one.publish("room:G|seat:1", {"n": 2}) == 1  # two only
+        await asyncio.sleep(0.2)
+        assert one.others("room:G|seat:1")
+        assert [(await theirs.get(timeout=2))["n"] for _ in range(2)] == [1, 2]
     finally:
         await one.close()
         await two.close()
