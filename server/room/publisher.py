@@ -20,6 +20,10 @@ from server.rules.types import Event
 
 log = logging.getLogger(__name__)
 
+#: While a room publishes only to this process (`Publisher.local`), one publish in this many
+#: seconds goes through the shared bus anyway, to count its listeners again.
+RECHECK_SECONDS = 5.0
+
 #: One message for the bus: ``(channel, message)``.
 Outgoing = tuple[str, dict[str, Any]]
 
@@ -92,6 +96,8 @@ class Publisher:
         #: when the last publish that went through the shared bus started (`local`).
         self._heard = 0
         self._heard_shared = -1
+        #: Clock time of the last publish through the shared bus (`local`).
+        self._shared_at = 0.0
         #: Bus health (clock time): the last publish failed; when publishing worked again
         #: after the last failure.
         self._failing = False
@@ -136,12 +142,16 @@ class Publisher:
         the last publish that went through it (`Bus.others`), and no other process asked
         the room anything since (`heard_from_others`: a socket elsewhere subscribes, then
         asks for its snapshot, so what it missed meanwhile is in that snapshot). A room
-        starts shared (its sockets elsewhere are not known yet). Never with the in-process
-        bus, which is local anyway."""
+        starts shared (its sockets elsewhere are not known yet), and a publish goes through
+        the shared bus at least every `RECHECK_SECONDS` to count again (so were another
+        process's socket ever missed, it would be silent for that long at most: its next
+        message shows the gap, and its relay resyncs). Never with the in-process bus, which
+        is local anyway."""
         bus = self.bus
         return (
             not bus.process_local
             and self._heard_shared == self._heard
+            and self.clock.now() - self._shared_at < RECHECK_SECONDS
             and not bus.others(self._channels[None])
         )
 
@@ -157,9 +167,10 @@ class Publisher:
         if self.local():
             await self.bus.publish_many(messages, local=True)
             return
-        heard = self._heard
+        heard, now = self._heard, self.clock.now()
         await self.bus.publish_many(messages)
         self._heard_shared = max(self._heard_shared, heard)
+        self._shared_at = max(self._shared_at, now)
 
     # ------------------------------------------------------------------ messages
 

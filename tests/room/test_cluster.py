@@ -641,3 +641,38 @@ async def test_a_room_heard_only_here_stays_off_redis_until_another_process_asks
             assert actor.publisher.bus.others(seat_channel(code, 1))  # Redis counted B
     finally:
         await store_b.close()
+
+
+async def test_a_local_room_counts_its_listeners_again_every_few_seconds(redis_url: str) -> None:
+    """While a room publishes to this process only, one publish in `RECHECK_SECONDS` still
+    goes through Redis, whose count then decides again (a missed listener elsewhere would
+    be silent that long at most)."""
+    from server.room.clock import ManualClock
+    from server.room.publisher import RECHECK_SECONDS, Publisher, seat_channel
+    from server.rules.registry import find_game
+
+    bus = RedisBus(redis_url, prefix=f"zjtest:{secrets.token_hex(4)}:")
+    other = RedisBus(redis_url, prefix=bus.prefix)
+    clock = ManualClock()
+
+    async def once(attempt: Any) -> None:
+        await attempt()
+
+    publisher = Publisher("RECHK", bus, clock, find_game("guiyang"), 4, lambda s: False, once)
+    try:
+        here = await bus.subscribe(seat_channel("RECHK", 0))
+        await publisher.publish_all({"type": "room", "n": 1})  # the first: through Redis
+        await _until(publisher.local)  # counted alone (once Redis sent it back)
+        elsewhere = await other.subscribe(seat_channel("RECHK", 1))  # unannounced
+        clock.advance(RECHECK_SECONDS - 0.1)
+        await publisher.publish_all({"type": "room", "n": 2})  # local: not seen elsewhere
+        clock.advance(0.1)
+        assert not publisher.local()
+        await publisher.publish_all({"type": "room", "n": 3})  # through Redis: counted
+        assert [(await here.get(timeout=2))["n"] for _ in range(3)] == [1, 2, 3]
+        assert (await elsewhere.get(timeout=2))["n"] == 3
+        await asyncio.sleep(0.2)
+        assert not publisher.local()  # another process listens now
+    finally:
+        await bus.close()
+        await other.close()
