@@ -258,6 +258,10 @@ class RedisBus:
         self._number += 1
         return f"{self._own}{self._number}"
 
+    def _number_of(self, data: str) -> int:
+        """The number in the origin token (`_mark`) of this bus's group message ``data``."""
+        return int(data[len(self._own) : data.index(" ")])
+
     def _deliver_here(self, here: Sequence[tuple[str, str, str]]) -> list[int]:
         """Deliver each ``(Redis channel, member, text)`` to this process's subscriptions of
         that member; returns how many each reached."""
@@ -333,7 +337,7 @@ class RedisBus:
         if key not in self._subs:
             self._others[key] = count > 0
             return
-        number = int(text[len(self._own) : text.index(" ")])
+        number = self._number_of(text)
         if number in self._echoes:  # the echo came first
             del self._echoes[number]
             self._others[key] = count > 1
@@ -346,11 +350,10 @@ class RedisBus:
     def _echoed(self, data: str) -> None:
         """Redis sent back this bus's group message ``data``: its count included this
         process (`_counted`)."""
-        number = int(data[len(self._own) : data.index(" ")])
-        awaited = self._echoes.pop(number, None)
+        awaited = self._echoes.pop(self._number_of(data), None)
         if awaited is None:
             if len(self._echoes) < OTHERS_KEPT:
-                self._echoes[number] = None  # (its count is still on its way)
+                self._echoes[self._number_of(data)] = None  # (its count is on its way)
             return
         key, count = awaited
         self._others[key] = count > 1

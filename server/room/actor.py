@@ -48,10 +48,11 @@ from typing import Any
 from redis.backoff import AbstractBackoff, EqualJitterBackoff
 
 from server import metrics
+from server.loops import running_loop
 from server.room.bounded import settle
 from server.room.claims import THINK_SAMPLES as THINK_SAMPLES
 from server.room.claims import BufferedSystemRandom, ClaimHold
-from server.room.clock import Clock, RealClock, running_loop
+from server.room.clock import Clock, RealClock
 from server.room.commands import (
     Act,
     BotMove,

@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable
 from typing import Protocol
 
-from server.loops import running_loop as running_loop
+from server.loops import running_loop
 
 
 class TimerHandle(Protocol):

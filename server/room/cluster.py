@@ -42,9 +42,9 @@ import redis.asyncio as aioredis
 
 from server.bus import GAP, Bus, Subscription, SubscriptionClosed
 from server.bus import transient as bus_transient
+from server.loops import running_loop
 from server.room.actor import RoomError
 from server.room.bounded import settle
-from server.room.clock import running_loop
 
 log = logging.getLogger(__name__)
 

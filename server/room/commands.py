@@ -10,7 +10,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
-from server.room.clock import running_loop
+from server.loops import running_loop
 from server.rules.types import Action
 
 

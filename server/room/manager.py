@@ -27,6 +27,7 @@ import secrets
 from collections.abc import Callable, Coroutine
 from typing import Any
 
+from server.loops import running_loop
 from server.room.actor import (
     RoomActor,
     RoomError,
@@ -37,7 +38,7 @@ from server.room.actor import (
     replay_link,
 )
 from server.room.bounded import settle
-from server.room.clock import Clock, RealClock, running_loop
+from server.room.clock import Clock, RealClock
 from server.room.cluster import Cluster, Lease, NoOwner, unreachable
 from server.rules.registry import DEFAULT_GAME, UnknownGame, find_game
 from server.rules.types import Action

@@ -15,7 +15,7 @@ from typing import Any, TypeVar, cast
 from redis.backoff import AbstractBackoff
 
 from server.bus import transient as bus_transient
-from server.room.clock import running_loop
+from server.loops import running_loop
 from server.room.errors import RoomError
 from server.store import Conflict
 from server.store import transient as store_transient

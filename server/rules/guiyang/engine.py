@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from functools import cache, lru_cache
+from functools import cache
 from zoneinfo import ZoneInfo
 
 from ..dealing import seed_hash, shuffle_and_deal
@@ -615,15 +615,13 @@ def _claim_decision(s: State) -> tuple[str, list[int]] | None:
 # ---------------------------------------------------------------------------- views
 
 
-@lru_cache(maxsize=65536)
-def _hand_names(counts: tuple[int, ...], drawn: int | None) -> tuple[str, ...]:
-    """A concealed hand's tiles in kind order, without the ``drawn`` one: a seat's hand is
-    shown after every change of the table but changes only on its own turns."""
+def _hand_names(counts: list[int], drawn: int | None) -> list[str]:
+    """A concealed hand's tiles in kind order, without the ``drawn`` one."""
     names: list[str] = []
     for k, c in enumerate(counts):
         if c:
             names += (TILE_NAMES[k],) * (c - (k == drawn))
-    return tuple(names)
+    return names
 
 
 def _seen(state: State) -> list[int]:
@@ -728,7 +726,7 @@ def views(state: State, seats: Sequence[int | None], hints: bool = True) -> list
             assert seat is not None
             held = state.hands[seat]
             drawn = state.drawn[seat]
-            v["hand"] = list(_hand_names(tuple(held), drawn))
+            v["hand"] = _hand_names(held, drawn)
             v["drawn"] = tile_name(drawn) if drawn is not None else None
             if hints:
                 ready = waits(state, seat)
