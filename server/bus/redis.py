@@ -48,6 +48,7 @@ import asyncio
 import contextlib
 import logging
 import secrets
+from collections import Counter
 from collections.abc import Sequence
 
 import redis.asyncio as aioredis
@@ -110,6 +111,11 @@ def _parts(data: str) -> list[tuple[str, int, int]]:
     return out
 
 
+#: One `RedisBus.publish_many` call waiting to go out: its Redis PUBLISHes ``(channel,
+#: text)``, what it delivers here ``(channel, member, text)`` and the future of its counts.
+_Call = tuple[list[tuple[str, str]], list[tuple[str, str, str]], "asyncio.Future[list[int]]"]
+
+
 class RedisBus:
     """A :class:`server.bus.Bus` over Redis pub/sub at ``url``; plain channel ``c`` is the
     Redis channel ``prefix + c``, a member of group ``g`` (``g|m``) travels on ``prefix + g
@@ -151,10 +157,12 @@ class RedisBus:
         self._closed = False
         #: Publishes waiting for the one in flight: each ``publish_many``'s Redis PUBLISHes,
         #: the messages it delivers here and the future of their counts; `_send` sends them.
-        self._queued: list[
-            tuple[list[tuple[str, str]], list[tuple[str, str, str]], asyncio.Future[list[int]]]
-        ] = []
+        self._queued: list[_Call] = []
         self._sender: asyncio.Task[None] | None = None
+        #: Redis channels with a queued or in-flight call (how many calls): a `local` call
+        #: on channels none of them touches is delivered at once, not behind the round
+        #: trip of other rooms' publishes (the order that matters is per channel).
+        self._pending: Counter[str] = Counter()
         #: This bus's mark on its group messages (`frame`), ``<origin>.<number>``: read
         #: back from Redis, they are skipped (`publish_many` delivered them here already),
         #: their number telling `others` that Redis counted this process among the group's.
@@ -208,8 +216,9 @@ class RedisBus:
 
         A grouped message reaches this process's own subscriptions directly once Redis took
         it (never read back from Redis). ``local``: nothing goes to Redis; each message
-        reaches this process's subscriptions only (in order with the calls before it), its
-        count theirs: for a publisher that knows no other process listens (`others`)."""
+        reaches this process's subscriptions only (after the calls before it on the same Redis
+        channel; at once if none is pending), its count theirs: for a publisher that knows
+        no other process listens (`others`)."""
         if self._closed:
             raise BusError("bus is closed")
         # One entry per PUBLISH: (Redis channel, text, or a group's [(member, text)]).
@@ -237,7 +246,8 @@ class RedisBus:
             parts.append((member, text))
             at.append(index)
         if local:
-            if not self._queued and (self._sender is None or self._sender.done()):
+            pending = self._pending
+            if not pending or not any(key in pending for key, _, _ in here):
                 return self._deliver_here(here)
             at = []  # (counted by `_deliver_here` in `_send`, after what was queued before)
         elif not sends:
@@ -248,10 +258,16 @@ class RedisBus:
         ]
         done: asyncio.Future[list[int]] = running_loop().create_future()
         self._queued.append((texts, here, done))
+        self._pending.update(self._keys_of(texts, here))
         if self._sender is None or self._sender.done():
             self._sender = asyncio.create_task(self._send(), name="redis-bus-sender")
         counts = await done
         return counts if local else [counts[i] for i in at]
+
+    @staticmethod
+    def _keys_of(texts: list[tuple[str, str]], here: list[tuple[str, str, str]]) -> set[str]:
+        """The Redis channels one `publish_many` call touches (`_pending`)."""
+        return {key for key, _ in texts} | {key for key, _, _ in here}
 
     def _mark(self) -> str:
         """The origin token of this bus's next group message (`frame`): ``@<id>.<n>``."""
@@ -292,40 +308,50 @@ class RedisBus:
         give each caller its counts (a `local` call: its own), or the batch's error."""
         while self._queued:
             batch, self._queued = self._queued, []
-            publishes = [(key, text) for texts, _, _ in batch for key, text in texts]
             try:
-                if len(publishes) == 1:
-                    counts = [int(await self._redis.publish(*publishes[0]))]
-                elif publishes:
-                    async with self._redis.pipeline(transaction=False) as pipe:
-                        for key, text in publishes:
-                            pipe.publish(key, text)
-                        counts = [int(n) for n in await pipe.execute()]
-                else:
-                    counts = []
-            except BaseException as exc:
-                error = (
-                    BusError("bus is closed") if isinstance(exc, asyncio.CancelledError) else exc
-                )
-                for texts, here, done in batch:
-                    if done.done():  # (a caller cancelled meanwhile: nobody to tell)
-                        continue
-                    if texts:
-                        done.set_exception(error)
-                    else:  # a local call needs no Redis
-                        done.set_result(self._deliver_here(here))
-                if isinstance(exc, asyncio.CancelledError):
-                    raise
-                continue
-            for (key, text), n in zip(publishes, counts, strict=True):
-                if key.endswith("|"):  # a group's (`_key`): its count, for `others`
-                    self._counted(key, text, n)
-            pos = 0
+                await self._send_batch(batch)
+            finally:
+                for texts, here, _ in batch:
+                    self._pending.subtract(self._keys_of(texts, here))
+                self._pending = +self._pending  # (drops the channels back at zero)
+
+    async def _send_batch(
+        self,
+        batch: list[_Call],
+    ) -> None:
+        """Send one batch of `_queued` calls (`_send`)."""
+        publishes = [(key, text) for texts, _, _ in batch for key, text in texts]
+        try:
+            if len(publishes) == 1:
+                counts = [int(await self._redis.publish(*publishes[0]))]
+            elif publishes:
+                async with self._redis.pipeline(transaction=False) as pipe:
+                    for key, text in publishes:
+                        pipe.publish(key, text)
+                    counts = [int(n) for n in await pipe.execute()]
+            else:
+                counts = []
+        except BaseException as exc:
+            error = BusError("bus is closed") if isinstance(exc, asyncio.CancelledError) else exc
             for texts, here, done in batch:
-                delivered = self._deliver_here(here)
-                if not done.done():
-                    done.set_result(delivered if not texts else counts[pos : pos + len(texts)])
-                pos += len(texts)
+                if done.done():  # (a caller cancelled meanwhile: nobody to tell)
+                    continue
+                if texts:
+                    done.set_exception(error)
+                else:  # a local call needs no Redis
+                    done.set_result(self._deliver_here(here))
+            if isinstance(exc, asyncio.CancelledError):
+                raise
+            return
+        for (key, text), n in zip(publishes, counts, strict=True):
+            if key.endswith("|"):  # a group's (`_key`): its count, for `others`
+                self._counted(key, text, n)
+        pos = 0
+        for texts, here, done in batch:
+            delivered = self._deliver_here(here)
+            if not done.done():
+                done.set_result(delivered if not texts else counts[pos : pos + len(texts)])
+            pos += len(texts)
 
     def _counted(self, key: str, text: str, count: int) -> None:
         """Redis gave ``count`` receivers for this bus's group message ``text`` on ``key``:

@@ -715,6 +715,37 @@ async def test_redis_local_publish_skips_redis_and_others(redis_url: str) -> Non
         await two.close()
         await proxy.close()
 
+@pytest.mark.redis
+async def test_redis_local_publish_does_not_wait_behind_other_groups(redis_url: str) -> None:
+    """A ``local=True`` publish on a group with nothing queued is delivered at once, even
+    while another group's publish waits on Redis (one room's messages never wait for the
+    round trip of another room's); on its own group it still waits (order per group)."""
+    prefix = f"test:{uuid.uuid4().hex}:"
+    one, proxy = await _counted(redis_url, prefix)
+    try:
+        a = await one.subscribe("room:A|seat:0")
+        b = await one.subscribe("room:B|seat:0")
+        await one.publish("warm-up", {})
+        other = asyncio.create_task(one.publish_many([("room:B|seat:0", {"n": 1})]))
+        await asyncio.sleep(0)  # its PUBLISH is on its way
+        assert not other.done()
+        assert await one.publish_many([("room:A|seat:0", {"n": 2})], local=True) == [1]
+        assert not other.done()  # A's came first: it did not wait for B's round trip
+        assert await a.get(timeout=0.01) == {"n": 2}
+        same = asyncio.create_task(one.publish_many([("room:A|seat:0", {"n": 3})]))
+        await asyncio.sleep(0)
+        local = asyncio.create_task(one.publish_many([("room:A|seat:0", {"n": 4})], local=True))
+        await asyncio.sleep(0)
+        assert not local.done()  # behind A's publish in flight
+        assert await same == [1] and await local == [1] and await other == [1]
+        assert [(await a.get(timeout=2))["n"] for _ in range(2)] == [3, 4]
+        assert await b.get(timeout=2) == {"n": 1}
+        assert one._pending == {}
+    finally:
+        await one.close()
+        await proxy.close()
+
+
 
 async def _settled_others(bus: RedisBus, channel: str) -> bool:
     """`others` once the echo of the bus's last group message had time to come back."""
