@@ -26,6 +26,7 @@ Everything here is a small hook the other layers call; nothing imports the room 
 
 from __future__ import annotations
 
+import functools
 import gc
 import time
 import weakref
@@ -120,6 +121,22 @@ def observe_gc() -> None:
 def render() -> tuple[bytes, str]:
     """The exposition text of every series and its content type."""
     return generate_latest(REGISTRY), CONTENT_TYPE_LATEST
+
+
+def observe_action(kind: str, outcome: str, seconds: float) -> None:
+    """Count one client message of type ``kind`` the socket layer handled, ``outcome``
+    ``ok`` or its refusal's error code, answered in ``seconds``."""
+    count, timing = _action_metrics(kind, outcome)
+    count.inc()
+    timing.observe(seconds)
+
+
+@functools.lru_cache(maxsize=512)
+def _action_metrics(kind: str, outcome: str) -> tuple[Any, Any]:
+    """The labelled children of ``zhuoji_actions`` and ``zhuoji_action_seconds`` for one
+    (type, outcome): found once (``labels`` takes a lock and builds keys each call; both
+    sets are small and closed: validated message types, error codes)."""
+    return ACTIONS.labels(type=kind, outcome=outcome), ACTION_SECONDS.labels(type=kind)
 
 
 def observe_change(event_types: Iterable[str]) -> None:

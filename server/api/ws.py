@@ -467,8 +467,7 @@ async def _reader(
 async def _dispatch(actor: Any, seat: int | None, msg: Any, send: Any) -> None:
     start = time.perf_counter()
     outcome = await _handle(actor, seat, msg, send)
-    metrics.ACTIONS.labels(type=msg.type, outcome=outcome).inc()
-    metrics.ACTION_SECONDS.labels(type=msg.type).observe(time.perf_counter() - start)
+    metrics.observe_action(msg.type, outcome, time.perf_counter() - start)
 
 
 async def _handle(actor: Any, seat: int | None, msg: Any, send: Any) -> str:

@@ -259,6 +259,14 @@ class View(Mapping[str, Any]):
     def __init__(self, data: Mapping[str, Any]) -> None:
         self._data = dict(data)
 
+    @classmethod
+    def adopt(cls, data: dict[str, Any]) -> View:
+        """A view over ``data`` itself, not a copy: for a dict the caller just built and
+        hands over (never changes again)."""
+        view = cls.__new__(cls)
+        view._data = data
+        return view
+
     def __getitem__(self, key: str) -> Any:
         return self._data[key]
 

@@ -152,7 +152,7 @@ class GuiyangGame:
     def views(self, state: State, seats: Sequence[int | None]) -> list[View]:
         if state.ended:
             return [self.view(state, seat) for seat in seats]
-        return [View(v) for v in engine.views(state, seats)]
+        return [View.adopt(v) for v in engine.views(state, seats)]
 
     def project_event(self, event: Event, seat: int | None) -> dict[str, Any] | None:
         return event.project(seat)
