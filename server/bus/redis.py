@@ -334,12 +334,12 @@ class RedisBus:
         except BaseException as exc:
             error = BusError("bus is closed") if isinstance(exc, asyncio.CancelledError) else exc
             for texts, here, done in batch:
-                if done.done():  # (a caller cancelled meanwhile: nobody to tell)
-                    continue
-                if texts:
+                if not texts:  # a local call needs no Redis: delivered all the same
+                    delivered = self._deliver_here(here)
+                    if not done.done():
+                        done.set_result(delivered)
+                elif not done.done():  # (a caller cancelled meanwhile: nobody to tell)
                     done.set_exception(error)
-                else:  # a local call needs no Redis
-                    done.set_result(self._deliver_here(here))
             if isinstance(exc, asyncio.CancelledError):
                 raise
             return

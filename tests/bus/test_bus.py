@@ -633,6 +633,7 @@ async def test_redis_a_failed_batch_fails_each_of_its_callers(tmp_path: Path) ->
     bus = RedisBus(server.url, prefix="fail:")
     try:
         await bus.publish("c", {})
+        sub = await bus.subscribe("g|b")
         server.stop()
         results = await asyncio.gather(
             *(bus.publish_many([("g|a", {"n": i}), ("c", {})]) for i in range(5)),
@@ -640,6 +641,15 @@ async def test_redis_a_failed_batch_fails_each_of_its_callers(tmp_path: Path) ->
         )
         assert [type(r) for r in results] == [RedisConnectionError] * 5
         assert all(transient(r) for r in results if isinstance(r, BaseException))
+        # a local call in the failed batch (behind a publish of its group) is delivered
+        # anyway, even though its caller gave up waiting
+        shared = asyncio.create_task(bus.publish_many([("g|b", {"n": "shared"})]))
+        local = asyncio.create_task(bus.publish_many([("g|b", {"n": "local"})], local=True))
+        await asyncio.sleep(0)  # both queued: one batch
+        local.cancel()
+        with pytest.raises(RedisConnectionError):
+            await shared
+        assert await sub.get(timeout=2) == {"n": "local"}
         pending = asyncio.create_task(bus.publish("c", {"n": 1}))
         await asyncio.sleep(0)  # queued, not sent yet
         await bus.close()
@@ -715,6 +725,7 @@ async def test_redis_local_publish_skips_redis_and_others(redis_url: str) -> Non
         await two.close()
         await proxy.close()
 
+
 @pytest.mark.redis
 async def test_redis_local_publish_does_not_wait_behind_other_groups(redis_url: str) -> None:
     """A ``local=True`` publish on a group with nothing queued is delivered at once, even
@@ -744,7 +755,6 @@ async def test_redis_local_publish_does_not_wait_behind_other_groups(redis_url: 
     finally:
         await one.close()
         await proxy.close()
-
 
 
 async def _settled_others(bus: RedisBus, channel: str) -> bool:
