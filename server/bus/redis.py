@@ -315,10 +315,7 @@ class RedisBus:
                     self._pending.subtract(self._keys_of(texts, here))
                 self._pending = +self._pending  # (drops the channels back at zero)
 
-    async def _send_batch(
-        self,
-        batch: list[_Call],
-    ) -> None:
+    async def _send_batch(self, batch: list[_Call]) -> None:
         """Send one batch of `_queued` calls (`_send`)."""
         publishes = [(key, text) for texts, _, _ in batch for key, text in texts]
         try:
