@@ -102,6 +102,15 @@ def test_seats_stand_as_in_the_apps(
         )
         if page.evaluate("window.__gy.view.phase") != "ended":
             page.click("#auto-toggle")  # stop, so the table stays put while it is measured
+            # ... once the bots wait for this seat (or the hand ended meanwhile: then the
+            # settlement covers the table, and the late picture is not taken)
+            page.wait_for_function(
+                "() => { const S = window.__gy; return S.view.phase === 'ended' ||"
+                " (!S.autoSeats.includes(S.seat) && S.legal.length > 0); }",
+                timeout=30000,
+            )
+            page.wait_for_timeout(300)
+        if page.evaluate("window.__gy.view.phase") != "ended":
             for label, (w, hgt) in SIZES.items():
                 page.set_viewport_size({"width": w, "height": hgt})
                 page.wait_for_timeout(150)
