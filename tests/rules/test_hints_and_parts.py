@@ -36,6 +36,11 @@ def test_ting_hints_count_the_tiles_the_seat_has_seen() -> None:
     state = _close(state)
     state, _ = guiyang.apply(state, 1, guiyang.Action("discard", tile="4p"))
     state = _close(state)
+    # off its turn, seat 0 (ready on 4p / 7p) is shown its waits with the same counts
+    assert guiyang.view(state, 0)["waits"] == [
+        {"tile": "4p", "unseen": 3},
+        {"tile": "7p", "unseen": 4},
+    ]
     state, _ = guiyang.apply(state, 2, guiyang.Action("discard", tile="9m"))
     state = _close(state)
     state, _ = guiyang.apply(state, 3, guiyang.Action("discard", tile="5s"))

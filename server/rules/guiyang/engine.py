@@ -729,19 +729,15 @@ def views(state: State, seats: Sequence[int | None], hints: bool = True) -> list
             v["hand"] = _hand_names(held, drawn)
             v["drawn"] = tile_name(drawn) if drawn is not None else None
             if hints:
-                ready = waits(state, seat)
-                own_turn = state.phase == "turn" and state.turn == seat
-                # copies the seat cannot see: not in its hand, any meld or river (needed
-                # only for its waits and hints: most seats have neither)
-                unseen = (
-                    [4 - h - o if h + o < 4 else 0 for h, o in zip(held, seen, strict=True)]
-                    if ready or own_turn
-                    else []
-                )
-                v["waits"] = [{"tile": tile_name(k), "unseen": unseen[k]} for k in ready]
+                # copies of a kind the seat cannot see: not in its hand, any meld or river
+                v["waits"] = [
+                    {"tile": names[k], "unseen": max(0, 4 - held[k] - seen[k])}
+                    for k in waits(state, seat)
+                ]
             v["void_held"] = holds_void(state, seat)
             if hints:
-                v["ting_hints"] = ting_hints(state, seat, unseen) if own_turn else {}
+                own_turn = state.phase == "turn" and state.turn == seat
+                v["ting_hints"] = ting_hints(state, seat, seen) if own_turn else {}
         if settlement is not None:
             v["settlement"] = settlement
         out.append(v)

@@ -82,19 +82,21 @@ def _waits(
     return tuple(result)
 
 
-def ting_hints(state: State, seat: int, unseen: list[int]) -> dict[str, list[list[object]]]:
+def ting_hints(state: State, seat: int, seen: list[int]) -> dict[str, list[list[object]]]:
     """听牌提示 (出牌提示) for a seat about to discard: each tile kind it holds whose discard
     would leave it ready (§6.3) -> ``[[wait tile, unseen copies], ...]`` (waits sorted).
 
-    ``unseen[k]``: copies of kind k the seat cannot see (its hand of 14 - 3 * melds tiles,
-    every river and meld counted; the discarded tile lands in its own river, so the counts
-    hold after the discard too). Empty unless the seat holds 14 - 3 * melds tiles.
+    ``seen[k]``: copies of kind k open on the table (every meld and unclaimed river tile);
+    the unseen copies of a wait are 4 less those and the seat's own hand of 14 - 3 * melds
+    tiles (the discarded tile lands in its own river, so the count holds after the discard
+    too). Empty unless the seat holds 14 - 3 * melds tiles.
     """
+    held = state.hands[seat]
     melds = state.melds[seat]
-    found = _hint_waits(
-        tuple(state.hands[seat]), tuple((m.tile, m.size) for m in melds), state.ding_que[seat]
-    )
-    return {tile_name(k): [[tile_name(w), unseen[w]] for w in ws] for k, ws in found}
+    found = _hint_waits(tuple(held), tuple((m.tile, m.size) for m in melds), state.ding_que[seat])
+    return {
+        tile_name(k): [[tile_name(w), max(0, 4 - held[w] - seen[w])] for w in ws] for k, ws in found
+    }
 
 
 @lru_cache(maxsize=16384)
