@@ -34,7 +34,15 @@ from ..tiles import (
     tile_name,
 )
 from .options import GuiyangOptions, hand_type_values
-from .scoring import hand_type, holds_void, is_ready, settle, ting_hints, waits
+from .scoring import (
+    hand_type,
+    holds_void,
+    is_ready,
+    settle,
+    ting_hints,
+    unseen_copies,
+    waits,
+)
 from .state import Action, Discard, IllegalAction, Meld, State
 
 Event = dict[str, object]
@@ -729,9 +737,8 @@ def views(state: State, seats: Sequence[int | None], hints: bool = True) -> list
             v["hand"] = _hand_names(held, drawn)
             v["drawn"] = tile_name(drawn) if drawn is not None else None
             if hints:
-                # copies of a kind the seat cannot see: not in its hand, any meld or river
                 v["waits"] = [
-                    {"tile": names[k], "unseen": max(0, 4 - held[k] - seen[k])}
+                    {"tile": names[k], "unseen": unseen_copies(held, seen, k)}
                     for k in waits(state, seat)
                 ]
             v["void_held"] = holds_void(state, seat)

@@ -82,20 +82,27 @@ def _waits(
     return tuple(result)
 
 
+def unseen_copies(held: list[int], seen: list[int], kind: int) -> int:
+    """Copies of tile ``kind`` a seat cannot see: 4 less those in its concealed ``held``
+    counts and those open on the table (``seen``: every meld and unclaimed river tile), at
+    least 0 (§6.3's 听牌提示 counts)."""
+    return max(0, 4 - held[kind] - seen[kind])
+
+
 def ting_hints(state: State, seat: int, seen: list[int]) -> dict[str, list[list[object]]]:
     """听牌提示 (出牌提示) for a seat about to discard: each tile kind it holds whose discard
     would leave it ready (§6.3) -> ``[[wait tile, unseen copies], ...]`` (waits sorted).
 
-    ``seen[k]``: copies of kind k open on the table (every meld and unclaimed river tile);
-    the unseen copies of a wait are 4 less those and the seat's own hand of 14 - 3 * melds
-    tiles (the discarded tile lands in its own river, so the count holds after the discard
-    too). Empty unless the seat holds 14 - 3 * melds tiles.
+    ``seen[k]``: copies of kind k open on the table (`unseen_copies` counts the rest against
+    the seat's own hand of 14 - 3 * melds tiles; the discarded tile lands in its own river,
+    so the count holds after the discard too). Empty unless the seat holds 14 - 3 * melds
+    tiles.
     """
     held = state.hands[seat]
     melds = state.melds[seat]
     found = _hint_waits(tuple(held), tuple((m.tile, m.size) for m in melds), state.ding_que[seat])
     return {
-        tile_name(k): [[tile_name(w), max(0, 4 - held[w] - seen[w])] for w in ws] for k, ws in found
+        tile_name(k): [[tile_name(w), unseen_copies(held, seen, w)] for w in ws] for k, ws in found
     }
 
 
