@@ -102,12 +102,15 @@ def test_seats_stand_as_in_the_apps(
         )
         if page.evaluate("window.__gy.view.phase") != "ended":
             page.click("#auto-toggle")  # stop, so the table stays put while it is measured
-            # ... once the bots wait for this seat (or the hand ended meanwhile: then the
-            # settlement covers the table, and the late picture is not taken)
+            # ... once the bots wait for this seat on its turn (a claim window offered to it
+            # closes by itself after its minimum time, and play goes on; a turn waits for
+            # its 20 s timeout), or the hand ended meanwhile: then the settlement covers
+            # the table, and the late picture is not taken
             page.wait_for_function(
                 "() => { const S = window.__gy; return S.view.phase === 'ended' ||"
-                " (!S.autoSeats.includes(S.seat) && S.legal.length > 0); }",
-                timeout=30000,
+                " (!S.autoSeats.includes(S.seat) && S.view.phase === 'turn' &&"
+                " S.view.turn === S.seat && S.legal.length > 0); }",
+                timeout=60000,
             )
             page.wait_for_timeout(300)
         if page.evaluate("window.__gy.view.phase") != "ended":
