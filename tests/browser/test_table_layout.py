@@ -15,6 +15,8 @@ SIZES = {"desktop": (1280, 800), "phone": (375, 812)}
 
 
 def _box(page: Any, sel: str) -> dict[str, float]:
+    # a message may re-render the table while it is measured: wait until it stands again
+    page.locator(sel).wait_for(state="visible", timeout=5000)
     box = page.locator(sel).bounding_box()
     assert box is not None, f"{sel} is not laid out"
     return box
