@@ -14,12 +14,30 @@ from test_live import add_bots, create_room, new_page, no_overflow
 SIZES = {"desktop": (1280, 800), "phone": (375, 812)}
 
 
-def _box(page: Any, sel: str) -> dict[str, float]:
-    # a message may re-render the table while it is measured: wait until it stands again
-    page.locator(sel).wait_for(state="visible", timeout=5000)
-    box = page.locator(sel).bounding_box()
-    assert box is not None, f"{sel} is not laid out"
-    return box
+# One snapshot of the layout, taken in the page in one go: the page re-renders the table on
+# its own (every message, every 4 s room poll), and a panel measured through a locator may be
+# replaced between being found and being measured (bounding_box() None).
+_MEASURE = """sels => {
+  const out = {};
+  for (const s of sels) {
+    const e = document.querySelector(s);
+    const r = e && e.getBoundingClientRect();
+    if (!r || (!r.width && !r.height)) return null;
+    out[s] = { x: r.x, y: r.y, width: r.width, height: r.height,
+               pos: e.dataset.pos ?? null, count: e.dataset.count ?? null };
+  }
+  return out;
+}"""
+
+
+def _boxes(page: Any, sels: list[str]) -> dict[str, dict[str, Any]]:
+    """Each selector's box (x, y, width, height) and data-pos / data-count, all from the same
+    moment; waits up to 5 s for all of them to be laid out."""
+    return page.wait_for_function(_MEASURE, arg=sels, timeout=5000).json_value()
+
+
+def _box(page: Any, sel: str) -> dict[str, Any]:
+    return _boxes(page, [sel])[sel]
 
 
 def _cx(b: dict[str, float]) -> float:
@@ -42,15 +60,17 @@ def _overlap(a: dict[str, float], b: dict[str, float]) -> bool:
 def _check_geometry(page: Any, players: int, label: str) -> None:
     me = page.evaluate("window.__gy.seat")
     assert me == 0
-    boxes = {"me": _box(page, "#me"), "center": _box(page, "#center")}
     rel = {1: "next", players - 1: "prev"} if players > 2 else {}
     if players in (2, 4):
         rel[players // 2] = "across"
-    for seat, name in rel.items():
-        panel = f'#opponents .seat-panel[data-seat="{seat}"]'
-        boxes[name] = _box(page, panel)
+    sels = {"me": "#me", "center": "#center"}
+    sels |= {name: f'#opponents .seat-panel[data-seat="{seat}"]' for seat, name in rel.items()}
+    wall, dealer = "#center #wall-count", "#center #dealer-info"
+    snap = _boxes(page, [*sels.values(), wall, dealer])
+    boxes = {name: snap[sel] for name, sel in sels.items()}
+    for name in rel.values():
         pos = {"next": "right", "prev": "left", "across": "top"}[name]
-        assert page.locator(panel).get_attribute("data-pos") == pos
+        assert boxes[name]["pos"] == pos, (label, name, boxes[name])
     me_b, center = boxes["me"], boxes["center"]
     if "next" in boxes:
         nxt, prv = boxes["next"], boxes["prev"]
@@ -65,10 +85,8 @@ def _check_geometry(page: Any, players: int, label: str) -> None:
         assert top["y"] + top["height"] <= center["y"] + 1, (label, top, center)
         if "next" in boxes:
             assert _cx(boxes["next"]) > _cx(top) > _cx(boxes["prev"]), label
-    # the centre shows the wall count and the dealer
-    wall = page.locator("#center #wall-count")
-    assert wall.is_visible() and wall.get_attribute("data-count") not in ("", None)
-    assert page.locator("#center #dealer-info").is_visible()
+    # the centre shows the wall count (laid out, with its number) and the dealer (laid out)
+    assert snap[wall]["count"] not in ("", None), snap[wall]
     names = list(boxes)
     for i, a in enumerate(names):
         for b in names[i + 1 :]:
