@@ -402,7 +402,7 @@ function enterRoom(code, seatInfo) {
   Object.assign(S, {
     code, seat: seatInfo && seatInfo.seat !== undefined ? seatInfo.seat : null,
     token: seatInfo ? seatInfo.token : null, room: null, view: null, legal: [], deadline: null,
-    lastDiscardSeen: null, settlement: null, settlementOpen: false, endedSeen: false, readySent: false, autoSeats: [], readySeats: [], sessionOver: false, pending: false,
+    lastDiscardSeen: null, roomPolled: null, settlement: null, settlementOpen: false, endedSeen: false, readySent: false, autoSeats: [], readySeats: [], sessionOver: false, pending: false,
     seen: null, syncPending: false, answeredPrompt: null, vote: null, voteResult: null, confirmDissolve: false, standings: null, dissolved: false,
   });
   $('#lobby').hidden = true;
@@ -444,6 +444,11 @@ async function refreshRoom() {
   try {
     const room = await api.room(code);
     if (S.code !== code) return;
+    // the poll runs every 4 s: the same answer as last time changes nothing on the table
+    // (re-rendering it would only rebuild every panel under the player's finger)
+    const seen = JSON.stringify(room);
+    if (seen === S.roomPolled) return;
+    S.roomPolled = seen;
     S.room = room;
     if (room && ENDED_STATUSES.has(room.status)) S.sessionOver = true;
     renderAll();
