@@ -1774,12 +1774,12 @@ function explainEl(s, pays, deltas, n) {
       const dir = p.to === i ? 1 : -1;
       const g = groupOf(p);
       const key = `${dir}|${g.key}`;
-      if (!groups.has(key)) groups.set(key, { ...g, dir, reason: p.reason, total: 0, lines: 0, by: new Map(), first: p });
+      if (!groups.has(key)) groups.set(key, { ...g, dir, reason: p.reason, total: 0, by: new Map(), linesBy: new Map(), first: p });
       const e = groups.get(key);
       e.total += dir * p.points;
-      e.lines += 1;
       const other = dir > 0 ? p.from : p.to;
       e.by.set(other, (e.by.get(other) || 0) + p.points);
+      e.linesBy.set(other, (e.linesBy.get(other) || 0) + 1); // per-tile 鸡: one line a tile
     }
     const rows = [...groups.values()].sort((a, b) => (REASON_ORDER.indexOf(a.reason) - REASON_ORDER.indexOf(b.reason)) || (b.dir - a.dir));
     const list = h('ul', { class: 'sgroups' });
@@ -1810,18 +1810,24 @@ function explainEl(s, pays, deltas, n) {
         if (base > 1) parts.append(h('span', { class: 'part', dataset: { part: 'base', points: String(base) } }, t('s_base', { n: base })));
         what.append(parts);
       } else if (g.perTile) {
-        const count = Math.round(g.lines / Math.max(1, g.by.size));
+        // N张 when it is the same with every other seat (a holder is paid N by each); a seat
+        // paying holders of different counts sees each holder's count on its line below
+        const counts = new Set(g.linesBy.values());
         const each = g.first.points;
-        what.append(h('small', { class: 'sg-count', dataset: { count: String(count), each: String(each) } }, `${t('s_tiles', { n: count })} · ${t('s_per_tile', { n: each })}`));
+        const count = counts.size === 1 ? [...counts][0] : null;
+        const text = count === null ? t('s_per_tile', { n: each }) : `${t('s_tiles', { n: count })} · ${t('s_per_tile', { n: each })}`;
+        what.append(h('small', { class: 'sg-count', dataset: { count: count === null ? '' : String(count), each: String(each) } }, text));
       } else if (g.reason === 'cha_jiao' && typeof dd.ready_value === 'number') {
         what.append(h('small', { class: 'sg-sub', text: t('s_ready_value', { n: dd.ready_value }) + (dd.streak ? ` +连庄 ${dd.streak}` : '') }));
       } else if (g.reason === 'cha_que' && typeof dd.tiles === 'number') {
         what.append(h('small', { class: 'sg-sub', text: t('s_void_tiles', { n: dd.tiles }) }));
       }
       const who = h('span', { class: 'sg-who' });
+      const perOther = g.perTile && new Set(g.linesBy.values()).size > 1;
       for (const [other, pts] of g.by) {
-        who.append(h('span', { class: 'sg-other', dataset: { seat: String(other), points: String(pts) } },
-          `${g.dir > 0 ? '←' : '→'} ${seatName(other)} ${pts}`));
+        const n = g.linesBy.get(other);
+        who.append(h('span', { class: 'sg-other', dataset: { seat: String(other), points: String(pts), count: g.perTile ? String(n) : '' } },
+          `${g.dir > 0 ? '←' : '→'} ${seatName(other)}${perOther ? ` (${t('s_tiles', { n })})` : ''} ${pts}`));
       }
       li.append(what, who, h('span', { class: `num sg-total ${g.dir > 0 ? 'pos' : 'neg'}`, text: fmtPts(g.total) }));
       list.append(li);

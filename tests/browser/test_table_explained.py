@@ -287,6 +287,24 @@ def test_ruan_bao_win_explained(live: LiveServer, browser: Any, shots_dir: Path)
         ctx.close()
 
 
+def _pays_unequal_holders(pays: list[dict[str, Any]]) -> bool:
+    """Whether some seat pays per-tile 鸡 of one kind to holders of different counts (the
+    settlement must then show each holder's count, not one for the line)."""
+    lines: dict[tuple[Any, ...], Counter[int]] = {}
+    for p in pays:
+        if p["reason"] == "ji":
+            d = p["detail"]
+            key = (
+                p["from"],
+                d.get("tile"),
+                d.get("kind"),
+                bool(d.get("jin")),
+                bool(d.get("bao_ji")),
+            )
+            lines.setdefault(key, Counter())[p["to"]] += 1
+    return any(len(set(c.values())) > 1 for c in lines.values())
+
+
 def test_lian_zhuang_and_jin_ji_explained(live: LiveServer, browser: Any, shots_dir: Path) -> None:
     ctx, page = new_page(browser, *SIZES["desktop"])
     try:
@@ -300,7 +318,7 @@ def test_lian_zhuang_and_jin_ji_explained(live: LiveServer, browser: Any, shots_
             pays = h.settlement["payments"]
             streak = any(p["reason"] == "hu" and p["detail"]["streak"] == 2 for p in pays)
             jin = any(p["reason"] == "ji" and p["detail"]["jin"] for p in pays)
-            return h if streak and jin else None
+            return h if streak and jin and _pays_unequal_holders(pays) else None
 
         second = next(h for n in range(3000) if (h := second_ok(f"lz2-{n}")))
         live.fix_seeds(code, [first.seed, second.seed])
@@ -349,11 +367,28 @@ def test_lian_zhuang_and_jin_ji_explained(live: LiveServer, browser: Any, shots_
             g = jin.nth(k)
             assert g.locator('.badge.jin[data-jin="true"]').count() == 1
             assert g.locator(".sg-count").get_attribute("data-each") == "2"
-            count = int(g.locator(".sg-count").get_attribute("data-count"))
+        # every per-tile 鸡 line: each other seat's part is its count of tiles x the value
+        # each; a seat paying holders of different counts (the seed has one) sees no single
+        # N张 (it would be an average) but each holder's own count on its line
+        unequal = 0
+        groups = page.locator('#settle-explain .sgroup[data-reason="ji"]')
+        for k in range(groups.count()):
+            g = groups.nth(k)
+            each = int(g.locator(".sg-count").get_attribute("data-each"))
             others = g.locator(".sg-other").evaluate_all(
-                "els => els.map(e => Number(e.dataset.points))"
+                "els => els.map(e => [Number(e.dataset.count), Number(e.dataset.points)])"
             )
-            assert all(x == 2 * count for x in others), (count, others)
+            assert others and all(n > 0 and x == each * n for n, x in others), others
+            count = g.locator(".sg-count").get_attribute("data-count")
+            texts = g.locator(".sg-other").all_inner_texts()
+            if len({n for n, _ in others}) == 1:  # the same count with everyone: N张 shown
+                assert count == str(others[0][0]), (count, others)
+                assert not any("张)" in x for x in texts), texts
+            else:
+                unequal += 1
+                assert count == "", (count, others)
+                assert all(f"({n}张)" in x for (n, _), x in zip(others, texts, strict=True)), texts
+        assert unequal > 0
         golden = [c["tile"] for c in s["chicken_values"] if c["jin"]]
         assert "1s" in golden
         _check_settlement_view(page, "lian-zhuang-jin-ji")
