@@ -401,7 +401,7 @@ function enterRoom(code, seatInfo) {
   leaveRoom();
   Object.assign(S, {
     code, seat: seatInfo && seatInfo.seat !== undefined ? seatInfo.seat : null,
-    token: seatInfo ? seatInfo.token : null, room: null, view: null, legal: [], deadline: null,
+    token: seatInfo ? seatInfo.token : null, room: null, view: null, legal: [], deadline: null, bankFrom: null,
     lastDiscardSeen: null, roomPolled: null, settlement: null, settlementOpen: false, endedSeen: false, readySent: false, autoSeats: [], readySeats: [], sessionOver: false, pending: false,
     seen: null, syncPending: false, answeredPrompt: null, vote: null, voteResult: null, confirmDissolve: false, standings: null, dissolved: false,
   });
@@ -564,7 +564,7 @@ function onMessage(msg) {
       if (msg.settlement && S.room && ['between', 'finished', 'dissolved'].includes(S.room.status)) {
         if ('view' in msg) S.view = msg.view;
         if ('legal' in msg) S.legal = Array.isArray(msg.legal) ? msg.legal : [];
-        if ('deadline' in msg) S.deadline = msg.deadline;
+        if ('deadline' in msg) setDeadline(msg);
         S.endedSeen = false;
         onHandEnd(msg.settlement, S.room.totals, msg);
         break;
@@ -687,7 +687,7 @@ function noteHandNo(msg) {
 function applyView(msg) {
   if ('view' in msg) S.view = msg.view;
   if ('legal' in msg) S.legal = Array.isArray(msg.legal) ? msg.legal : [];
-  if ('deadline' in msg) S.deadline = msg.deadline;
+  if ('deadline' in msg) setDeadline(msg);
   const v = S.view;
   if (v && v.phase === 'ended') {
     if (v.settlement && !S.endedSeen) {
@@ -745,7 +745,7 @@ function onHandEnd(settlement, tots, msg) {
   if (Array.isArray(tots)) S.room = { ...(S.room || {}), totals: tots };
   const handNo = S.room ? S.room.hand_no : null;
   const already = S.endedSeen && S.settlement;
-  if (msg && 'deadline' in msg) S.deadline = msg.deadline;
+  if (msg && 'deadline' in msg) setDeadline(msg);
   S.settlement = {
     settlement: settlement || (already ? S.settlement.settlement : {}),
     totals: Array.isArray(tots) ? tots : null,
@@ -1933,6 +1933,22 @@ function renderConnText() {
 }
 
 // ------------------------------------------------------------------ countdown
+/** The prompt's deadline and, with a time bank, where its own limit ends (`bank_from`). */
+function setDeadline(msg) {
+  S.deadline = msg.deadline;
+  S.bankFrom = msg.bank_from ?? null;
+}
+
+/** The countdown shown: seconds to the prompt's own limit, then (on the bank) the bank's
+ *  seconds left, marked as such (时间银行), as the apps count them. */
+function countdownNow() {
+  const now = Date.now();
+  const bank = !!S.bankFrom && now >= S.bankFrom;
+  const end = S.bankFrom && !bank ? S.bankFrom : S.deadline;
+  const secs = Math.max(0, Math.ceil((end - now) / 1000));
+  return { secs, bank, left: Math.max(0, Math.ceil((S.deadline - now) / 1000)), text: bank ? `${t('bank_short')} ${secs}s` : `${secs}s` };
+}
+
 function tick() {
   if (S.conn === 'reconnecting') renderConnText();
   const vc = $('#vote-countdown');
@@ -1962,19 +1978,21 @@ function tick() {
     el.dataset.seconds = '';
     return;
   }
-  const secs = Math.max(0, Math.ceil((S.deadline - Date.now()) / 1000));
-  countdownSound(secs);
+  const { secs, bank, left, text } = countdownNow();
+  countdownSound(left);
   el.dataset.seconds = String(secs);
-  el.textContent = `${secs}s`;
-  el.classList.toggle('urgent', secs <= 5);
+  el.dataset.bank = String(bank);
+  el.textContent = text;
+  el.classList.toggle('urgent', left <= 5);
   for (const i of actingSeats()) {
-    document.querySelectorAll(`.seat-countdown[data-seat="${i}"]`).forEach((x) => { x.textContent = `${secs}s`; });
+    document.querySelectorAll(`.seat-countdown[data-seat="${i}"]`).forEach((x) => { x.textContent = text; });
   }
   const cc = $('#claim-countdown');
   if (cc) {
-    cc.textContent = `${secs}s`;
+    cc.textContent = text;
     cc.dataset.seconds = String(secs);
-    cc.classList.toggle('urgent', secs <= 3);
+    cc.dataset.bank = String(bank);
+    cc.classList.toggle('urgent', left <= 3);
   }
 }
 

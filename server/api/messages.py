@@ -294,6 +294,9 @@ class SnapshotMessage(BaseModel):
     view: dict[str, Any] | None
     legal: list[LegalAction]
     deadline: int | None
+    #: When the prompt's own limit ends (ms); from then until ``deadline`` the seat shown is
+    #: on its time bank (时间银行). Null without a bank to use.
+    bank_from: int | None = None
     auto: bool
     room: RoomInfo
     settlement: dict[str, Any] | None = None
@@ -321,6 +324,8 @@ class EventMessage(BaseModel):
     view: dict[str, Any]
     legal: list[LegalAction]
     deadline: int | None
+    #: As in :class:`SnapshotMessage`.
+    bank_from: int | None = None
     prev_version: int | None = None
 
 

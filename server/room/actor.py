@@ -450,6 +450,11 @@ class RoomActor:
         """The deadline (ms) ``seat``'s audience is shown (`Prompts.deadline_for`)."""
         return self.prompts.deadline_for(seat, between=self.status == "between")
 
+    def _bank_from(self, seat: int | None) -> int | None:
+        """When (ms) the shown timer's own limit ends and its bank begins
+        (`Prompts.bank_from`)."""
+        return self.prompts.bank_from(seat, between=self.status == "between")
+
     def _acting(self) -> list[int]:
         """The seats that owe an answer now (those with a legal action)."""
         return [s for s, legal in self.legal.of(self.state).items() if legal]
@@ -504,6 +509,7 @@ class RoomActor:
             "view": self._view(seat),
             "legal": self._legal(seat),
             "deadline": self._deadline_for(seat),
+            "bank_from": self._bank_from(seat),
             "auto": seat in self.auto if seat is not None else False,
             "room": self.info(),
             "settlement": self.last_settlement
@@ -944,6 +950,7 @@ class RoomActor:
                 "view": view_of(aud),
                 "legal": self._legal(aud),
                 "deadline": self._deadline_for(aud),
+                "bank_from": self._bank_from(aud),
             }
 
         await self.publisher.each(message)  # this change's messages, sent at once

@@ -178,18 +178,36 @@ class Prompts:
         if over > 0:
             self.bank[seat] = max(0.0, self.bank[seat] - over)
 
+    def _shown_timer(self, seat: int | None) -> SeatTimer | None:
+        """The timer whose countdown ``seat``'s audience is shown in a hand: the seat's own,
+        or for a seat without one (and spectators) the turn's latest, never another seat's
+        claim timer (it would tell that the seat could claim)."""
+        if seat is not None and seat in self.timers:
+            return self.timers[seat]
+        if not self.timers or self.kind == "claim":
+            return None
+        return max(self.timers.values(), key=lambda t: t.deadline)
+
     def deadline_for(self, seat: int | None, *, between: bool) -> int | None:
         """The deadline (ms since the epoch) shown to ``seat``'s audience: between hands
-        (``between``) the ready deadline; else the seat's own timer's, or for a seat
-        without one (and spectators) the latest of the turn's timers, never another seat's
-        claim deadline. None when there is none."""
+        (``between``) the ready deadline; else that of the timer it is shown
+        (`_shown_timer`), which includes what is left of that seat's bank. None when there
+        is none."""
         if between:
             return None if self.ready_deadline is None else int(self.ready_deadline * 1000)
-        if seat is not None and seat in self.timers:
-            return int(self.timers[seat].deadline * 1000)
-        if not self.timers or self.kind == "claim":
-            return None  # another seat's claim deadline would tell that it could claim
-        return int(max(t.deadline for t in self.timers.values()) * 1000)
+        timer = self._shown_timer(seat)
+        return None if timer is None else int(timer.deadline * 1000)
+
+    def bank_from(self, seat: int | None, *, between: bool) -> int | None:
+        """When (ms since the epoch) the prompt's own limit (``turn_seconds`` /
+        ``claim_seconds``) of the timer ``seat``'s audience is shown ends: from then until
+        `deadline_for` that seat is on its time bank (时间银行). None between hands, without
+        a timer, on auto-play, or with no bank left."""
+        timer = None if between else self._shown_timer(seat)
+        if timer is None or timer.auto:
+            return None
+        limit_end = timer.started + timer.limit
+        return int(limit_end * 1000) if timer.deadline > limit_end else None
 
     # ------------------------------------------------------------------ between hands
 

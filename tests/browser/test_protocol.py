@@ -410,3 +410,39 @@ def test_claim_window_without_claim_shows_nothing(
         assert not page.errors, page.errors  # type: ignore[attr-defined]
     finally:
         ctx.close()
+
+
+def test_time_bank_counts_down_after_the_limit(
+    live: LiveServer, browser: Any, shots_dir: Path
+) -> None:
+    """A turn of 2 s with a 20 s time bank: the countdown counts the turn's own 2 s, then
+    the bank's seconds, shown as 时间银行 (``bank_from``, docs/protocol.md Timers), on the
+    status bar and on the seat's own panel; the seat then still discards in time."""
+    ctx, page = phone_page(browser)
+    try:
+        page.goto(live.base + "/")
+        page.fill("#name", "等")
+        page.fill("#opt-turn-seconds", "2")
+        page.check("#opt-bank-seconds-20")
+        page.click("#create-room")
+        page.wait_for_selector("#room-code:not(:empty)")
+        add_bots(page)
+        page.wait_for_function(
+            "() => { const S = window.__gy; return S.view && S.view.phase === 'turn' &&"
+            " S.view.turn === S.seat && S.legal.length > 0; }",
+            timeout=30000,
+        )
+        cd = page.locator("#countdown")
+        if cd.get_attribute("data-bank") == "false":  # still within the turn's own 2 s
+            assert 0 < int(cd.get_attribute("data-seconds")) <= 2
+        page.wait_for_selector('#countdown[data-bank="true"]', timeout=5000)
+        secs = int(cd.get_attribute("data-seconds"))
+        assert 10 < secs <= 20, secs
+        assert cd.inner_text().startswith("时间银行"), cd.inner_text()
+        own = page.locator('#my-head .seat-countdown[data-seat="0"]')
+        assert own.inner_text().startswith("时间银行"), own.inner_text()
+        page.screenshot(path=str(shots_dir / "time-bank-375.png"))
+        no_overflow(page)
+        assert discard_one(page, timeout=15)
+    finally:
+        ctx.close()

@@ -39,6 +39,7 @@ async def make_room(
     seeds: list[str] | None = None,
     options: dict[str, Any] | None = None,
     code: str = "TEST01",
+    timing: Timing = TIMING,
 ) -> RoomActor:
     """A started room whose seats are humans (False) or bots (True)."""
     opts = GuiyangOptions(**(options or {})).model_dump()
@@ -51,7 +52,7 @@ async def make_room(
         store,
         bus,
         clock,
-        TIMING,
+        timing,
         seats=[Seat(i, f"p{i}", b, f"hash{i}") for i, b in enumerate(bots)],
     )
     if seeds is not None:
@@ -94,6 +95,42 @@ async def test_turn_timeout_discards_and_sets_auto(
     assert log[0] == (0, {"action": expected.to_dict(), "source": "timeout"})
     assert actor.auto == {0}
     assert actor.info()["seats"][0]["auto"] is True
+    await actor.stop()
+
+
+async def test_deadline_says_where_the_time_bank_begins(
+    store: Any, bus: Any, clock: ManualClock
+) -> None:
+    """``bank_from``: the turn's own limit (20 s) ends, then the seat's bank (15 s) runs
+    until ``deadline``; the other seats and spectators see the same turn timer; none on
+    auto-play; the bank used is gone from the seat's bank (docs/protocol.md, Timers)."""
+    timing = Timing(
+        claim_seconds=10,
+        turn_seconds=20,
+        claim_min_ms=0,
+        auto_seconds=1,
+        ready_seconds=30,
+        bank_seconds=15,
+    )
+    actor = await make_room(store, bus, clock, bots=[False] * 4, seeds=["bank-from"], timing=timing)
+    assert prompt_kind(actor.state) == "turn" and acting_seats(actor.state) == [0]
+    t0 = clock.now()
+    for seat in (0, 1, None):
+        snap = await actor.snapshot(seat)
+        assert snap["bank_from"] == int((t0 + 20) * 1000), seat
+        assert snap["deadline"] == int((t0 + 35) * 1000), seat
+    await actor.set_auto(0, True)  # on auto-play: the auto delay, no bank
+    snap = await actor.snapshot(0)
+    assert snap["bank_from"] is None and snap["deadline"] == int((t0 + 1) * 1000)
+    await actor.set_auto(0, False)
+    # seat 0 thinks 26 s (6 s of its bank), then discards
+    clock.advance(26)
+    snap = await actor.snapshot(0)
+    assert snap["bank_from"] == int((t0 + 20) * 1000)
+    discard = next(a for a in legal_actions(actor.state, 0) if a.kind == "discard")
+    await actor.act(0, discard)
+    await actor.idle()
+    assert actor.prompts.bank[0] == pytest.approx(9)
     await actor.stop()
 
 
