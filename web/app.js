@@ -1363,7 +1363,10 @@ function jintanWinEl(d) {
   box.append(h('small', { class: 'fan', dataset: { fan: String(d.fan_total) }, text: `${t('fan')} ${d.fan_total}${fans.length ? ` (${fans.join(' ')})` : ''}` }));
   const unit = d.base + d.hua_total * d.flower_value;
   const mult = 2 ** Math.min(d.fan_total, 2);
-  box.append(h('small', { class: 'formula', text: `(${d.base}+${d.hua_total}×${d.flower_value})×${mult}` }));
+  // named parts, as the apps spell the sum out: 底10 + 1花×5 = 15 · 0番 ×1 = 15
+  box.append(h('small', { class: 'formula', dataset: { unit: String(unit), mult: String(mult) }, text: t('jt_formula', {
+    base: d.base, hua: d.hua_total, value: d.flower_value, unit, fan: d.fan_total, mult, total: unit * mult,
+  }) }));
   if (d.capped) box.append(h('small', { class: 'badge capped', text: t('capped') }));
   box.dataset.unit = String(unit);
   return box;
@@ -1456,6 +1459,8 @@ function renderSettlement() {
   const opened = wasHidden || S.settlementShown !== key;
   S.settlementShown = key;
   if (opened) requestAnimationFrame(() => { body.scrollTop = 0; overlay.scrollTop = 0; });
+  // ... and the folds the reader opened (支付明细, 各家手牌, 牌局验证) stay open
+  const keepOpen = opened ? [] : [...body.querySelectorAll('details[open][id]')].map((d) => d.id);
   body.replaceChildren();
   const n = nPlayers();
   if (standingsOnly) {
@@ -1570,23 +1575,31 @@ function renderSettlement() {
   if (s.next_dealer !== undefined && s.next_dealer !== null && !S.sessionOver) {
     body.append(h('div', { class: 'settle-line muted', text: `${t('next_dealer')}: ${seatName(s.next_dealer)}` }));
   }
+  // the seed, its hash published at the deal and 验证: folded (as 支付明细), for whoever
+  // wants to check that the wall was fixed before the hand
+  const fair = h('details', { id: 'settle-fair' }, h('summary', { text: t('fair_check') }));
   const seed = s.seed ?? (S.view && S.view.seed);
   if (seed) {
-    body.append(h('div', { class: 'settle-line seed' }, h('span', { class: 'label', text: t('seed') }), h('code', { id: 'settle-seed', text: String(seed) })));
+    fair.append(h('div', { class: 'settle-line seed' }, h('span', { class: 'label', text: t('seed') }), h('code', { id: 'settle-seed', text: String(seed) })));
   }
   const seedHash = s.seed_hash ?? (S.view && S.view.seed_hash);
   if (seedHash) {
-    body.append(h('div', { class: 'settle-line seed' }, h('span', { class: 'label', text: t('seed_hash') }), h('code', { text: String(seedHash) })));
+    fair.append(h('div', { class: 'settle-line seed' }, h('span', { class: 'label', text: t('seed_hash') }), h('code', { text: String(seedHash) })));
   }
   if (seed) { // 验证: rebuild the wall from the seed and compare with the hash published at the deal
-    body.append(verifyEl({ id: 'settle-verify', game: (S.room && S.room.game) || 'guiyang', seed: String(seed), publishedHash: seedHash, players: nPlayers(), dealer: S.view ? S.view.dealer : 0 }));
+    fair.append(verifyEl({ id: 'settle-verify', game: (S.room && S.room.game) || 'guiyang', seed: String(seed), publishedHash: seedHash, players: nPlayers(), dealer: S.view ? S.view.dealer : 0 }));
   }
+  if (fair.children.length > 1) body.append(fair);
   const replay = st.msg && st.msg.replay; // the seats' replay link (never sent to spectators)
   if (replay && replay.url) body.append(h('div', { class: 'settle-line' }, h('a', { id: 'settle-replay', class: 'replay-link', href: replay.url, target: '_blank', rel: 'noopener', text: t('replay') })));
 
   // final standings
   if (S.sessionOver) {
     body.insertBefore(standingsEl(tots), body.children[1] || null); // first thing under the title
+  }
+  for (const id of keepOpen) {
+    const fold = body.querySelector(`details#${id}`);
+    if (fold) fold.open = true;
   }
   const rb = $('#ready-btn');
   rb.hidden = S.sessionOver || S.seat === null || S.seat === undefined;

@@ -353,7 +353,7 @@ def test_two_players_scripted_hand(live: LiveServer, browser: Any, shots_dir: Pa
             # winners with their hand types; the seed revealed, and it hashes to the deal's
             for w in s["winners"]:
                 assert page.locator(f'#settle-winners .winner[data-seat="{w}"]').count() == 1
-            assert page.locator("#settle-seed").inner_text() == hand.seed
+            assert page.locator("#settle-seed").text_content() == hand.seed  # under 牌局验证
             text = page.locator("#settle-payments").text_content()  # folded under 支付明细
             assert "豆" in text and "鸡" in text
             # each chicken payment names its kind (幺鸡, 翻牌鸡, 包鸡, ...)

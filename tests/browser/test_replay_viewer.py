@@ -130,7 +130,9 @@ def test_seat_verifies_the_seed_and_watches_the_replay_to_the_ledger(
         assert as_rows(ledger) == as_rows(hand.settlement["payments"])
         assert Counter(map(tuple, payment_rows(page))) == as_rows(ledger)
 
-        # 验证 in the table's settlement
+        # 验证 in the table's settlement, folded under 牌局验证 until opened
+        assert not page.locator("#settle-verify .verify-btn").is_visible()
+        page.click("#settle-fair summary")
         page.click("#settle-verify .verify-btn")
         page.wait_for_selector("#settle-verify[data-ok]")
         assert page.locator("#settle-verify .verify-result").inner_text() == OK

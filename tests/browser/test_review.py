@@ -92,7 +92,9 @@ def test_top_bar_and_status_bar_keep_to_one_line_on_a_phone(
         fill_with_bots(page)
         auto_on(page)
         page.wait_for_selector("#settlement-overlay:not([hidden])", timeout=90000)
-        # the seed's 验证 and the 回放 link speak the page's language (they stayed Chinese)
+        # the seed's 验证 (folded under 牌局验证: opened) and the 回放 link speak the page's
+        # language (they stayed Chinese); the opened fold stays open through re-renders
+        page.click("#settle-fair summary")
         assert page.locator("#settle-verify .verify-btn").inner_text() == "验证"
         assert page.locator("#settle-replay").inner_text() == "回放"
         page.click("#lang-toggle")
@@ -103,8 +105,10 @@ def test_top_bar_and_status_bar_keep_to_one_line_on_a_phone(
         page.wait_for_selector("#settle-verify[data-ok]")
         verdict = page.locator("#settle-verify .verify-result").inner_text()
         assert verdict == "✓ The wall matches the hash published at the deal", verdict
-        page.click("#lang-toggle")
+        page.click("#lang-toggle")  # re-renders the settlement: the opened fold stays open
         page.wait_for_timeout(200)
+        assert page.evaluate("document.querySelector('#settle-fair').open") is True
+        assert not page.evaluate("document.querySelector('#settle-hands').open")
         page.click("#settlement-close")
         page.wait_for_selector("#last-settlement-btn:not([hidden])")
         for lang in ("zh", "en"):
