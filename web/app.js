@@ -641,6 +641,11 @@ function onMessage(msg) {
       break;
     case 'auto':
       S.autoSeats = Array.isArray(msg.auto) ? msg.auto : [];
+      // the latest word on the flags: the room info (polled every 4 s) must not keep a seat
+      // shown on 托管 after it was turned off
+      if (S.room && Array.isArray(S.room.seats)) {
+        S.room = { ...S.room, seats: S.room.seats.map((x) => (x ? { ...x, auto: S.autoSeats.includes(x.seat) } : x)) };
+      }
       renderAll();
       break;
     case 'ready':

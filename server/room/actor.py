@@ -679,6 +679,10 @@ class RoomActor:
                 if changed and self.state is not None and not self.game.ended(self.state):
                     self._reset_timer(seat)
                     await self._publish_auto(seat)
+                    if seat in self.prompts.timers and self.publisher.has_listener(seat):
+                        # its timer was re-armed (the auto delay, or its limit and bank
+                        # again): its countdown must show the new deadline, not the old one
+                        await self.publisher.publish(seat, self._snapshot(seat))
             case Start():
                 if self.state is None and self.status == "open":
                     await self._start_hand()

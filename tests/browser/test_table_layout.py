@@ -122,6 +122,14 @@ def test_seats_stand_as_in_the_apps(
         )
         if page.evaluate("window.__gy.view.phase") != "ended":
             page.click("#auto-toggle")  # stop, so the table stays put while it is measured
+            # the button says 托管 (off) as soon as the flag is off, not on the next room poll
+            shown = page.wait_for_function(
+                "() => { const S = window.__gy; const b = document.querySelector('#auto-toggle');"
+                " if (S.view.phase === 'ended' || !b) return 'ended';"
+                " return !S.autoSeats.includes(S.seat) && b.dataset.action; }",
+                timeout=10000,
+            ).json_value()
+            assert shown in ("auto_on", "ended"), shown
             # ... once the bots wait for this seat on its turn (a claim window offered to it
             # closes by itself after its minimum time, and play goes on; a turn waits for
             # its 20 s timeout), or the hand ended meanwhile: then the settlement covers

@@ -119,10 +119,29 @@ async def test_deadline_says_where_the_time_bank_begins(
         snap = await actor.snapshot(seat)
         assert snap["bank_from"] == int((t0 + 20) * 1000), seat
         assert snap["deadline"] == int((t0 + 35) * 1000), seat
+    sub = await bus.subscribe(seat_channel("TEST01", 0))
+
+    async def told() -> list[dict[str, Any]]:
+        out = []
+        while True:
+            try:
+                out.append(await sub.get(timeout=0.05))
+            except TimeoutError:
+                return out
+
     await actor.set_auto(0, True)  # on auto-play: the auto delay, no bank
     snap = await actor.snapshot(0)
     assert snap["bank_from"] is None and snap["deadline"] == int((t0 + 1) * 1000)
+    # the seat is told its re-armed timer at once (else its countdown shows the old one)
+    msgs = await told()
+    assert [m["type"] for m in msgs] == ["auto", "snapshot"], msgs
+    assert msgs[1]["deadline"] == int((t0 + 1) * 1000) and msgs[1]["auto"] is True
     await actor.set_auto(0, False)
+    msgs = await told()
+    assert [m["type"] for m in msgs] == ["auto", "snapshot"], msgs
+    assert msgs[1]["deadline"] == int((t0 + 35) * 1000)
+    assert msgs[1]["bank_from"] == int((t0 + 20) * 1000)
+    await sub.close()
     # seat 0 thinks 26 s (6 s of its bank), then discards
     clock.advance(26)
     snap = await actor.snapshot(0)
