@@ -385,12 +385,14 @@ async def test_ready_timeout_and_ready_messages_start_next_hand(
     assert actor.status == "between"
     clock.advance(1.5)
     await actor.idle()
-    assert actor.status == "playing" and actor.hand_no == 2
+    # hand 2 started (its hand number; the bots may even have ended it at once, the deals
+    # being random: a bot's win before seat 0 is asked needs no clock)
+    assert actor.hand_no == 2
     # hand 3 starts as soon as seat 0 says ready
     await run_until(actor, clock, lambda: actor.status == "between")
     await actor.mark_ready(0)
     await actor.idle()
-    assert actor.status == "playing" and actor.hand_no == 3
+    assert actor.hand_no == 3
     await sub.close()
     await actor.stop()
 
