@@ -1808,6 +1808,7 @@ function explainEl(s, pays, deltas, n) {
       if (g.tile) what.append(tileEl(g.tile, { size: 'xs' }));
       if (g.jin) what.append(h('small', { class: 'badge jin', dataset: { jin: 'true' }, text: '金' }));
       const dd = g.first.detail || {};
+      const perOther = g.perTile && new Set(g.linesBy.values()).size > 1; // holders' counts differ
       if (g.reason === 'hu' && typeof dd.hua_total === 'number') {
         what.append(jintanWinEl(dd)); // Jintan: 花 and 番
       } else if (g.reason === 'hu') {
@@ -1830,9 +1831,8 @@ function explainEl(s, pays, deltas, n) {
       } else if (g.perTile) {
         // N张 when it is the same with every other seat (a holder is paid N by each); a seat
         // paying holders of different counts sees each holder's count on its line below
-        const counts = new Set(g.linesBy.values());
         const each = g.first.points;
-        const count = counts.size === 1 ? [...counts][0] : null;
+        const count = perOther ? null : [...g.linesBy.values()][0];
         const text = count === null ? t('s_per_tile', { n: each }) : `${t('s_tiles', { n: count })} · ${t('s_per_tile', { n: each })}`;
         what.append(h('small', { class: 'sg-count', dataset: { count: count === null ? '' : String(count), each: String(each) } }, text));
       } else if (g.reason === 'cha_jiao' && typeof dd.ready_value === 'number') {
@@ -1841,7 +1841,6 @@ function explainEl(s, pays, deltas, n) {
         what.append(h('small', { class: 'sg-sub', text: t('s_void_tiles', { n: dd.tiles }) }));
       }
       const who = h('span', { class: 'sg-who' });
-      const perOther = g.perTile && new Set(g.linesBy.values()).size > 1;
       for (const [other, pts] of g.by) {
         const n = g.linesBy.get(other);
         who.append(h('span', { class: 'sg-other', dataset: { seat: String(other), points: String(pts), count: g.perTile ? String(n) : '' } },

@@ -8,9 +8,11 @@ a room from the stored action log.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import pytest
+from test_eight_flowers import drain
 
 from server.room.actor import RoomActor, RoomError, Seat, Timing, replay_hand, seat_channel
 from server.room.clock import ManualClock
@@ -104,14 +106,7 @@ async def test_deadline_says_where_the_time_bank_begins(
     """``bank_from``: the turn's own limit (20 s) ends, then the seat's bank (15 s) runs
     until ``deadline``; the other seats and spectators see the same turn timer; none on
     auto-play; the bank used is gone from the seat's bank (docs/protocol.md, Timers)."""
-    timing = Timing(
-        claim_seconds=10,
-        turn_seconds=20,
-        claim_min_ms=0,
-        auto_seconds=1,
-        ready_seconds=30,
-        bank_seconds=15,
-    )
+    timing = dataclasses.replace(TIMING, bank_seconds=15)
     actor = await make_room(store, bus, clock, bots=[False] * 4, seeds=["bank-from"], timing=timing)
     assert prompt_kind(actor.state) == "turn" and acting_seats(actor.state) == [0]
     t0 = clock.now()
@@ -120,24 +115,15 @@ async def test_deadline_says_where_the_time_bank_begins(
         assert snap["bank_from"] == int((t0 + 20) * 1000), seat
         assert snap["deadline"] == int((t0 + 35) * 1000), seat
     sub = await bus.subscribe(seat_channel("TEST01", 0))
-
-    async def told() -> list[dict[str, Any]]:
-        out = []
-        while True:
-            try:
-                out.append(await sub.get(timeout=0.05))
-            except TimeoutError:
-                return out
-
     await actor.set_auto(0, True)  # on auto-play: the auto delay, no bank
     snap = await actor.snapshot(0)
     assert snap["bank_from"] is None and snap["deadline"] == int((t0 + 1) * 1000)
     # the seat is told its re-armed timer at once (else its countdown shows the old one)
-    msgs = await told()
+    msgs = await drain(sub)
     assert [m["type"] for m in msgs] == ["auto", "snapshot"], msgs
     assert msgs[1]["deadline"] == int((t0 + 1) * 1000) and msgs[1]["auto"] is True
     await actor.set_auto(0, False)
-    msgs = await told()
+    msgs = await drain(sub)
     assert [m["type"] for m in msgs] == ["auto", "snapshot"], msgs
     assert msgs[1]["deadline"] == int((t0 + 35) * 1000)
     assert msgs[1]["bank_from"] == int((t0 + 20) * 1000)
