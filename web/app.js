@@ -1157,7 +1157,19 @@ function handTiles() {
     }
   }
   const sv = seatView(S.seat);
-  return { main: sortTiles(hand, sv.ding_que), drawn };
+  const main = sortTiles(hand, sv.ding_que);
+  if (!drawn && main.length % 3 === 2 && dealtFourteen()) {
+    // the dealer's dealt 14th stands apart as every turn's drawn tile does, so the hand
+    // keeps its place when the first discard leaves 13 (which of the 14 is not known here)
+    drawn = main.pop();
+  }
+  return { main, drawn };
+}
+
+/** Whether the table is still at the deal: nobody has discarded or melded yet. */
+function dealtFourteen() {
+  const seats = (S.view && S.view.seats) || [];
+  return seats.every((sv) => !(sv.discards || []).length && !(sv.melds || []).length);
 }
 
 /** Drop a tapped selection once the turn is over or the hand changed under it. */
