@@ -2,7 +2,7 @@
 // The server sends each seat its own `view` and `legal` actions; we render `view` and offer `legal`.
 import { t, getLang, setLang, translateDom, botName, reasonText, handTypeText, WIN_KINDS, errorMessage, validationMessage } from './i18n.js';
 import { tileEl, tileName, sortTiles, suitOf, suitChar } from './tiles.js';
-import { api, store, ApiError } from './api.js';
+import { api, store, profile, ApiError } from './api.js';
 import { RoomSocket } from './net.js';
 import { verifyEl } from './wall.js';
 import { play as playSound, isMuted, setMuted } from './sound.js';
@@ -373,6 +373,7 @@ function showLobby(code) {
   S.degraded = [];
   renderDegraded();
   $('#name').value = store.name();
+  renderActiveRooms();
   if (code) {
     $('#join-code').value = code;
     $('#join-card').classList.add('focus');
@@ -387,6 +388,35 @@ function showLobby(code) {
       showError($('#join-error'), apiErrorText(e), e);
     });
   }
+}
+
+/** 进行中的房间: the rooms not over yet whose seat this browser holds (its token is stored),
+ *  newest first (at most 3), each with 回到房间: leaving a room for the lobby never means
+ *  typing its code again. Nothing without a profile, or when the server cannot be asked. */
+async function renderActiveRooms() {
+  const card = $('#active-card');
+  card.hidden = true;
+  if (!profile.get()) return;
+  let rows;
+  try { rows = (await api.myRooms()).rows || []; } catch (e) { return; }
+  if ($('#lobby').hidden) return; // a room was entered meanwhile
+  const live = rows.filter((r) => ACTIVE.includes(r.status) && (store.seat(r.code) || {}).token).slice(0, 3);
+  $('#active-rooms').replaceChildren(...live.map(activeRoomEl));
+  card.hidden = !live.length;
+}
+
+const ACTIVE = ['open', 'playing', 'between'];
+
+function activeRoomEl(r) {
+  const total = (r.standings || {})[r.seat] ?? 0;
+  const status = r.status === 'open' ? t('room_waiting')
+    : `${t('room_in_play')} · ${t('hands_played', { n: r.hands, m: r.options.hands })} · ${t('total')} ${fmtPts(total)}`;
+  const back = () => { setUrlRoom(r.code); enterRoom(r.code, store.seat(r.code)); };
+  return h('li', { class: 'active-room', dataset: { code: r.code, status: r.status } },
+    h('div', { class: 'active-room-head' }, h('b', { class: 'code', text: r.code }),
+      h('span', { class: 'badge', text: status })),
+    h('div', { class: 'muted', text: optionsSummary(r.options, r.game) }),
+    h('button', { type: 'button', class: 'primary small', onclick: back, text: t('back_to_room') }));
 }
 
 // ------------------------------------------------------------------ room
@@ -407,6 +437,7 @@ function enterRoom(code, seatInfo) {
   });
   $('#lobby').hidden = true;
   $('#room').hidden = false;
+  $('#home-link').title = t('back_lobby'); // the seat stays; the lobby lists the room to come back
   $('#room-badge').hidden = false;
   $('#conn-state').hidden = false;
   $('#room-code').textContent = code;

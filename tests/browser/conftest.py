@@ -109,6 +109,7 @@ class LiveServer:
             # tested in tests/integration
             "lookups_per_minute": 100_000,
             "joins_per_minute": 100_000,
+            "rooms_per_minute": 100_000,
             **settings,
         }
         self.port = port or free_port()

@@ -635,3 +635,38 @@ def test_reconnect_after_server_restart(browser: Any, tmp_path: Path, shots_dir:
 def _no_leftover_pages(browser: Any) -> None:
     """Every test closes its contexts."""
     assert not browser.contexts
+
+
+def test_lobby_lists_rooms_in_play_and_leads_back(browser: Any, live_server: str) -> None:
+    """The brand leads from a room to the lobby (its title says 返回大厅); the lobby lists the
+    rooms in play whose seat this browser holds (进行中的房间): a waiting room and a room in
+    play with its hands played, newest first; 回到房间 enters the room in the same seat."""
+    for width, height, label in ((1280, 800, "desktop"), (375, 812, "phone")):
+        ctx, page = new_page(browser, width=width, height=height)
+        try:
+            playing = create_room(page, live_server, "甲")
+            add_bots(page)
+            page.wait_for_selector("#hand .hand-tile", timeout=15000)
+            waiting = create_room(page, live_server, "甲")  # newer, nobody else seated
+            home = page.locator("#home-link")
+            assert home.get_attribute("title") == "返回大厅"
+            home.click()
+            page.wait_for_selector("#active-card:not([hidden])")
+            rooms = page.locator("#active-rooms .active-room")
+            assert rooms.evaluate_all("els => els.map(e => e.dataset.code)") == [waiting, playing]
+            assert rooms.nth(0).get_attribute("data-status") == "open"
+            assert "等人开局" in rooms.nth(0).inner_text()
+            assert rooms.nth(1).get_attribute("data-status") in ("playing", "between")
+            assert "已打0/4局" in rooms.nth(1).inner_text()
+            page.screenshot(path=str(SHOTS / f"lobby-active-{label}.png"), full_page=True)
+            rooms.nth(1).locator("button").click()
+            page.wait_for_selector("#hand .hand-tile", timeout=15000)
+            assert f"room={playing}" in page.url
+            assert page.evaluate("window.__gy.seat") == 0
+            assert page.locator("#conn-state").get_attribute("data-state") in (
+                "connecting",
+                "connected",
+            )
+            assert not page.errors, page.errors  # type: ignore[attr-defined]
+        finally:
+            ctx.close()
