@@ -586,7 +586,11 @@ function onMessage(msg) {
       if (msg.version === 0) { S.lastDiscardSeen = null; S.eventText = ''; }
       if (msg.version !== undefined) S.version = msg.version;
       if (msg.seat !== undefined) S.seat = msg.seat;
-      if (msg.room) S.room = msg.room;
+      if (msg.room) {
+        S.room = msg.room;
+        // the snapshot's auto flags replace those of `auto` messages it may have missed
+        S.autoSeats = (msg.room.seats || []).filter((x) => x && x.auto).map((x) => x.seat);
+      }
       if ('vote' in msg) S.vote = msg.vote && msg.vote.result === 'open' ? msg.vote : null;
       if (Array.isArray(msg.standings)) S.standings = msg.standings;
       noteHandNo(msg);

@@ -845,7 +845,8 @@ class RoomActor:
         self.state = self.game.deal(self.opts, seed, self.dealer, self.dealer_streak, weekday)
         self.version = 0
         self.action_idx = 0
-        self.auto.clear()
+        # 托管 stays on from hand to hand, as in the apps, until the seat acts or turns it off
+        # (docs/protocol.md, Timers and auto-play): a player who walked away stays away
         self.ready.clear()
         self.prompts.fill_banks()
         self.last_settlement = None

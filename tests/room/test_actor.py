@@ -374,11 +374,16 @@ async def test_ready_timeout_and_ready_messages_start_next_hand(
     # hand 2 started (its hand number; the bots may even have ended it at once, the deals
     # being random: a bot's win before seat 0 is asked needs no clock)
     assert actor.hand_no == 2
+    # seat 0 is still on 托管 (it neither acted nor turned it off), and is told so
+    assert actor.auto == {0}
+    snap = await actor.snapshot(0)
+    assert snap["auto"] is True and snap["room"]["seats"][0]["auto"] is True
     # hand 3 starts as soon as seat 0 says ready
     await run_until(actor, clock, lambda: actor.status == "between")
     await actor.mark_ready(0)
     await actor.idle()
     assert actor.hand_no == 3
+    assert actor.auto == {0}  # saying ready is no action of the hand: 托管 stays on
     await sub.close()
     await actor.stop()
 
