@@ -298,6 +298,13 @@ def test_dissolve_vote(slow_claims: LiveServer, browser: Any, shots_dir: Path) -
         a.screenshot(path=str(shots_dir / "live-vote.png"), full_page=True)
         b.screenshot(path=str(shots_dir / "live-vote-375.png"), full_page=True)
         no_overflow(b)
+        # the vote does not stop the hand (its clocks run): A, the dealer on turn, still
+        # discards with the dialog open
+        before = a.locator("#my-river .tile").count()
+        a.locator("#hand .hand-tile.playable").first.click(timeout=3000)
+        a.wait_for_function(
+            "n => document.querySelectorAll('#my-river .tile').length > n", arg=before
+        )
         for p in (a, b):
             p.wait_for_selector('#vote-result[data-result="expired"]', timeout=12000)
         assert live.room(code)["status"] == "playing"
