@@ -41,17 +41,22 @@ window.__replay = R; // for tests and debugging
 
 function seatName(i) {
   const s = R.data && R.data.seats[i];
-  if (s && s.bot) return botName(i, s.name); // 机器人·西, as at the table
+  if (s && s.bot) return botName(i); // 机器人3, as at the table
   return s && s.name ? s.name : `座位${i + 1}`;
 }
 
 function actionText(step) {
   if (!step) return '开局';
   if (step.seat === null || step.seat === undefined) {
+    // the room's own step, a claim window closing: the claim it took, or the next draw, or
+    // the wall running out
     const ev = step.events.find((e) => ['pong', 'kong', 'win', 'chow'].includes(e.type)) || step.events[0];
-    if (!ev) return '裁定';
-    const who = ev.seat !== undefined ? seatName(ev.seat) : '';
-    return `裁定：${who} ${t(`act_${ev.type}`) || ev.type}${ev.tile ? ' ' + tileName(ev.tile) : ''}`;
+    if (!ev) return '';
+    if (ev.type === 'huang_zhuang') return t('result_huang');
+    const who = Array.isArray(ev.winners) ? ev.winners.map(seatName).join('、')
+      : ev.seat !== undefined ? seatName(ev.seat) : '';
+    const label = { draw: t('act_draw'), flower: t('bu_hua') }[ev.type] || t(`act_${ev.type}`);
+    return `${who} ${label}${ev.tile ? ' ' + tileName(ev.tile) : ''}`;
   }
   const a = step.action || {};
   let label = t(`act_${a.kind}`);

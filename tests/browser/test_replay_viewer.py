@@ -171,6 +171,25 @@ def test_seat_verifies_the_seed_and_watches_the_replay_to_the_ledger(
         assert viewer.get_attribute("#rp-ledger", "data-ok") == "true"
         steps = viewer.evaluate("window.__replay.frames.length") - 1
         assert viewer.locator("#rp-count").inner_text() == f"{steps} / {steps}"
+        # each step in words: a claim window closing on the next draw names who draws what
+        # (no raw label, no 裁定); the last step names the winner
+        texts = viewer.locator("#rp-log li button").evaluate_all(
+            "els => els.map(e => e.textContent)"
+        )
+        assert not [x for x in texts if "act_" in x or "裁定" in x], texts
+        draws = viewer.evaluate(
+            "window.__replay.frames.map((f, i) => [i, f.step]).filter(([i, s]) => s &&"
+            " s.seat === null && s.events[0] && s.events[0].type === 'draw')"
+            ".map(([i, s]) => [i, s.events[0].seat, s.events[0].tile])"
+        )
+        assert draws
+        names = {0: "回放", 1: "机器人2", 2: "机器人3", 3: "机器人4"}
+        SUIT_NAMES = {"m": "万", "p": "筒", "s": "条"}  # noqa: N806
+        for i, seat, tile in draws:
+            name = "幺鸡" if tile == "1s" else f"{tile[0]}{SUIT_NAMES[tile[1]]}"
+            assert texts[i] == f"{names[seat]} 摸 {name}", texts[i]
+        winner = hand.settlement["winners"][0]
+        assert texts[-1].startswith(names[winner]), texts[-1]
         # step back shows the position before the end, with the seats' claim answers
         viewer.click("#rp-back")
         viewer.wait_for_selector("body[data-at-end=false]")
