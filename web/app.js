@@ -121,7 +121,7 @@ function apiErrorText(e) {
 function seatName(i) {
   if (i === null || i === undefined) return '';
   const info = S.room && Array.isArray(S.room.seats) ? S.room.seats.find((x) => x && x.seat === i) : null;
-  let name = info && info.bot ? botName(i, info.name) : info && info.name ? info.name : `${t('seat')}${i + 1}`;
+  let name = info && info.bot ? botName(i) : info && info.name ? info.name : `${t('seat')}${i + 1}`;
   if (i === S.seat) name += ` (${t('you')})`;
   return name;
 }
@@ -884,7 +884,7 @@ function renderRoomInfo() {
     const info = seats.find((x) => x && x.seat === i);
     const li = h('li', { dataset: { seat: String(i) }, class: info ? 'taken' : 'empty' });
     if (info) {
-      li.append(h('span', { class: 'seat-no', text: `${i + 1}` }), h('b', { text: info.bot ? botName(i, info.name) : info.name || '' }));
+      li.append(h('span', { class: 'seat-no', text: `${i + 1}` }), h('b', { text: info.bot ? botName(i) : info.name || '' }));
       if (info.bot) li.append(h('span', { class: 'badge', text: t('bot') }));
       if (i === S.seat) li.append(h('span', { class: 'badge me', text: t('you') }));
       if (!info.bot) li.append(h('span', { class: `dot ${info.connected ? 'on' : 'off'}` }));
@@ -2063,7 +2063,7 @@ function tick() {
 // ------------------------------------------------------------------ social: sound, 快捷语,
 // spectators, lobby bots, a replaced tab (issue 13). Kept together so it merges apart.
 
-// A bot's name as this UI shows it: botName (i18n.js), 机器人·东 in Chinese.
+// A bot's name as this UI shows it: botName (i18n.js), 机器人1..4 by seat.
 
 /** Sounds for a message just handled (`fresh`: it was new, not one a snapshot covered): a
  *  discard, pong, kong or win event; your turn (a new prompt with something to do). */

@@ -685,11 +685,11 @@ export function t(key, params) {
   return s;
 }
 
-/** A bot's name as the table shows it: 机器人·东/南/西/北 (by seat ``i``) in Chinese, the
- *  server's name ("Bot West") in English. Shared by the table, 战绩 and 回放. */
-export function botName(i, serverName) {
-  if (lang === 'en') return serverName || `Bot ${i + 1}`;
-  return `${t('bot')}·${'东南西北'[i % 4]}`;
+/** A bot's name on every screen (the table, 战绩, 回放): 机器人N / Bot N, numbered by its seat
+ *  ``i`` (N = i + 1), never by a wind: the winds turn with the dealer, so "机器人·南" sat at 西
+ *  whenever seat 1 was not 南 (the server's "Bot South" is by seat too). */
+export function botName(i) {
+  return lang === 'en' ? `Bot ${i + 1}` : `${t('bot')}${i + 1}`;
 }
 
 export function reasonText(r) {

@@ -84,8 +84,8 @@ const api = {
   get: (path) => request('GET', path, undefined, (profile.get() || {}).code),
 };
 
-/** A seat's name as at the table: a bot's is localised (机器人·西, not the server's "Bot West"). */
-const seatLabel = (seat) => (seat.bot ? botName(seat.seat, seat.name) : seat.name);
+/** A seat's name as at the table: a bot's is localised (机器人3, not the server's "Bot West"). */
+const seatLabel = (seat) => (seat.bot ? botName(seat.seat) : seat.name);
 
 // ------------------------------------------------------------------ charts
 const COLORS = ['#b91c1c', '#1d4ed8', '#15803d', '#b45309'];

@@ -116,8 +116,8 @@ def test_records_of_a_hand_played_and_the_player_code(
         )
         assert totals == [[i, nets[i]] for i in range(4)]
         names = row.locator(".rec-seats .name").all_inner_texts()
-        # bots named as at the table (机器人·南 ...), not by the server's "Bot South"
-        assert names == ["小明 (我)", "机器人·南", "机器人·西", "机器人·北"]
+        # bots named as at the table (机器人2 ...), not by the server's "Bot South"
+        assert names == ["小明 (我)", "机器人2", "机器人3", "机器人4"]
         bots = row.locator(".rec-seats li").evaluate_all(
             "els => els.map(e => e.querySelector('.badge.bot') !== null)"
         )

@@ -6,7 +6,7 @@
 * /admin runs under the app's Content-Security-Policy (its styles were an inline ``<style>``,
   refused, leaving dark text on the felt) and stands on a light card;
 * the pages ask for an icon that exists (no 404 in the console);
-* 战绩 and 回放 name bots as the table does (机器人·西, not the server's "Bot West") and the
+* 战绩 and 回放 name bots as the table does (机器人3, not the server's "Bot West") and the
   room's line says its scoring (连庄);
 * the final standings lead on: 返回大厅 and 战绩.
 """
@@ -199,7 +199,7 @@ def test_records_and_replay_name_bots_as_the_table_and_final_standings_lead_on(
         )
         fill_with_bots(page)
         table_name = page.locator('#opponents .seat-panel[data-seat="1"] .seat-name').inner_text()
-        assert table_name == "机器人·南", table_name
+        assert table_name == "机器人2", table_name
         auto_on(page)
         # 4 hands on auto-play to the session's end, 准备 clicked after each settlement
         end = time.monotonic() + 150
@@ -217,25 +217,25 @@ def test_records_and_replay_name_bots_as_the_table_and_final_standings_lead_on(
         page.wait_for_selector(f'#records-rooms li.rec-room[data-code="{code}"]')
         item = page.locator(f'#records-rooms li.rec-room[data-code="{code}"]')
         names = item.locator(".rec-seats .name").all_inner_texts()
-        assert names == ["战绩玩家 (我)", "机器人·南"], names
+        assert names == ["战绩玩家 (我)", "机器人2"], names
         assert item.locator(".badge.bot").get_attribute("title") == "机器人"
         assert "连庄" in item.locator(".rec-opts").inner_text()
         item.click()
         page.wait_for_selector("#record-hands")
         heads = page.locator("#record-hands thead th").all_inner_texts()
-        assert heads[1:3] == ["战绩玩家", "机器人·南"], heads
+        assert heads[1:3] == ["战绩玩家", "机器人2"], heads
         assert "Bot" not in page.locator("#records").inner_text()
         page.screenshot(path=str(shots_dir / "review-records-room.png"), full_page=True)
         page.click("#lang-toggle")
         page.wait_for_timeout(200)
         heads = page.locator("#record-hands thead th").all_inner_texts()
-        assert heads[2] == "Bot South", heads
+        assert heads[2] == "Bot 2", heads
         page.click("#lang-toggle")
         page.wait_for_timeout(200)
         href = page.locator("#record-hands a.replay").first.get_attribute("href")
         page.goto(fast.base + href)
         page.wait_for_selector("#rp-seat-1")
-        assert page.locator("#rp-seat-1 .rp-seat-head b").inner_text() == "机器人·南"
+        assert page.locator("#rp-seat-1 .rp-seat-head b").inner_text() == "机器人2"
         assert not page.errors, page.errors  # type: ignore[attr-defined]
     finally:
         ctx.close()
