@@ -9,7 +9,7 @@ import { showStoredSettlement } from './app.js';
 const L = {
   zh: {
     records: '战绩', replay: '回放', back: '返回大厅', running_total: '累计积分', rooms: '我的房间', more: '更多',
-    no_rooms: '还没有打完的牌局', hands: '局', hand: '第{n}局', view: '查看', standings: '积分走势',
+    no_rooms: '还没有打完的牌局', hands: '局', played: '已打{n}局', hand: '第{n}局', view: '查看', standings: '积分走势',
     final: '最终', me: '我', no_hands: '这个房间还没有结算的牌局', loading: '加载中…',
     status_finished: '已结束', status_between: '进行中', status_playing: '进行中', status_open: '等人',
     status_dissolved: '已解散', voided: '作废', game_guiyang: '贵阳捉鸡', game_jintan: '金坛麻将',
@@ -18,7 +18,7 @@ const L = {
   },
   en: {
     records: 'Records', replay: 'Replay', back: 'Lobby', running_total: 'Running total', rooms: 'My rooms', more: 'More',
-    no_rooms: 'No finished hands yet', hands: 'hands', hand: 'Hand {n}', view: 'View', standings: 'Standings by hand',
+    no_rooms: 'No finished hands yet', hands: 'hands', played: '{n} played', hand: 'Hand {n}', view: 'View', standings: 'Standings by hand',
     final: 'Final', me: 'me', no_hands: 'No settled hand in this room yet', loading: 'Loading…',
     status_finished: 'finished', status_between: 'in play', status_playing: 'in play', status_open: 'waiting',
     status_dissolved: 'dissolved', voided: 'void', game_guiyang: 'Guiyang Zhuoji', game_jintan: 'Jintan',
@@ -175,7 +175,8 @@ function roomItem(r) {
   const head = h('div', { class: 'rec-room-head' },
     h('b', { class: 'code', text: r.code }), h('span', { class: 'muted', text: date(r.created_at) }),
     h('span', { class: `badge status ${r.status}`, text: rt(`status_${r.status}`) }));
-  const opts = h('div', { class: 'muted rec-opts', text: `${optionsText(r.game, r.options)} · ${r.hands} ${rt('hands')}` });
+  // the options already say the session's length (4局): this is how many were played
+  const opts = h('div', { class: 'muted rec-opts', text: `${optionsText(r.game, r.options)} · ${rt('played', { n: r.hands })}` });
   const seats = h('ol', { class: 'rec-seats' });
   for (const seat of r.seats) {
     const total = r.standings[seat.seat] ?? 0;
@@ -260,7 +261,7 @@ function renderRoom() {
   // the hands: each seat's delta, what counts after corrections
   const table = h('table', { class: 'grid rec-hands', id: 'record-hands' });
   table.append(h('thead', {}, h('tr', {}, h('th', { text: '#' }),
-    [...Array(n).keys()].map((i) => h('th', { class: i === room.seat ? 'me' : '', text: name(i) })), h('th', {}), h('th', {}))));
+    [...Array(n).keys()].map((i) => h('th', { class: i === room.seat ? 'me' : '', text: name(i) })), h('th', {}))));
   const tb = h('tbody');
   for (const row of rows) {
     const tr = h('tr', { class: `rec-hand ${row.voided ? 'voided' : ''}`, dataset: { handNo: String(row.hand_no), handId: String(row.id), deltas: row.effective.join(',') } });
@@ -269,13 +270,13 @@ function renderRoom() {
       const d = row.effective[i] ?? 0;
       tr.append(h('td', { class: `num ${d > 0 ? 'pos' : d < 0 ? 'neg' : ''} ${i === room.seat ? 'me' : ''}`, text: row.voided ? rt('voided') : fmt(d) }));
     }
-    tr.append(h('td', {}, h('button', { type: 'button', class: 'ghost view-hand', text: rt('view'), onclick: () => openHand(code, row.hand_no) })));
-    tr.append(h('td', {}, replaySlot(row)));
+    // 查看 and 回放 share one cell, so that both fit a phone's width beside four seats
+    tr.append(h('td', {}, h('span', { class: 'rec-links' }, h('button', { type: 'button', class: 'ghost view-hand', text: rt('view'), onclick: () => openHand(code, row.hand_no) }), replaySlot(row))));
     tb.append(tr);
   }
   const last = rows[rows.length - 1];
   const foot = h('tr', { class: 'rec-final' }, h('td', { text: rt('final') }),
-    [...Array(n).keys()].map((i) => h('td', { class: `num ${i === room.seat ? 'me' : ''}`, dataset: { seat: String(i) }, text: fmt(last.standings[i] ?? 0) })), h('td', {}), h('td', {}));
+    [...Array(n).keys()].map((i) => h('td', { class: `num ${i === room.seat ? 'me' : ''}`, dataset: { seat: String(i) }, text: fmt(last.standings[i] ?? 0) })), h('td', {}));
   table.append(tb, h('tfoot', {}, foot));
   box.append(h('div', { class: 'scroll-x' }, table));
 }

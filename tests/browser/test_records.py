@@ -36,6 +36,13 @@ def _shots(page: Any, shots: Path, name: str) -> None:
     page.screenshot(path=str(shots / f"{name}-375.png"), full_page=True)
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= 375, (name, width)
+    # nor hidden inside: no table scrolled sideways, no seat's name cut in a heading
+    hidden = page.evaluate(
+        "[...document.querySelectorAll('#records .scroll-x, #record-hands th')]"
+        ".filter(e => e.offsetParent && e.scrollWidth > e.clientWidth + 1)"
+        ".map(e => e.id || e.className || e.textContent)"
+    )
+    assert not hidden, (name, hidden)
     page.set_viewport_size({"width": 1280, "height": 800})
 
 
@@ -122,7 +129,8 @@ def test_records_of_a_hand_played_and_the_player_code(
             "els => els.map(e => e.querySelector('.badge.bot') !== null)"
         )
         assert bots == [False, True, True, True]
-        assert "贵阳捉鸡" in row.locator(".rec-opts").inner_text()
+        opts = row.locator(".rec-opts").inner_text()
+        assert "贵阳捉鸡" in opts and opts.endswith("· 已打1局"), opts  # played, not "· 1 局"
         page.wait_for_selector("#total-chart")
         codes = page.locator("#records-rooms .rec-room").evaluate_all(
             "els => els.map(e => e.dataset.code)"
