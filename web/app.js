@@ -1517,7 +1517,7 @@ function renderSettlement() {
   const n = nPlayers();
   if (standingsOnly) {
     // dissolved during a hand: nothing was settled, only the session's standings
-    body.append(h('h2', {}, t('final_standings')), standingsEl(totals()));
+    body.append(standingsEl(totals())); // (its heading says 本场已解散 · 最终排名)
     $('#ready-btn').hidden = true;
     $('#ready-state').hidden = true;
     return;
@@ -1545,7 +1545,7 @@ function renderSettlement() {
     tb2.append(h('tr', { class: `settle-row ${winners.includes(i) ? 'winner-row' : ''}`, id: `settle-row-${i}`, dataset: { seat: String(i), delta: String(d), total: String(tot ?? '') } },
       h('td', { text: seatName(i) }),
       h('td', { class: `num delta ${d > 0 ? 'pos' : d < 0 ? 'neg' : ''}`, text: fmtPts(d) }),
-      h('td', { class: 'num total', text: tot === undefined ? '' : String(tot) })));
+      h('td', { class: 'num total', text: tot === undefined ? '' : fmtPts(tot) })));
   }
   dt.append(tb2);
   body.append(h('div', { class: 'scroll-x', id: 'settle-totals-box' }, dt));
@@ -2240,6 +2240,7 @@ function renderSocial() {
   if (S.replaced) $('#reconnect-btn').hidden = true;
   const spectator = !!S.code && (S.seat === null || S.seat === undefined);
   $('#spectator-badge').hidden = !spectator;
+  $('#spectator-chip').hidden = !spectator;
   $('#add-bots').hidden = spectator; // bots are a seated player's call
   const hint = $('#add-bots').parentNode.querySelector('small');
   if (hint) hint.textContent = spectator ? `${t('spectating')} · ${t('start_hint')}` : t('start_hint');

@@ -348,6 +348,9 @@ def test_two_players_scripted_hand(live: LiveServer, browser: Any, shots_dir: Pa
                 int(page.locator(f"#settle-row-{i}").get_attribute("data-total")) for i in range(4)
             ]
             assert deltas == s["deltas"] and totals == room["totals"]
+            # written as everywhere else: a gain with its +
+            shown = page.locator("#settle-totals td.total").all_inner_texts()
+            assert shown == [f"+{x}" if x > 0 else str(x) for x in totals], shown
             # the turned tile and the chickens
             turned = page.locator("#settle-chickens .turned").get_attribute("data-tile")
             assert turned == s["turned"]

@@ -272,9 +272,11 @@ def test_spectator_sees_no_concealed_tile(browser: Any, live: LiveServer, shots_
                 "document.querySelectorAll('#opponents .seat-panel').length === 4", timeout=10000
             )
             page.wait_for_selector('.river[data-seat="0"] .tile', timeout=10000)
-            # 观战中 in the table's centre; in the top bar too where it has room
+            # 观战中 in the table's centre, and in the top bar where it has room, else in
+            # the status bar (always somewhere at the top of the screen)
             assert page.locator("#prompt").inner_text() == "观战中"
             assert page.locator("#spectator-badge").is_visible() == (size == 1280)
+            assert page.locator("#spectator-chip").is_visible() == (size != 1280)
             assert page.locator("#me").is_hidden()
             assert page.locator("#hand .tile, .hand-tile").count() == 0
             assert page.locator("#phrase-btn").is_hidden()
