@@ -1425,6 +1425,8 @@ function jintanWinEl(d) {
 }
 
 const FAN_NAMES = { hun_yi_se: '混一色', dui_dui_hu: '对对胡', gang_kai: '杠开', du_diao: '独吊', qing_yi_se: '清一色', qi_dui: '七对' };
+/** Jintan's 番 by pattern (jintan.md §J6). */
+const JT_FANS = { hun_yi_se: 1, dui_dui_hu: 1, gang_kai: 1, du_diao: 1, qing_yi_se: 2, qi_dui: 2 };
 const HUA_ITEMS = {
   flower: '', honour_pong: '碰', honour_concealed_triplet: '暗刻', honour_exposed_kong: '明杠',
   honour_concealed_kong: '暗杠', exposed_kong: '明杠', concealed_kong: '暗杠',
@@ -1689,6 +1691,25 @@ function rulesEl(room) {
       ['game', t('game_jintan')],
       ['base', `${t('jt_base')} ${o.base}`], ['flower_value', `${t('jt_flower_value')} ${o.flower_value}`],
       ['chow', o.chow ? t('jt_chow') : t('jt_no_chow')], ['hands', t('hands_n', { n: o.hands })],
+    ]);
+    // how a win is counted (jintan.md §J4-§J8), with this room's 底数 and 花分值
+    section('r_jt_hua', [
+      ['flower', t('jh_flower')], ['honour_triplet', t('jh_honour_triplet')],
+      ['honour_kong', t('jh_honour_kong')], ['number_kong', t('jh_number_kong')],
+    ]);
+    const tbl = h('table', { class: 'grid rules-fan', id: 'rules-fan' },
+      h('thead', {}, h('tr', {}, h('th', { text: t('hand_type') }), h('th', { text: t('fan') }))));
+    const tb = h('tbody');
+    for (const [k, v] of Object.entries(JT_FANS)) {
+      tb.append(h('tr', { dataset: { handType: k, fan: String(v) } }, h('td', { text: FAN_NAMES[k] }), h('td', { class: 'num', text: String(v) })));
+    }
+    tbl.append(tb);
+    box.append(h('section', { class: 'rules-section', dataset: { section: 'r_fan' } },
+      h('h3', { text: t('r_fan') }), tbl, h('p', { class: 'muted', text: t('jt_fan_sum') })));
+    section('r_jt_points', [
+      ['formula', t('jp_formula', { base: o.base, value: o.flower_value })], ['yi_hua', t('jp_yi_hua')],
+      ['self_draw', t('jp_self_draw')], ['discard', t('jp_discard')], ['rob', t('jp_rob')],
+      ['dealer', t('jp_dealer')],
     ]);
   } else {
     const pl = { 4: t('players_4'), 3: t('players_3'), 2: t('players_2') }[o.players] || String(o.players);

@@ -96,6 +96,30 @@ def test_a_jintan_hand_with_a_chosen_chow_to_its_settlement(
         page.wait_for_timeout(300)
         page.screenshot(path=str(shots_dir / "jintan-table-375.png"), full_page=True)
         assert page.evaluate("document.documentElement.scrollWidth") <= 375
+        # 规则 tells how a win counts (jintan.md §J5-§J7), with this room's numbers
+        page.click("#rules-btn")
+        page.wait_for_selector("#rules-dialog", state="visible")
+        body = page.locator("#rules-body")
+        hua = body.locator('[data-section="r_jt_hua"] li').all_inner_texts()
+        assert hua == [
+            "每张花牌：1 花",
+            "字牌（风、箭）碰：1 花，暗刻：2 花",
+            "字牌明杠：3 花，暗杠：4 花",
+            "数牌明杠（含加杠）：1 花，暗杠：2 花",
+        ]
+        fans = body.locator("#rules-fan tbody tr").evaluate_all(
+            "els => els.map(e => [e.dataset.handType, Number(e.dataset.fan)])"
+        )
+        assert dict(fans) == {
+            "hun_yi_se": 1, "dui_dui_hu": 1, "gang_kai": 1, "du_diao": 1, "qing_yi_se": 2,
+            "qi_dui": 2,
+        }  # fmt: skip
+        formula = body.locator('li[data-rule="formula"]').inner_text()
+        options = room["options"]
+        assert f"底数 {options['base']} + 花数 × 花分值 {options['flower_value']}" in formula
+        assert "最多 ×4" in formula
+        page.screenshot(path=str(shots_dir / "jintan-rules-375.png"), full_page=True)
+        page.click("#rules-close")
         assert not page.errors, page.errors  # type: ignore[attr-defined]
     finally:
         ctx.close()
