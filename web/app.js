@@ -2053,7 +2053,9 @@ function tick() {
   document.querySelectorAll('.seat-countdown').forEach((x) => { x.textContent = ''; });
   const rc = $('#ready-countdown');
   if (S.settlementOpen && S.deadline && !S.sessionOver) {
-    rc.textContent = `${Math.max(0, Math.ceil((S.deadline - Date.now()) / 1000))}s`;
+    const secs = Math.max(0, Math.ceil((S.deadline - Date.now()) / 1000));
+    rc.textContent = t('next_hand_in', { n: secs }); // a bare "27s" said nothing to a spectator
+    rc.dataset.seconds = String(secs);
   } else {
     rc.textContent = '';
   }

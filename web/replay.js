@@ -169,7 +169,7 @@ function renderSettlement() {
     box.append(h('p', { id: 'rp-winners' }, '胡牌：', ...winners.map((w) => h('span', { class: 'winner', dataset: { seat: String(w) } }, seatName(w), ' ', handTypeText(types[w] ?? types[String(w)] ?? ''), ' '))));
   }
   if (s.turned || (s.chickens || []).length) {
-    box.append(h('p', { class: 'rp-chickens' }, '翻鸡 ', s.turned ? tileEl(s.turned, { size: 'xs' }) : '—', ' 鸡 ',
+    box.append(h('p', { class: 'rp-chickens' }, '翻牌 ', s.turned ? tileEl(s.turned, { size: 'xs' }) : '—', ' 鸡 ',
       ...(s.chickens || []).map((c) => tileEl(typeof c === 'string' ? c : c.tile, { size: 'xs' }))));
   }
   const pt = h('table', { id: 'rp-payments', class: 'grid' }, h('thead', {}, h('tr', {}, h('th', { text: '付' }), h('th', { text: '收' }), h('th', { text: '分' }), h('th', { text: '原因' }))));

@@ -5,6 +5,7 @@ panel overlapping another and nothing wider than the page. Reads the panels' bou
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -203,6 +204,9 @@ def test_settlement_opens_at_its_top_with_ready_in_view(
             "(e => e.scrollTop = e.scrollHeight)(document.querySelector('#settlement-body'))"
         )
         _in_view(page, "#ready-btn")
+        # the ready countdown says what it counts down to
+        page.wait_for_function("document.querySelector('#ready-countdown').dataset.seconds > 0")
+        assert re.fullmatch(r"下一局 \d+s", page.locator("#ready-countdown").inner_text())
         page.set_viewport_size({"width": 375, "height": 812})
         page.wait_for_timeout(200)
         _in_view(page, "#ready-btn")
