@@ -588,8 +588,10 @@ function onMessage(msg) {
       if (msg.seat !== undefined) S.seat = msg.seat;
       if (msg.room) {
         S.room = msg.room;
-        // the snapshot's auto flags replace those of `auto` messages it may have missed
-        S.autoSeats = (msg.room.seats || []).filter((x) => x && x.auto).map((x) => x.seat);
+        // the snapshot's auto flags replace those of `auto` messages it may have missed (its
+        // own `auto` for this seat: the room's may be those of a claim window's opening)
+        const others = (msg.room.seats || []).filter((x) => x && x.auto && x.seat !== msg.seat).map((x) => x.seat);
+        S.autoSeats = msg.auto && typeof msg.seat === 'number' ? [...others, msg.seat] : others;
       }
       if ('vote' in msg) S.vote = msg.vote && msg.vote.result === 'open' ? msg.vote : null;
       if (Array.isArray(msg.standings)) S.standings = msg.standings;
@@ -1686,6 +1688,17 @@ function rulesEl(room) {
     for (const [rule, text] of items) ul.append(h('li', { dataset: { rule } }, text));
     box.append(h('section', { class: 'rules-section', dataset: { section: key } }, h('h3', { text: t(key) }), ul));
   };
+  // the 番 table: pattern -> 番, named by `name`, under `title` (and a `note`)
+  const fanSection = (fans, name, title, note = null) => {
+    const tb = h('tbody');
+    for (const [k, v] of Object.entries(fans)) {
+      tb.append(h('tr', { dataset: { handType: k, fan: String(v) } }, h('td', { text: name(k) }), h('td', { class: 'num', text: String(v) })));
+    }
+    const tbl = h('table', { class: 'grid rules-fan', id: 'rules-fan' },
+      h('thead', {}, h('tr', {}, h('th', { text: t('hand_type') }), h('th', { text: t('fan') }))), tb);
+    box.append(h('section', { class: 'rules-section', dataset: { section: 'r_fan' } },
+      h('h3', { text: title }), tbl, note ? h('p', { class: 'muted', text: note }) : null));
+  };
   if (room && room.game === 'jintan') {
     section('r_game', [
       ['game', t('game_jintan')],
@@ -1697,15 +1710,7 @@ function rulesEl(room) {
       ['flower', t('jh_flower')], ['honour_triplet', t('jh_honour_triplet')],
       ['honour_kong', t('jh_honour_kong')], ['number_kong', t('jh_number_kong')],
     ]);
-    const tbl = h('table', { class: 'grid rules-fan', id: 'rules-fan' },
-      h('thead', {}, h('tr', {}, h('th', { text: t('hand_type') }), h('th', { text: t('fan') }))));
-    const tb = h('tbody');
-    for (const [k, v] of Object.entries(JT_FANS)) {
-      tb.append(h('tr', { dataset: { handType: k, fan: String(v) } }, h('td', { text: FAN_NAMES[k] }), h('td', { class: 'num', text: String(v) })));
-    }
-    tbl.append(tb);
-    box.append(h('section', { class: 'rules-section', dataset: { section: 'r_fan' } },
-      h('h3', { text: t('r_fan') }), tbl, h('p', { class: 'muted', text: t('jt_fan_sum') })));
+    fanSection(JT_FANS, (k) => FAN_NAMES[k], t('r_fan'), t('jt_fan_sum'));
     section('r_jt_points', [
       ['formula', t('jp_formula', { base: o.base, value: o.flower_value })], ['yi_hua', t('jp_yi_hua')],
       ['self_draw', t('jp_self_draw')], ['discard', t('jp_discard')], ['rob', t('jp_rob')],
@@ -1718,16 +1723,8 @@ function rulesEl(room) {
       ['scoring', t(`scoring_${o.scoring || 'yi_kou_er'}`)],
       ['base_points', `${t('base_points')} ${o.base_points ?? 1}`],
     ]);
-    const fans = fanTable(o);
-    const tbl = h('table', { class: 'grid rules-fan', id: 'rules-fan' },
-      h('thead', {}, h('tr', {}, h('th', { text: t('hand_type') }), h('th', { text: t('fan') }))));
-    const tb = h('tbody');
-    for (const [k, v] of Object.entries(fans)) {
-      tb.append(h('tr', { dataset: { handType: k, fan: String(v) } }, h('td', { text: handTypeText(k) }), h('td', { class: 'num', text: String(v) })));
-    }
-    tbl.append(tb);
-    box.append(h('section', { class: 'rules-section', dataset: { section: 'r_fan' } },
-      h('h3', { text: `${t('r_fan')} (${o.fan_table === 'app' && o.scoring !== 'yi_kou_san' ? t('fan_app') : t('fan_standard')})` }), tbl));
+    fanSection(fanTable(o), handTypeText,
+      `${t('r_fan')} (${o.fan_table === 'app' && o.scoring !== 'yi_kou_san' ? t('fan_app') : t('fan_standard')})`);
     const extras = [];
     if (o.scoring !== 'yi_kou_san') extras.push(['zi_mo', t('x_zi_mo')]);
     else extras.push(['zi_mo', t('x_zi_mo_none')]);

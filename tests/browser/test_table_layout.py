@@ -214,6 +214,9 @@ def test_settlement_opens_at_its_top_with_ready_in_view(
         page.click("#ready-btn")
         # the next hand's settlement opens at its top again, though the last was scrolled
         page.wait_for_selector("#settlement", state="hidden", timeout=60000)
+        # 托管 carried over to the new hand: the button still offers 取消托管
+        page.wait_for_selector("#auto-toggle", timeout=30000)
+        assert page.locator("#auto-toggle").get_attribute("data-action") == "auto_off"
         _auto_on(page)
         _check_settlement_top(page, "phone")
         page.screenshot(path=str(shots_dir / "settlement-phone.png"))
