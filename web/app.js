@@ -1,6 +1,6 @@
 // 贵阳捉鸡麻将 browser client. Plain ES modules, no build step.
 // The server sends each seat its own `view` and `legal` actions; we render `view` and offer `legal`.
-import { t, getLang, setLang, translateDom, botName, reasonText, handTypeText, WIN_KINDS, errorMessage, validationMessage } from './i18n.js';
+import { t, getLang, setLang, translateDom, botName, reasonText, handTypeText, WIN_KINDS, errorMessage, validationMessage, CHICKEN_KINDS, chickenKindText } from './i18n.js';
 import { tileEl, tileName, sortTiles, suitOf, suitChar } from './tiles.js';
 import { api, store, profile, ApiError } from './api.js';
 import { RoomSocket } from './net.js';
@@ -1377,19 +1377,11 @@ const DOU_KINDS = { men_dou: '闷豆', ming_dou: '明豆', zhuan_wan_dou: '转�
 
 const CHICKEN_OPTIONS = ['wu_gu_ji', 'ben_ji', 'xing_qi_ji', 'chui_feng_ji'];
 // Why a tile is a chicken (the settlement's `kind` / `kinds`, spec §9.3, §9.6).
-const CHICKEN_KINDS = { yao_ji: '幺鸡', wu_gu_ji: '乌骨鸡', fan_pai_ji: '翻牌鸡', ben_ji: '本鸡', xing_qi_ji: '星期鸡' };
 const CHICKEN_REASONS = new Set(['ji', 'chong_feng_ji', 'ze_ren_ji']);
 
-/** The chicken a `ji` / `chong_feng_ji` / `ze_ren_ji` payment is for: 幺鸡 (金鸡 when
- * golden), 乌骨鸡 (金乌骨), a turned 翻牌鸡 / 摇摆鸡, 本鸡, 星期鸡; 包鸡 when a seat that is not
- * ready pays for its open chicken. */
+/** `chickenKindText` (i18n.js) with this room's options. */
 function chickenKind(d, reason) {
-  const wuGu = d.kind === 'wu_gu_ji' || (d.kind === undefined && d.tile === '8p');
-  if (reason !== 'ji') return wuGu ? '乌骨' : '';
-  let text = d.jin ? (wuGu ? '金乌骨' : '金鸡') : (CHICKEN_KINDS[d.kind] || (d.tile === '1s' ? '幺鸡' : '翻牌鸡'));
-  const o = S.room && S.room.options;
-  if (d.kind === 'fan_pai_ji' && o && o.yao_bai_ji) text = '摇摆鸡';
-  return d.bao_ji ? `包鸡 · ${text}` : text;
+  return chickenKindText(d, reason, S.room && S.room.options);
 }
 
 function detailEl(d, reason) {

@@ -720,6 +720,20 @@ export function botName(i) {
   return lang === 'en' ? `Bot ${i + 1}` : `${t('bot')}${i + 1}`;
 }
 
+export const CHICKEN_KINDS = { yao_ji: '幺鸡', wu_gu_ji: '乌骨鸡', fan_pai_ji: '翻牌鸡', ben_ji: '本鸡', xing_qi_ji: '星期鸡' };
+
+/** The chicken a `ji` / `chong_feng_ji` / `ze_ren_ji` payment is for, from its `detail` ``d``:
+ * 幺鸡 (金鸡 when golden), 乌骨鸡 (金乌骨), a turned 翻牌鸡 (摇摆鸡 with the room's
+ * ``options.yao_bai_ji``), 本鸡, 星期鸡; 包鸡 when a seat that is not ready pays for its open
+ * chicken. Shared by the table's settlement and 回放. */
+export function chickenKindText(d, reason, options) {
+  const wuGu = d.kind === 'wu_gu_ji' || (d.kind === undefined && d.tile === '8p');
+  if (reason !== 'ji') return wuGu ? '乌骨' : '';
+  let text = d.jin ? (wuGu ? '金乌骨' : '金鸡') : (CHICKEN_KINDS[d.kind] || (d.tile === '1s' ? '幺鸡' : '翻牌鸡'));
+  if (d.kind === 'fan_pai_ji' && options && options.yao_bai_ji) text = '摇摆鸡';
+  return d.bao_ji ? `包鸡 · ${text}` : text;
+}
+
 export function reasonText(r) {
   return (REASONS[lang] && REASONS[lang][r]) || REASONS.zh[r] || r;
 }

@@ -4,7 +4,7 @@
 // is rebuilt in the page from the revealed seed (wall.js) and checked against the hash
 // published at the deal. The admin (token in sessionStorage, /admin) needs no key.
 import { tileEl, sortTiles, tileName } from './tiles.js';
-import { t, getLang, setLang, reasonText, handTypeText, botName } from './i18n.js';
+import { t, getLang, setLang, reasonText, handTypeText, botName, chickenKindText } from './i18n.js';
 import { checkSeed, verdictText } from './wall.js';
 
 const $ = (id) => document.getElementById(id);
@@ -176,13 +176,19 @@ function renderSettlement() {
   const pb = h('tbody');
   for (const p of s.payments || []) {
     pb.append(h('tr', { class: 'rp-payment', dataset: { from: String(p.from), to: String(p.to), points: String(p.points), reason: p.reason } },
-      h('td', { text: seatName(p.from) }), h('td', { text: seatName(p.to) }), h('td', { class: 'num', text: String(p.points) }), h('td', { text: reasonText(p.reason) })));
+      h('td', { text: seatName(p.from) }), h('td', { text: seatName(p.to) }), h('td', { class: 'num', text: String(p.points) }), h('td', { text: reasonOf(p) })));
   }
   if (!(s.payments || []).length) pb.append(h('tr', {}, h('td', { colspan: '4', class: 'muted', text: '无' })));
   pt.append(pb);
   box.append(h('div', { class: 'scroll-x' }, pt));
   box.append(h('p', { id: 'rp-ledger', class: `rp-ledger ${R.data.replay_ok ? 'ok' : 'bad'}`, dataset: { ok: String(R.data.replay_ok) },
     text: R.data.replay_ok ? '✓ 回放的结算与账本一致' : '✗ 回放的结算与账本不一致' }));
+}
+
+/** A payment's reason, a chicken's with its kind (鸡 · 幺鸡, 冲锋鸡 · 乌骨), as the table says. */
+function reasonOf(p) {
+  const kind = p.detail && typeof p.detail === 'object' ? chickenKindText(p.detail, p.reason, R.data.options) : '';
+  return kind ? `${reasonText(p.reason)} · ${kind}` : reasonText(p.reason);
 }
 
 function go(pos) {

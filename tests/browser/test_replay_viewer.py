@@ -82,9 +82,11 @@ def test_page_rebuilds_the_servers_wall_for_both_games(live: LiveServer, browser
 
 
 def _won_with_a_pass(hand: Hand) -> bool:
-    """A won hand in which the human seat 0 passes a claim at least once."""
-    return hand.settlement["result"] == "win" and any(
-        s.seat == 0 and s.action["kind"] == "pass" for s in hand.steps
+    """A won hand with a chicken paid, in which the human seat 0 passes a claim at least once."""
+    return (
+        hand.settlement["result"] == "win"
+        and any(p["reason"] == "ji" for p in hand.settlement["payments"])
+        and any(s.seat == 0 and s.action["kind"] == "pass" for s in hand.steps)
     )
 
 
@@ -164,6 +166,15 @@ def test_seat_verifies_the_seed_and_watches_the_replay_to_the_ledger(
             assert sorted(tiles) == sorted(hands[seat]), seat
         _play_to_end(viewer)
         assert Counter(map(tuple, _viewer_rows(viewer))) == as_rows(ledger)
+        # a chicken's payment names its chicken, as the table's settlement does
+        kinds = {"yao_ji": "幺鸡", "wu_gu_ji": "乌骨鸡", "fan_pai_ji": "翻牌鸡", "ben_ji": "本鸡"}
+        want = sorted(
+            f"鸡 · {'金鸡' if p['detail'].get('jin') else kinds[p['detail']['kind']]}"
+            for p in hand.settlement["payments"]
+            if p["reason"] == "ji"
+        )
+        shown = viewer.locator('#rp-payments tr.rp-payment[data-reason="ji"] td:nth-child(4)')
+        assert want and sorted(shown.all_inner_texts()) == want
         deltas = viewer.locator("#rp-deltas tr.rp-delta").evaluate_all(
             "els => els.map(e => Number(e.dataset.delta))"
         )
