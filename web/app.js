@@ -887,7 +887,6 @@ function renderRoomInfo() {
     const li = h('li', { dataset: { seat: String(i) }, class: info ? 'taken' : 'empty' });
     if (info) {
       li.append(h('span', { class: 'seat-no', text: `${i + 1}` }), h('b', { text: info.bot ? botName(i) : info.name || '' }));
-      if (info.bot) li.append(h('span', { class: 'badge', text: t('bot') }));
       if (i === S.seat) li.append(h('span', { class: 'badge me', text: t('you') }));
       if (!info.bot) li.append(h('span', { class: `dot ${info.connected ? 'on' : 'off'}` }));
     } else {
@@ -976,7 +975,6 @@ function seatHead(i, sv) {
   if (sv.bao_ting) head.append(h('span', { class: 'badge baoting', dataset: { baoTing: 'true' }, text: t('bao_ting') }));
   if (sv.ding_que) head.append(h('span', { class: `badge que suit-${sv.ding_que}`, dataset: { que: sv.ding_que }, text: `${t('que')}${suitChar(sv.ding_que)}` }));
   if (isAuto(i, sv)) head.append(h('span', { class: 'badge auto', dataset: { auto: 'true' }, text: t('auto') }));
-  if (info && info.bot) head.append(h('span', { class: 'badge', text: t('bot') }));
   if (info && !info.bot) head.append(h('span', { class: `dot ${info.connected ? 'on' : 'off'}`, title: info.connected ? 'online' : 'offline' }));
   const tot = totals()[i];
   head.append(h('span', { class: 'score', dataset: { score: String(tot ?? 0) }, text: `${tot ?? 0}${t('score')}` }));

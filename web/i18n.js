@@ -556,6 +556,7 @@ export const ERRORS = {
     v_missing: '不能为空',
     v_too_short: '太短',
     v_too_long: '太长',
+    v_bot_name: '这个名字留给机器人',
   },
   en: {
     token_required: 'Take a seat first (a seat token is needed)',
@@ -614,6 +615,7 @@ export const ERRORS = {
     v_missing: 'required',
     v_too_short: 'too short',
     v_too_long: 'too long',
+    v_bot_name: 'this name is kept for bots',
   },
 };
 
@@ -626,6 +628,7 @@ const VALIDATION_KINDS = {
   bool_parsing: 'v_bool', bool_type: 'v_bool',
   extra_forbidden: 'v_extra', missing: 'v_missing',
   string_too_short: 'v_too_short', string_too_long: 'v_too_long',
+  bot_name: 'v_bot_name', // server/api/messages.py BOT_NAME
 };
 
 function errT(key, params) {

@@ -14,7 +14,7 @@ const L = {
     status_finished: '已结束', status_between: '进行中', status_playing: '进行中', status_open: '等人',
     status_dissolved: '已解散', voided: '作废', game_guiyang: '贵阳捉鸡', game_jintan: '金坛麻将',
     players_n: '{n}人', hands_n: '{n}局', total_after: '共{n}局 · 累计 {total}', rank: '第{n}名',
-    back_rooms: '返回房间列表', player: '玩家', chart_empty: '打完一局后这里会画出积分走势', bot: '机器人',
+    back_rooms: '返回房间列表', player: '玩家', chart_empty: '打完一局后这里会画出积分走势',
   },
   en: {
     records: 'Records', replay: 'Replay', back: 'Lobby', running_total: 'Running total', rooms: 'My rooms', more: 'More',
@@ -23,7 +23,7 @@ const L = {
     status_finished: 'finished', status_between: 'in play', status_playing: 'in play', status_open: 'waiting',
     status_dissolved: 'dissolved', voided: 'void', game_guiyang: 'Guiyang Zhuoji', game_jintan: 'Jintan',
     players_n: '{n} players', hands_n: '{n} hands', total_after: '{n} hands · total {total}', rank: '#{n}',
-    back_rooms: 'All rooms', player: 'Player', chart_empty: 'The chart appears after your first hand', bot: 'bot',
+    back_rooms: 'All rooms', player: 'Player', chart_empty: 'The chart appears after your first hand',
   },
 };
 const rt = (k, params = {}) => {
@@ -180,10 +180,10 @@ function roomItem(r) {
   const seats = h('ol', { class: 'rec-seats' });
   for (const seat of r.seats) {
     const total = r.standings[seat.seat] ?? 0;
-    seats.append(h('li', { class: seat.seat === r.seat ? 'me' : '', dataset: { seat: String(seat.seat), total: String(total), rank: String(r.ranks[seat.seat] ?? '') } },
+    // a bot's name says so (机器人3; players may not take such a name): no badge beside it
+    seats.append(h('li', { class: seat.seat === r.seat ? 'me' : '', dataset: { seat: String(seat.seat), total: String(total), rank: String(r.ranks[seat.seat] ?? ''), bot: String(!!seat.bot) } },
       h('span', { class: `rank r${r.ranks[seat.seat] ?? ''}`, title: rt('rank', { n: r.ranks[seat.seat] ?? '' }), text: String(r.ranks[seat.seat] ?? '') }),
       h('span', { class: 'name', text: seatLabel(seat) + (seat.seat === r.seat ? ` (${rt('me')})` : '') }),
-      seat.bot ? h('small', { class: 'badge bot', title: rt('bot'), text: 'AI' }) : null,
       h('span', { class: `num ${total > 0 ? 'pos' : total < 0 ? 'neg' : ''}`, text: fmt(total) })));
   }
   li.append(head, opts, seats);

@@ -95,7 +95,6 @@ function seatEl(i, st, answers, lastDiscard) {
   const acting = (st.acting || []).includes(i);
   const head = h('header', { class: 'rp-seat-head' },
     h('b', { text: seatName(i) }),
-    R.data.seats[i] && R.data.seats[i].bot ? h('span', { class: 'badge', text: '机器人' }) : null,
     h('span', { class: 'muted', text: SEAT_WINDS[(i - R.data.dealer + 4) % 4] || '' }),
     i === st.dealer ? h('span', { class: 'badge', text: '庄' }) : null,
     sv.ding_que ? h('span', { class: `badge que suit-${sv.ding_que}`, text: `缺${({ m: '万', p: '筒', s: '条' })[sv.ding_que]}` }) : null,

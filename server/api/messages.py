@@ -9,6 +9,7 @@ actor produces and are used by the tests to check every message received; the JS
 from __future__ import annotations
 
 import json
+import re
 import unicodedata
 from typing import Annotated, Any, Literal
 
@@ -21,6 +22,7 @@ from pydantic import (
     TypeAdapter,
     model_validator,
 )
+from pydantic_core import PydanticCustomError
 
 #: A tile a hand can hold: number tiles, and honours (Jintan); flowers are never played.
 Tile = Annotated[str, Field(pattern=r"^([1-9][mps]|[1-7]z)$", examples=["5m", "7z"])]
@@ -47,14 +49,22 @@ Seq = Annotated[int, Field(ge=0, le=MAX_SEQ)]
 NAME_MAX = 32
 
 
+#: The names the client gives bots (机器人3 / Bot 3, by seat: web/i18n.js ``botName``). A
+#: player may not take one: at the table a human so named would pass for a bot.
+BOT_NAME = re.compile(r"(机器人|bot)\s*\d+", re.IGNORECASE)
+
+
 def _printable_name(name: str) -> str:
     if any(unicodedata.category(c) in ("Cc", "Cf") for c in name):
         raise ValueError("name must not contain control or format characters")
+    if BOT_NAME.fullmatch(name):
+        raise PydanticCustomError("bot_name", "this name is kept for bots")
     return name
 
 
 #: A player name: surrounding whitespace stripped, then 1..32 characters, none of Unicode
-#: category Cc (control) or Cf (format: bidi overrides, zero-width characters).
+#: category Cc (control) or Cf (format: bidi overrides, zero-width characters), and not a
+#: bot's name (:data:`BOT_NAME`).
 PlayerName = Annotated[
     str,
     StringConstraints(strip_whitespace=True, min_length=1, max_length=NAME_MAX),

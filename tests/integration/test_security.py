@@ -144,18 +144,23 @@ async def test_wrong_types_in_client_messages_are_refused(live: Live) -> None:
 async def test_player_names(live: Live) -> None:
     async with live.client() as client:
         code = await create_room(client)
-        for name in ["", "   ", "\t\n", "a\x00b", "ann\u202e", "a\u200bb", "x\x7f", "y" * 33, 7]:
+        bad = ["", "   ", "\t\n", "a\x00b", "ann\u202e", "a\u200bb", "x\x7f", "y" * 33, 7]
+        bots = ["机器人2", "Bot 3", " bot4 ", "BOT 1"]  # the client's names for bots
+        for name in bad + bots:
             r = await client.post(f"/api/rooms/{code}/join", json={"name": name})
             assert r.status_code == 422, (name, r.text)
             assert r.json()["detail"][0]["loc"] == ["body", "name"]
+            assert (r.json()["detail"][0]["type"] == "bot_name") == (name in bots)
         r = await client.post(f"/api/rooms/{code}/join", json={"name": "  ann  "})
         assert r.status_code == 200 and r.json()["seat"] == 0
         r = await client.post(f"/api/rooms/{code}/join", json={"name": " " + "z" * 32 + " "})
         assert r.status_code == 200 and r.json()["seat"] == 1
         r = await client.post(f"/api/rooms/{code}/join", json={"name": "张三 Zoë"})
         assert r.status_code == 200
+        r = await client.post(f"/api/rooms/{code}/join", json={"name": "机器人 Fan"})
+        assert r.status_code == 200
         info = (await client.get(f"/api/rooms/{code}")).json()
-    assert [s["name"] for s in info["seats"]] == ["ann", "z" * 32, "张三 Zoë"]
+    assert [s["name"] for s in info["seats"]] == ["ann", "z" * 32, "张三 Zoë", "机器人 Fan"]
 
 
 async def test_admin_requires_exact_bearer_header(live: Live) -> None:
