@@ -23,12 +23,14 @@ protocol sends with it (win or self-draw when legal, else a seeded random choice
 * ``closed``: zero think time (``CLAIM_MIN_MS=0``): an answer goes out as soon as its prompt
   arrives. The client never sends more than the protocol's per-socket rate limit allows
   (token bucket, 18/s, burst 30); ``throttled`` counts the sends it delayed.
-* ``paced``: one action per room per second (each room's first at a random offset), with the
-  server's default claim protection (``CLAIM_MIN_MS`` unset).
+* ``paced``: one action per room per second, each room on its own grid of seconds from a
+  random offset (`PacedSlots`), with the server's default claim protection
+  (``CLAIM_MIN_MS`` unset).
 
 Measured over ``--seconds`` once every room is seated and connected and has played
 `WARM_UP_SECONDS` more (the client's heap is frozen out of its collector first, as the
-server's; ``--profile DIR`` samples the server with py-spy over the window):
+server's; ``--profile DIR`` samples the server with py-spy over the window;
+``--latencies DIR`` writes every latency of the window, with its send time, as CSV):
 
 * ``frames/cpu-s``: WebSocket frames (both directions) per second of the server process's
   CPU (user + system, from psutil), and as % of the baseline of the same repeat and mode;
@@ -66,6 +68,7 @@ import asyncio
 import contextlib
 import gc
 import json
+import math
 import os
 import random
 import resource
@@ -183,16 +186,24 @@ class Load:
 
 
 class PacedSlots:
-    """One action per room per second: each answer reserves the room's next free slot."""
+    """One action per room per second, on the room's own grid (``first`` + k seconds, its
+    offset drawn at random): an answer waits for the room's next slot, or goes at once when
+    its prompt came after that slot, and the slot after it is the grid's next one. The
+    rooms' phases stay spread over the second. (Counting the next slot from a late answer
+    let every room that a slow moment of the server held back restart its second at the
+    same instant: the rooms fell into step, a third of each second without actions and
+    twice the mean rate in the rest, a load no set of players makes.)"""
 
     def __init__(self, first: float) -> None:
         self.next = first
 
     def reserve(self, now: float) -> float:
-        self.next = max(self.next, now)
-        delay = self.next - now
-        self.next += 1.0
-        return delay
+        """Seconds to wait before answering at clock time ``now``."""
+        if self.next >= now:
+            delay, self.next = self.next - now, self.next + 1.0
+            return delay
+        self.next += math.floor(now - self.next) + 1.0  # the grid's first slot after now
+        return 0.0
 
 
 class RoomBase:
@@ -715,7 +726,14 @@ async def play(args: argparse.Namespace, mode: str, target: Target) -> dict[str,
     await load.http.aclose()
     d = {k: after[k] - before[k] for k in after}
     cpu, wall = cpu1 - cpu0, t1 - t0
-    lat = sorted(x for ts, x in load.stats.latencies if lat_t0 <= ts)
+    window = [(ts - lat_t0, x) for ts, x in load.stats.latencies if lat_t0 <= ts]
+    if args.latencies is not None:  # to see whether the tail is steady or in bursts
+        args.latencies.mkdir(parents=True, exist_ok=True)
+        out = args.latencies / f"{target.name}-{mode}-{args.rooms}.csv"
+        start = time.time() - (time.perf_counter() - lat_t0)  # the window's start, epoch s
+        lines = [f"# window start {start:.3f} (epoch s)\n"]
+        out.write_text("".join(lines + [f"{ts:.4f},{1000 * x:.2f}\n" for ts, x in window]))
+    lat = sorted(x for _, x in window)
     return {
         "target": target.name,
         "mode": mode,
@@ -860,6 +878,11 @@ def main() -> None:
     parser.add_argument("--logs", type=Path, help="keep the server logs in this folder")
     parser.add_argument(
         "--profile", type=Path, help="py-spy the server over each measured window, into here"
+    )
+    parser.add_argument(
+        "--latencies",
+        type=Path,
+        help="write each window's latencies here (CSV: seconds into the window, ms)",
     )
     args = parser.parse_args()
     raise_fd_limit(args.rooms or 100)

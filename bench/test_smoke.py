@@ -60,3 +60,18 @@ def test_server_log_counts_chained_tracebacks_once_and_lost_leases(tmp_path: Pat
         "WARNING server.room.cluster room DEF456: lease lost\n"
     )
     assert logged_exceptions(log) == {"RoomError": 1, "lease_lost": 2}
+
+
+def test_paced_slots_keep_each_rooms_grid() -> None:
+    sys.path.insert(0, str(ROOT / "bench"))
+    from load import PacedSlots
+
+    slots = PacedSlots(10.25)
+    assert slots.reserve(10.0) == 0.25  # waits for its slot
+    assert slots.reserve(10.5) == 0.75  # the next one, a second later (11.25)
+    # a prompt that comes after its slot (12.25) is answered at once, and the slot after
+    # stays on the grid (13.25): not a second after the late answer
+    assert slots.reserve(12.6) == 0.0
+    assert abs(slots.reserve(12.7) - 0.55) < 1e-9
+    assert slots.reserve(16.3) == 0.0  # slots missed meanwhile are skipped
+    assert abs(slots.reserve(16.4) - 0.85) < 1e-9  # 17.25
