@@ -1,7 +1,7 @@
 // 贵阳捉鸡麻将 browser client. Plain ES modules, no build step.
 // The server sends each seat its own `view` and `legal` actions; we render `view` and offer `legal`.
 import { t, getLang, setLang, translateDom, botName, reasonText, handTypeText, WIN_KINDS, errorMessage, validationMessage, CHICKEN_KINDS, chickenKindText } from './i18n.js';
-import { tileEl, tileName, sortTiles, suitOf, suitChar } from './tiles.js';
+import { tileEl, tileName, sortTiles, suitOf, suitChar, setTileGame } from './tiles.js';
 import { api, store, profile, ApiError } from './api.js';
 import { RoomSocket } from './net.js';
 import { verifyEl } from './wall.js';
@@ -853,6 +853,7 @@ function discardTile(tile) {
 // ------------------------------------------------------------------ rendering
 function renderAll() {
   if (!S.code) return;
+  setTileGame(S.room && S.room.game);
   renderDegraded();
   renderRoomInfo();
   const v = S.view;
@@ -992,7 +993,8 @@ function flowersEl(sv) {
   return box;
 }
 
-const KONG_TAGS = { men_dou: 'tag_men_dou', ming_dou: 'tag_ming_dou', zhuan_wan_dou: 'tag_zhuan_wan_dou', concealed_kong: 'tag_men_dou', exposed_kong: 'tag_ming_dou', added_kong: 'tag_zhuan_wan_dou' };
+// Guiyang's kongs are 豆 (闷 / 明 / 转弯), Jintan's 暗杠 / 明杠 / 补杠
+const KONG_TAGS = { men_dou: 'tag_men_dou', ming_dou: 'tag_ming_dou', zhuan_wan_dou: 'tag_zhuan_wan_dou', concealed_kong: 'tag_concealed_kong', exposed_kong: 'tag_exposed_kong', added_kong: 'tag_added_kong' };
 
 /** Which tile of a claimed meld is turned, as at a real table: it points at the seat it came
  *  from, seen from the meld's owner: 上家 (left) the first tile, 对家 the middle one, 下家

@@ -3,7 +3,7 @@
 // play / pause / step / speed, each seat's claim or pass, the settlement at the end. The wall
 // is rebuilt in the page from the revealed seed (wall.js) and checked against the hash
 // published at the deal. The admin (token in sessionStorage, /admin) needs no key.
-import { tileEl, sortTiles, tileName } from './tiles.js';
+import { tileEl, sortTiles, tileName, setTileGame } from './tiles.js';
 import { t, getLang, setLang, reasonText, handTypeText, botName, chickenKindText } from './i18n.js';
 import { checkSeed, verdictText } from './wall.js';
 
@@ -26,7 +26,10 @@ const h = (tag, attrs = {}, ...children) => {
 
 const ADMIN_TOKEN_KEY = 'zhuoji-admin-token'; // admin.js keeps the token there
 const CLAIM_KINDS = new Set(['pass', 'pong', 'kong', 'win', 'chow']);
-const MELD_NAMES = { pong: '碰', ming_dou: '明杠', men_dou: '暗杠', zhuan_wan_dou: '转弯杠', chow: '吃', kong: '杠' };
+const MELD_NAMES = {
+  pong: '碰', ming_dou: '明杠', men_dou: '暗杠', zhuan_wan_dou: '转弯杠', chow: '吃', kong: '杠',
+  concealed_kong: '暗杠', exposed_kong: '明杠', added_kong: '补杠', // Jintan's
+};
 const ERROR_TEXT = {
   bad_key: '回放链接无效：密钥不对（只有这一局的玩家拿到链接）。',
   hand_not_finished: '这一局还没有结束，结束后才能回放。',
@@ -85,7 +88,8 @@ function answersAt(pos) {
 function meldEl(m) {
   const tiles = m.tiles || [];
   const box = h('span', { class: `rp-meld meld-${m.kind}`, dataset: { kind: m.kind, from: m.from ?? '' }, title: MELD_NAMES[m.kind] || m.kind });
-  tiles.forEach((tl, i) => box.append(tileEl(m.kind === 'men_dou' && i < 3 ? 'back' : tl, { size: 'xs' })));
+  const concealed = m.kind === 'men_dou' || m.kind === 'concealed_kong';
+  tiles.forEach((tl, i) => box.append(tileEl(concealed && i < 3 ? 'back' : tl, { size: 'xs' })));
   box.append(h('small', { text: MELD_NAMES[m.kind] || m.kind }));
   return box;
 }
@@ -265,6 +269,7 @@ async function load() {
     return;
   }
   R.data = body;
+  setTileGame(body.game);
   R.frames = [{ step: null, state: body.initial }, ...body.steps.map((s) => ({ step: s, state: s.state }))];
   $('rp-info').textContent = `房间 ${body.room} · 第 ${body.hand_no} 局 · ${body.game === 'jintan' ? '金坛' : '贵阳'}`;
   $('rp-pos').max = String(R.frames.length - 1);

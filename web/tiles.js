@@ -12,11 +12,17 @@ export function suitOf(tile) { return tile ? tile[tile.length - 1] : ''; }
 export function rankOf(tile) { return tile ? parseInt(tile, 10) : 0; }
 export function suitChar(s) { return SUIT_CHAR[s] || s; }
 
+// 1条 is 幺鸡 in Guiyang, where it is the chicken; Jintan players call it 一条 (1条).
+let yaoJi = true;
+
+/** The game whose names `tileName` uses (a room's or a replay's ``game``). */
+export function setTileGame(game) { yaoJi = game !== 'jintan'; }
+
 export function tileName(tile) {
   if (!tile) return '';
   const s = suitOf(tile);
   const r = rankOf(tile);
-  if (tile === '1s') return '幺鸡';
+  if (tile === '1s' && yaoJi) return '幺鸡';
   if (s === 'z') return HONOURS[r - 1] || tile;
   if (s === 'f') return FLOWERS[r - 1] || tile;
   return `${r}${suitChar(s)}`;

@@ -55,6 +55,8 @@ def test_a_jintan_hand_with_a_chosen_chow_to_its_settlement(
         live.fix_seeds(code, [hand.seed])
         add_bots(page)
         page.wait_for_selector("#hand .hand-tile", timeout=15000)
+        # 1条 is 一条 at a Jintan table: 幺鸡 is Guiyang's chicken
+        assert page.evaluate("import('./tiles.js').then(m => m.tileName('1s'))") == "1条"
 
         seen = {"chow": False}
 
