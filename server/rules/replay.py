@@ -217,6 +217,7 @@ def open_table(game: Game, state: Any) -> dict[str, Any]:
     ``prompt`` (`Game.prompt_kind`; ``""`` once ended)."""
     table = game.view(state, None).to_dict()
     table.pop("settlement", None)
+    table["seats"] = [dict(seat) for seat in table["seats"]]  # (a view's own are shared)
     for seat in table["seats"]:
         own = game.view(state, seat["seat"]).to_dict()
         seat["hand"] = list(own.get("hand") or [])

@@ -6,11 +6,12 @@ back within 10 % of what it was after a warm-up. Without ``--slow``: 48 hands.
 Measure: ``tracemalloc`` is started after the warm-up (40 hands: caches, pools, compiled
 SQL), so what it traces at the end is exactly what the hands left allocated. The rules
 engine's memo tables (``server.rules.hand``'s ``@cache`` functions, the games' settlement
-caches of at most 1,024 entries) are emptied first: they are bounded by the game's tile
-patterns, not by the rooms played. Asserted: that residue is at most 10 % of the process's
-resident memory (psutil RSS) at the start, and at most 2 KiB per hand (a leak of a room
-would be far more: an actor with its hand is tens of KiB). RSS itself is reported only:
-CPython rarely gives freed arenas back to the system, so it measures fragmentation too.
+caches of at most 1,024 entries, the views' seat entries) are emptied first: they are
+bounded by the game's tile patterns or a fixed size, not by the rooms played. Asserted:
+that residue is at most 10 % of the process's resident memory (psutil RSS) at the start,
+and at most 2 KiB per hand (a leak of a room would be far more: an actor with its hand is
+tens of KiB). RSS itself is reported only: CPython rarely gives freed arenas back to the
+system, so it measures fragmentation too.
 
 Real `RoomManager` and `RoomActor`, the real store, the in-memory bus, a manual clock."""
 
@@ -80,7 +81,7 @@ def traced_residue() -> int:
     for module in [m for n, m in sys.modules.items() if n.startswith("server.rules")]:
         for name in dir(module):  # every memo table of the engine (hand analysis, hints, ...)
             table = getattr(module, name)
-            if callable(getattr(table, "cache_clear", None)):
+            if not isinstance(table, type) and callable(getattr(table, "cache_clear", None)):
                 table.cache_clear()
     for name in game_names():
         settled = getattr(find_game(name), "_settled", None)

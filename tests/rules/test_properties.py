@@ -11,7 +11,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from server.rules import guiyang
-from server.rules.guiyang import Action, GuiyangOptions, State
+from server.rules.guiyang import Action, GuiyangOptions, State, engine
+from server.rules.registry import find_game
+from server.rules.replay import open_table
 from tests.rules.randplay import play_hand
 
 options_strategy = st.builds(
@@ -164,6 +166,26 @@ def test_views_and_events_hide_other_seats_and_the_wall(
                 if event["type"] == "ding_que_chosen":
                     assert ("suit" in projected) == own, (seat, event)
                 assert not [k for k in projected if k.startswith("_")], projected
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(options=options_strategy, seed=seeds, policy=policies)
+def test_views_from_the_seat_memo_are_the_views_made_afresh(
+    options: GuiyangOptions, seed: str, policy: int
+) -> None:
+    """`views` reuses a seat's table entry while that seat's river and melds are the same
+    objects and its other public values are equal (`engine._public_seat`): every view of
+    every state equals the one made with the memo emptied, also after a replay's open table
+    (which lays the hands open in its own copies of the entries) was made of that state."""
+    audiences = [*range(options.players), None]
+    game = find_game("guiyang")
+    for _, _, _, after, _ in play_hand(options, seed, policy):
+        reused = engine.views(after, audiences)
+        open_table(game, after)
+        again = engine.views(after, audiences)
+        engine._PUBLIC_SEATS.clear()
+        assert reused == again == engine.views(after, audiences)
+        assert not [s for v in again for s in v["seats"] if "hand" in s]  # type: ignore[union-attr]
 
 
 SWEEP_HANDS = 1000  # per sweep under --slow (CI)

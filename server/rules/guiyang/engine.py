@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from functools import cache
+from functools import cache, lru_cache
 from zoneinfo import ZoneInfo
 
 from ..dealing import seed_hash, shuffle_and_deal
@@ -36,12 +36,10 @@ from ..tiles import (
 from .options import GuiyangOptions, hand_type_values
 from .scoring import (
     hand_type,
-    holds_void,
+    hand_waits,
     is_ready,
     settle,
     ting_hints,
-    unseen_copies,
-    waits,
 )
 from .state import Action, Discard, IllegalAction, Meld, State
 
@@ -101,8 +99,8 @@ def new_hand(
         hands=counts,
         start_hands=[list(c) for c in counts],
         drawn=[None] * n,
-        melds=[[] for _ in range(n)],
-        discards=[[] for _ in range(n)],
+        melds=[() for _ in range(n)],
+        discards=[() for _ in range(n)],
         phase="ding_que" if n < 4 else "turn",
         turn=dealer,
         ding_que=[None] * n,
@@ -426,7 +424,7 @@ def _turn_kong(s: State, seat: int, tile: int, events: list[Event]) -> None:
     s.drawn[seat] = None
     if counts[tile] == 4:
         counts[tile] = 0
-        s.melds[seat].append(Meld("men_dou", tile))
+        s.melds[seat] = (*s.melds[seat], Meld("men_dou", tile))
         events.append({"type": "kong", "seat": seat, "kind": "men_dou", "tile": tile_name(tile)})
         _draw(s, seat, events, from_back=True)
         return
@@ -447,10 +445,10 @@ def _turn_kong(s: State, seat: int, tile: int, events: list[Event]) -> None:
 def _complete_added_kong(s: State, seat: int, events: list[Event]) -> None:
     tile = s.rob_tile
     assert tile is not None
-    s.melds[seat] = [
+    s.melds[seat] = tuple(
         Meld("zhuan_wan_dou", tile, m.from_seat) if m.kind == "pong" and m.tile == tile else m
         for m in s.melds[seat]
-    ]
+    )
     s.rob_tile = None
     events.append({"type": "kong", "seat": seat, "kind": "zhuan_wan_dou", "tile": tile_name(tile)})
     _draw(s, seat, events, from_back=True)
@@ -463,7 +461,7 @@ def _others(s: State, seat: int) -> list[int]:
 
 def _discard(s: State, seat: int, tile: int, bao_ting: bool, events: list[Event]) -> None:
     s.hands[seat][tile] -= 1
-    s.discards[seat].append(Discard(tile, bao_ting=bao_ting))
+    s.discards[seat] = (*s.discards[seat], Discard(tile, bao_ting=bao_ting))
     if bao_ting:
         s.bao_ting[seat] = True
     if tile in FIRST_DISCARD_CHICKENS and tile not in s.first_discards:
@@ -549,7 +547,7 @@ def _resolve(s: State, what: str, seats: list[int], events: list[Event]) -> None
         _draw(s, (discarder + 1) % s.players, events)
         return
     river = s.discards[discarder]
-    river[-1] = Discard(river[-1].tile, claimed=True, bao_ting=river[-1].bao_ting)
+    s.discards[discarder] = (*river[:-1], Discard(river[-1].tile, True, river[-1].bao_ting))
     if s.first_discards.get(tile) == (discarder, len(river) - 1) and what in ("pong", "kong"):
         s.ze_ren = {**s.ze_ren, tile: (seats[0], discarder)}
     if what == "win":
@@ -568,12 +566,12 @@ def _resolve(s: State, what: str, seats: list[int], events: list[Event]) -> None
     s.drawn = [None] * s.players
     if what == "pong":
         s.hands[claimer][tile] -= 2
-        s.melds[claimer].append(Meld("pong", tile, discarder))
+        s.melds[claimer] = (*s.melds[claimer], Meld("pong", tile, discarder))
         s.after_kong = False
         events.append({"type": "pong", "seat": claimer, "from": discarder, "tile": tile_name(tile)})
     else:
         s.hands[claimer][tile] -= 3
-        s.melds[claimer].append(Meld("ming_dou", tile, discarder))
+        s.melds[claimer] = (*s.melds[claimer], Meld("ming_dou", tile, discarder))
         events.append(
             {
                 "type": "kong",
@@ -623,13 +621,26 @@ def _claim_decision(s: State) -> tuple[str, list[int]] | None:
 # ---------------------------------------------------------------------------- views
 
 
-def _hand_names(counts: list[int], drawn: int | None) -> list[str]:
+def _hand_names(counts: Sequence[int], drawn: int | None) -> list[str]:
     """A concealed hand's tiles in kind order, without the ``drawn`` one."""
     names: list[str] = []
     for k, c in enumerate(counts):
         if c:
             names += (TILE_NAMES[k],) * (c - (k == drawn))
     return names
+
+
+@lru_cache(maxsize=8192)  # (the hands in play: 1,000 rooms hold 4,000)
+def _own_part(
+    counts: tuple[int, ...], melds: tuple[tuple[int, int], ...], void: int | None, drawn: int | None
+) -> tuple[tuple[str, ...], tuple[int, ...], bool]:
+    """What a seat's own view shows of its concealed ``counts`` (with its melds as (tile,
+    size) and void suit): its tiles' names without the drawn one (`_hand_names`), its waits
+    (`waits_of`) and whether it holds a void-suit tile (`holds_void`). A hand is viewed
+    after every change of the table but changes only on its seat's own turns, so the three
+    are looked up together, once per view."""
+    held_void = void is not None and any(counts[void * 9 : void * 9 + 9])
+    return tuple(_hand_names(counts, drawn)), tuple(hand_waits(counts, melds, void)), held_void
 
 
 def _seen(state: State) -> list[int]:
@@ -642,6 +653,60 @@ def _seen(state: State) -> list[int]:
             if not d.claimed:
                 seen[d.tile] += 1
     return seen
+
+
+class _SeatMemo(dict[tuple[int, int], tuple[object, ...]]):
+    """`_public_seat`'s entries: one slot per seat of each hand (keyed by the id of the
+    hand's wall, which every state of the hand shares and never changes), holding the
+    wall, river and melds its entry was made of (kept alive, so their ids are not reused
+    while the slot holds them), the seat's other public values and the entry. Emptied when
+    it reaches `PUBLIC_SEATS_KEPT` slots (ended hands' slots are never taken out one by
+    one); ``cache_clear`` as functools' memo tables have."""
+
+    def cache_clear(self) -> None:
+        self.clear()
+
+
+_PUBLIC_SEATS = _SeatMemo()
+PUBLIC_SEATS_KEPT = 8192
+
+
+def _public_seat(state: State, s: int, revealed: bool) -> dict[str, object]:
+    """Seat ``s``'s entry of the table every view shows (its melds, river, tile count, 报听
+    and 定缺 once all are revealed), made again only when one of them changed: a change of
+    the table touches one or two seats, and rivers and melds are tuples that a change
+    replaces (`State`), so the same objects mean the same entry. Shared by the views of
+    many changes: never to be changed (copy it first)."""
+    wall = state.wall
+    river = state.discards[s]
+    melds = state.melds[s]
+    dq = state.ding_que[s]
+    rest = (sum(state.hands[s]), state.bao_ting[s], dq, revealed)
+    key = (id(wall), s)
+    hit = _PUBLIC_SEATS.get(key)
+    if (
+        hit is not None
+        and hit[0] is wall
+        and hit[1] is river
+        and hit[2] is melds
+        and hit[3] == rest
+    ):
+        return hit[4]  # type: ignore[return-value]
+    names = TILE_NAMES
+    entry: dict[str, object] = {
+        "seat": s,
+        "concealed_count": rest[0],
+        "melds": [m.to_dict() for m in melds],
+        "discards": [names[d.tile] for d in river],
+        "claimed": [i for i, d in enumerate(river) if d.claimed],
+        "bao_ting": rest[1],
+        "ding_que": SUIT_LETTERS[dq] if dq is not None and revealed else None,
+        "ding_que_chosen": dq is not None,
+    }
+    if len(_PUBLIC_SEATS) >= PUBLIC_SEATS_KEPT:
+        _PUBLIC_SEATS.clear()
+    _PUBLIC_SEATS[key] = (wall, river, melds, rest, entry)
+    return entry
 
 
 def _river_last(state: State) -> dict[str, int] | None:
@@ -677,22 +742,7 @@ def views(state: State, seats: Sequence[int | None], hints: bool = True) -> list
     and lists must not be changed; each view's own top-level dict may)."""
     names = TILE_NAMES  # (a local: this runs for every audience after every change)
     revealed = all(v is not None for v in state.ding_que)
-    table = []
-    for s in range(state.players):
-        dq = state.ding_que[s]
-        river = state.discards[s]
-        table.append(
-            {
-                "seat": s,
-                "concealed_count": sum(state.hands[s]),
-                "melds": [m.to_dict() for m in state.melds[s]],
-                "discards": [names[d.tile] for d in river],
-                "claimed": [i for i, d in enumerate(river) if d.claimed],
-                "bao_ting": state.bao_ting[s],
-                "ding_que": SUIT_LETTERS[dq] if dq is not None and revealed else None,
-                "ding_que_chosen": dq is not None,
-            }
-        )
+    table = [_public_seat(state, s, revealed) for s in range(state.players)]
     common: dict[str, object] = {
         "phase": state.phase,
         "players": state.players,
@@ -734,14 +784,19 @@ def views(state: State, seats: Sequence[int | None], hints: bool = True) -> list
             assert seat is not None
             held = state.hands[seat]
             drawn = state.drawn[seat]
-            v["hand"] = _hand_names(held, drawn)
-            v["drawn"] = tile_name(drawn) if drawn is not None else None
+            tiles, seat_waits, void_held = _own_part(
+                tuple(held),
+                tuple((m.tile, m.size) for m in state.melds[seat]),
+                state.ding_que[seat],
+                drawn,
+            )
+            v["hand"] = list(tiles)
+            v["drawn"] = names[drawn] if drawn is not None else None
             if hints:
                 v["waits"] = [
-                    {"tile": names[k], "unseen": unseen_copies(held, seen, k)}
-                    for k in waits(state, seat)
+                    {"tile": names[k], "unseen": max(0, 4 - held[k] - seen[k])} for k in seat_waits
                 ]
-            v["void_held"] = holds_void(state, seat)
+            v["void_held"] = void_held
             if hints:
                 own_turn = state.phase == "turn" and state.turn == seat
                 v["ting_hints"] = ting_hints(state, seat, seen) if own_turn else {}

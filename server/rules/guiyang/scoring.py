@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -15,7 +16,7 @@ from .state import DOU_KINDS, Meld, State
 Payment = dict[str, object]  # {"from", "to", "points", "reason", "detail"}
 
 
-def hand_type(counts: list[int], melds: list[Meld], values: dict[str, int]) -> str | None:
+def hand_type(counts: list[int], melds: Sequence[Meld], values: dict[str, int]) -> str | None:
     """The single highest-valued hand type (§6.2) of a complete hand, or None if incomplete.
 
     ``counts`` are the concealed tiles including the winning tile; ``values`` the 番 table.
@@ -58,22 +59,22 @@ def waits(state: State, seat: int) -> list[int]:
     return waits_of(state.hands[seat], state.melds[seat], state.ding_que[seat])
 
 
-def waits_of(counts: list[int], melds: list[Meld], void: int | None) -> list[int]:
+def waits_of(counts: list[int], melds: Sequence[Meld], void: int | None) -> list[int]:
     """`waits` of concealed ``counts`` with ``melds`` and void suit ``void`` (0..2 or None)."""
-    if void is not None and any(counts[void * 9 : void * 9 + 9]):
-        return []
-    if sum(counts) != 13 - 3 * len(melds):
-        return []
-    return list(_waits(tuple(counts), tuple((m.tile, m.size) for m in melds), void))
+    return list(hand_waits(tuple(counts), tuple((m.tile, m.size) for m in melds), void))
 
 
 @lru_cache(maxsize=65536)
-def _waits(
+def hand_waits(
     counts: tuple[int, ...], melds: tuple[tuple[int, int], ...], void: int | None
 ) -> tuple[int, ...]:
     """`waits_of` for a hand's counts, melds (tile, size) and void suit: a seat's hand is
     looked at after every change of the table (each view, legality), but changes only on
     its own turns."""
+    if void is not None and any(counts[void * 9 : void * 9 + 9]):
+        return ()
+    if sum(counts) != 13 - 3 * len(melds):
+        return ()
     result = []
     for k in completing_tiles(list(counts), len(melds)):
         own = counts[k] + sum(size for tile, size in melds if tile == k)

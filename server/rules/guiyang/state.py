@@ -89,8 +89,8 @@ class State:
     hands: list[list[int]]
     start_hands: list[list[int]]
     drawn: list[int | None]
-    melds: list[list[Meld]]
-    discards: list[list[Discard]]
+    melds: list[tuple[Meld, ...]]  # (tuples: replaced, never changed, so `clone` shares them)
+    discards: list[tuple[Discard, ...]]
     phase: Phase
     turn: int
     ding_que: list[int | None]
@@ -134,8 +134,8 @@ class State:
             wall=self.wall,  # never mutated: front/back move instead
             hands=[list(h) for h in self.hands],
             drawn=list(self.drawn),
-            melds=[list(m) for m in self.melds],
-            discards=[list(d) for d in self.discards],
+            melds=list(self.melds),
+            discards=list(self.discards),
             ding_que=list(self.ding_que),
             bao_ting=list(self.bao_ting),
             guo_hu=list(self.guo_hu),
