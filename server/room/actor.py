@@ -832,9 +832,12 @@ class RoomActor:
             found[:] = [h for h in hands if h.hand_no == hand_no and h.seed == seed]
             return bool(found)
 
+        status = "playing" if self.status != "playing" else None  # set in the same write
         result = await self.outages.retry(
             DATABASE,
-            lambda: self.store.start_hand(self.code, hand_no, seed, dealer, streak, weekday),
+            lambda: self.store.start_hand(
+                self.code, hand_no, seed, dealer, streak, weekday, status=status
+            ),
             committed=started,
         )
         record = result if result is not None else (found[0] if found else None)
@@ -850,11 +853,7 @@ class RoomActor:
         self.ready.clear()
         self.prompts.fill_banks()
         self.last_settlement = None
-        if self.status != "playing":
-            self.status = "playing"
-            await self.outages.retry(
-                DATABASE, lambda: self.store.set_room_status(self.code, "playing")
-            )
+        self.status = "playing"
         self.prompts.start_hand(self.hand_no)
         self._after_change()
         await self.publisher.each(self._snapshot)

@@ -43,9 +43,9 @@ import asyncio
 import logging
 import secrets
 import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import suppress
+from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -359,6 +359,24 @@ PG_INSERT_SEAT_DELTA = (
     " AND players.seat = $2))"
 )
 PG_SET_STATUS = "UPDATE rooms SET status = $2 WHERE rooms.id = $1"
+_HAND_START_COLUMNS = (
+    "room_id",
+    "hand_no",
+    "seed",
+    "dealer",
+    "dealer_streak",
+    "weekday",
+    "started_at",
+    "replay_key",
+)
+PG_START_HAND = (
+    f"INSERT INTO hands ({', '.join(_HAND_START_COLUMNS)})"
+    " VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING hands.id"
+)
+# The same with the room's status set in the same statement ($9), atomic with it.
+PG_START_HAND_SET_STATUS = (
+    "WITH room AS (UPDATE rooms SET status = $9 WHERE rooms.id = $1) " + PG_START_HAND
+)
 # Only when this store has not cached the ids / the caller keeps no totals:
 _PG_ROOM_ID = "SELECT rooms.id FROM rooms WHERE rooms.code = $1"
 _PG_HAND_ID = (
@@ -499,6 +517,7 @@ class Store:
             self._pg_ledger_procs = _bind_processors(
                 dialect, LedgerEntry.__table__, _LEDGER_COLUMNS
             )
+            self._pg_start_procs = _bind_processors(dialect, Hand.__table__, _HAND_START_COLUMNS)
         self._sessions = async_sessionmaker(self.engine, expire_on_commit=False)
         self._room_ids: dict[str, int] = {}
         self._hand_ids: dict[tuple[str, int], int] = {}
@@ -822,19 +841,31 @@ class Store:
         dealer: int,
         dealer_streak: int,
         weekday: int | None = None,
+        *,
+        status: str | None = None,
     ) -> StartedHand:
         """Record the start of hand ``hand_no`` (numbers are per room) with what its replay
         needs: seed, dealer, streak and the deal's ``weekday`` (1..7, for 星期鸡), and a new
-        random replay key (128 bits, 32 hex digits). Returns the hand's id and that key
+        random replay key (128 bits, 32 hex digits); with ``status``, set the room's status
+        to it in the same transaction. Returns the hand's id and that key
         (:class:`StartedHand`). Raises :class:`NotFound` for an unknown room,
-        :class:`Conflict` if that hand exists."""
+        :class:`Conflict` if that hand exists (nothing is written then)."""
         replay_key = secrets.token_hex(16)
+        if self.engine.dialect.name == "postgresql":
+            started = await self._pg_start(
+                code, (hand_no, seed, dealer, dealer_streak, weekday, utcnow(), replay_key), status
+            )
+            self._hand_ids[(code, hand_no)] = started
+            return StartedHand(started, replay_key)
 
         def work(conn: Connection) -> int | None:
+            room_id = self._room_id_in(conn, code)
+            if status is not None:
+                conn.execute(_SET_STATUS, {"rid": room_id, "status": status})
             return conn.scalar(
                 insert(Hand)
                 .values(
-                    room_id=self._room_id_in(conn, code),
+                    room_id=room_id,
                     hand_no=hand_no,
                     seed=seed,
                     dealer=dealer,
@@ -852,6 +883,57 @@ class Store:
         assert hand_id is not None  # INSERT ... RETURNING gives the id
         self._hand_ids[(code, hand_no)] = hand_id
         return StartedHand(int(hand_id), replay_key)
+
+    async def _pg_start(self, code: str, values: tuple[Any, ...], status: str | None) -> int:
+        """:meth:`start_hand` on PostgreSQL: `PG_START_HAND` (or, with ``status``,
+        `PG_START_HAND_SET_STATUS`), one statement on the asyncpg connection of a pooled
+        connection (the room's id looked up first unless cached). ``values``: the columns of
+        `_HAND_START_COLUMNS` after ``room_id``."""
+        hand_no = values[0]
+        async with self._pg_raw() as raw:
+            sql = _PG_ROOM_ID
+            params: tuple[Any, ...] = (code,)
+            try:
+                room_id = self._room_ids.get(code)
+                if room_id is None:
+                    room_id = await raw.fetchval(_PG_ROOM_ID, code)
+                    if room_id is None:
+                        raise NotFound(f"unknown room {code!r}")
+                    self._room_ids[code] = room_id
+                params = _bound(self._pg_start_procs, (room_id, *values))
+                if status is None:
+                    sql = PG_START_HAND
+                else:
+                    sql, params = PG_START_HAND_SET_STATUS, (*params, status)
+                return int(await raw.fetchval(sql, *params))
+            except asyncpg.UniqueViolationError as exc:
+                raise Conflict(f"hand {hand_no} of room {code!r} exists") from exc
+            except NotFound:
+                raise
+            except Exception as exc:
+                raise _pg_error(self.engine.dialect, exc, sql, params, raw) from exc
+
+    @asynccontextmanager
+    async def _pg_raw(self) -> AsyncIterator[Any]:
+        """The asyncpg connection of a connection checked out of the pool, for one piece of
+        work on it: back into the pool after, unless the work raised while a transaction was
+        open or raised anything but :class:`NotFound` / :class:`Conflict` (broken,
+        interrupted or in doubt: dropped, never back into the pool mid-transaction)."""
+        conn = await self.engine.connect()
+        raw: Any = None
+        clean = False
+        try:
+            raw = (await conn.get_raw_connection()).driver_connection
+            yield raw
+            clean = True
+        except (NotFound, Conflict):
+            clean = raw is not None and not raw.is_in_transaction()
+            raise
+        finally:
+            if not clean:
+                with suppress(Exception):
+                    await conn.invalidate()
+            await conn.close()
 
     async def hand_by_id(self, hand_id: int) -> HandRecord | None:
         """The hand with database id ``hand_id`` (with its room's code, deltas and replay
@@ -1271,72 +1353,60 @@ class Store:
         """:meth:`finish_hand` on PostgreSQL (checked input): the statements of `_settle`
         and `_SET_STATUS` (`PG_SETTLE_HAND`, `PG_INSERT_LEDGER`, `PG_INSERT_SEAT_DELTA`,
         `PG_SET_STATUS`) in one transaction on the asyncpg connection of a pooled
-        connection; each executemany is one round trip. A connection left in doubt (any
-        failure but NotFound / an integrity error, or a cancellation) is dropped, never
-        returned to the pool mid-transaction."""
-        conn = await self.engine.connect()
-        raw: Any = None
-        sql = "BEGIN"
-        params: Any = ()
-        clean = False
-        try:
-            raw = (await conn.get_raw_connection()).driver_connection
-            async with raw.transaction():
-                sql, params = _PG_HAND_ID, (code, hand_no)
-                hand_id = self._hand_ids.get((code, hand_no))
-                if hand_id is None:
-                    hand_id = await raw.fetchval(_PG_HAND_ID, code, hand_no)
+        connection (`_pg_raw`); each executemany is one round trip."""
+        async with self._pg_raw() as raw:
+            sql = "BEGIN"
+            params: Any = ()
+            try:
+                async with raw.transaction():
+                    sql, params = _PG_HAND_ID, (code, hand_no)
+                    hand_id = self._hand_ids.get((code, hand_no))
                     if hand_id is None:
-                        raise NotFound(f"unknown hand {hand_no} of room {code!r}")
-                    self._hand_ids[(code, hand_no)] = hand_id
-                room_id = self._room_ids.get(code)
-                if room_id is None:
-                    sql, params = _PG_ROOM_ID, (code,)
-                    room_id = await raw.fetchval(_PG_ROOM_ID, code)
+                        hand_id = await raw.fetchval(_PG_HAND_ID, code, hand_no)
+                        if hand_id is None:
+                            raise NotFound(f"unknown hand {hand_no} of room {code!r}")
+                        self._hand_ids[(code, hand_no)] = hand_id
+                    room_id = self._room_ids.get(code)
                     if room_id is None:
-                        raise NotFound(f"unknown room {code!r}")
-                    self._room_ids[code] = room_id
-                now = utcnow()
-                ended_at, stored = _bound(self._pg_hand_procs, (now, settlement))
-                sql = PG_SETTLE_HAND
-                params = (hand_id, ended_at, result, stored)
-                # The conditional UPDATE is the guard (it takes the row lock first);
-                # uq_seat_deltas_hand_seat is the last line.
-                settled = await raw.execute(PG_SETTLE_HAND, *params) == "UPDATE 1"
-                if settled:
-                    if payments:
-                        sql, params = PG_INSERT_LEDGER, self._pg_ledger_rows(hand_id, now, payments)
-                        await raw.executemany(PG_INSERT_LEDGER, params)
-                    sql = PG_INSERT_SEAT_DELTA
-                    params = [(hand_id, seat, room_id, d) for seat, d in enumerate(deltas)]
-                    await raw.executemany(PG_INSERT_SEAT_DELTA, params)
-                if status is not None:
-                    sql, params = PG_SET_STATUS, (room_id, status)
-                    await raw.execute(PG_SET_STATUS, room_id, status)
-                if settled and totals is not None:
-                    done = FinishedHand(
-                        True, [int(t) + d for t, d in zip(totals, deltas, strict=True)]
-                    )
-                else:
-                    sql, params = _PG_SEAT_SUMS, (room_id,)
-                    done = FinishedHand(settled, await _pg_totals(raw, room_id))
-                sql, params = "COMMIT", ()
-            clean = True
-            return done
-        except NotFound:
-            clean = not raw.is_in_transaction()
-            raise
-        except asyncpg.IntegrityConstraintViolationError as exc:
-            # seat_deltas rows without a settled hand: a broken log (rolled back)
-            clean = not raw.is_in_transaction()
-            raise Conflict(f"hand {hand_no} of room {code!r} has settlement rows") from exc
-        except Exception as exc:
-            raise _pg_error(self.engine.dialect, exc, sql, params, raw) from exc
-        finally:
-            if not clean:  # broken, interrupted or in doubt: never back into the pool
-                with suppress(Exception):
-                    await conn.invalidate()
-            await conn.close()
+                        sql, params = _PG_ROOM_ID, (code,)
+                        room_id = await raw.fetchval(_PG_ROOM_ID, code)
+                        if room_id is None:
+                            raise NotFound(f"unknown room {code!r}")
+                        self._room_ids[code] = room_id
+                    now = utcnow()
+                    ended_at, stored = _bound(self._pg_hand_procs, (now, settlement))
+                    sql = PG_SETTLE_HAND
+                    params = (hand_id, ended_at, result, stored)
+                    # The conditional UPDATE is the guard (it takes the row lock first);
+                    # uq_seat_deltas_hand_seat is the last line.
+                    settled = await raw.execute(PG_SETTLE_HAND, *params) == "UPDATE 1"
+                    if settled:
+                        if payments:
+                            sql = PG_INSERT_LEDGER
+                            params = self._pg_ledger_rows(hand_id, now, payments)
+                            await raw.executemany(PG_INSERT_LEDGER, params)
+                        sql = PG_INSERT_SEAT_DELTA
+                        params = [(hand_id, seat, room_id, d) for seat, d in enumerate(deltas)]
+                        await raw.executemany(PG_INSERT_SEAT_DELTA, params)
+                    if status is not None:
+                        sql, params = PG_SET_STATUS, (room_id, status)
+                        await raw.execute(PG_SET_STATUS, room_id, status)
+                    if settled and totals is not None:
+                        done = FinishedHand(
+                            True, [int(t) + d for t, d in zip(totals, deltas, strict=True)]
+                        )
+                    else:
+                        sql, params = _PG_SEAT_SUMS, (room_id,)
+                        done = FinishedHand(settled, await _pg_totals(raw, room_id))
+                    sql, params = "COMMIT", ()
+                return done
+            except NotFound:
+                raise
+            except asyncpg.IntegrityConstraintViolationError as exc:
+                # seat_deltas rows without a settled hand: a broken log (rolled back)
+                raise Conflict(f"hand {hand_no} of room {code!r} has settlement rows") from exc
+            except Exception as exc:
+                raise _pg_error(self.engine.dialect, exc, sql, params, raw) from exc
 
     def _pg_ledger_rows(
         self, hand_id: int, now: datetime, payments: list[dict[str, Any]]

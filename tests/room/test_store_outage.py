@@ -192,7 +192,7 @@ async def test_settlement_committed_but_answer_lost_settles_once(
     # hand 1's settlement commits, its answer is lost, and the next attempt fails too; hand
     # 2's start commits and its answer is lost
     flaky.fail("finish_hand", 2, after=True)
-    flaky.fail("start_hand", 1, after=True, when=lambda code, hand_no, *_: hand_no == 2)
+    flaky.fail("start_hand", 1, after=True, when=lambda code, hand_no, *_, **__: hand_no == 2)
     actor.start()
     await actor.idle()
     assert flaky.failed == {"finish_hand": 2, "start_hand": 1}

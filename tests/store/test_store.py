@@ -131,6 +131,34 @@ async def test_rooms_and_players(store: Store) -> None:
     assert await store.rooms(status="open") == []
 
 
+async def test_a_hand_starts_with_the_room_status_in_one_write(store: Store) -> None:
+    """``start_hand(..., status=)`` sets the room's status with the new hand (the room's
+    between-hands -> playing), and a hand that exists writes neither."""
+    await _seat_room(store)
+    await store.set_room_status("ROOM1", "between")
+    started = await store.start_hand("ROOM1", 1, "seed-1", 2, 3, 5, status="playing")
+    hand = (await store.hands("ROOM1"))[0]
+    assert (hand.id, hand.hand_no, hand.seed, hand.dealer, hand.dealer_streak) == (
+        started.id,
+        1,
+        "seed-1",
+        2,
+        3,
+    )
+    assert (hand.weekday, hand.replay_key) == (5, started.replay_key)
+    assert hand.started_at.tzinfo is not None and hand.ended_at is None
+    assert (await store.get_room("ROOM1")).status == "playing"  # type: ignore[union-attr]
+    await store.set_room_status("ROOM1", "between")
+    with pytest.raises(Conflict):
+        await store.start_hand("ROOM1", 1, "seed-x", 0, 1, status="playing")
+    assert (await store.get_room("ROOM1")).status == "between"  # type: ignore[union-attr]
+    assert [h.seed for h in await store.hands("ROOM1")] == ["seed-1"]
+    await store.start_hand("ROOM1", 2, "seed-2", 0, 1)  # no status: left as it is
+    assert (await store.get_room("ROOM1")).status == "between"  # type: ignore[union-attr]
+    with pytest.raises(NotFound):
+        await store.start_hand("NOPE", 1, "seed", 0, 1, status="playing")
+
+
 async def test_unfinished_rooms_in_one_list(store: Store) -> None:
     for code, status, bots in [
         ("HUMN", "playing", [False, True]),
