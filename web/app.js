@@ -1418,6 +1418,9 @@ function jintanWinEl(d) {
   return box;
 }
 
+/** Why a Jintan payer pays, by the win's kind (jintan.md §J7); any other kind: 点炮. */
+const JT_PAYER_ROLES = { zi_mo: 'self_draw', gang_kai: 'self_draw', ba_hua: 'self_draw', qiang_gang: 'robbed' };
+
 const FAN_NAMES = { hun_yi_se: '混一色', dui_dui_hu: '对对胡', gang_kai: '杠开', du_diao: '独吊', qing_yi_se: '清一色', qi_dui: '七对' };
 /** Jintan's 番 by pattern (jintan.md §J6). */
 const JT_FANS = { hun_yi_se: 1, dui_dui_hu: 1, gang_kai: 1, du_diao: 1, qing_yi_se: 2, qi_dui: 2 };
@@ -1867,7 +1870,13 @@ function explainEl(s, pays, deltas, n) {
       const dd = g.first.detail || {};
       const perOther = g.perTile && new Set(g.linesBy.values()).size > 1; // holders' counts differ
       if (g.reason === 'hu' && typeof dd.hua_total === 'number') {
-        what.append(jintanWinEl(dd)); // Jintan: 花 and 番
+        // Jintan: a payer's line says why it pays (点炮 / 被自摸 / 被抢杠, which pays three
+        // shares), then the winner's 花 and 番 it pays for
+        if (g.dir < 0) {
+          const role = JT_PAYER_ROLES[dd.win] || 'dealt_in';
+          what.append(h('small', { class: 'sg-sub jt-role', dataset: { role }, text: t(`jt_pay_${role}`) }));
+        }
+        what.append(jintanWinEl(dd));
       } else if (g.reason === 'hu') {
         // the parts, in 底分: hand type 番, then each extra
         const parts = h('span', { class: 'sg-parts' });

@@ -270,6 +270,10 @@ async function load() {
   }
   R.data = body;
   setTileGame(body.game);
+  if (body.game === 'jintan') { // the page's name is the game's, as at its table
+    $('home-link').textContent = '金坛麻将';
+    document.title = '回放 · 金坛麻将';
+  }
   R.frames = [{ step: null, state: body.initial }, ...body.steps.map((s) => ({ step: s, state: s.state }))];
   $('rp-info').textContent = `房间 ${body.room} · 第 ${body.hand_no} 局 · ${body.game === 'jintan' ? '金坛' : '贵阳'}`;
   $('rp-pos').max = String(R.frames.length - 1);

@@ -86,7 +86,25 @@ def test_a_jintan_hand_with_a_chosen_chow_to_its_settlement(
         )
         assert hua == [p["detail"]["hua_total"] for p in s["payments"]]
         assert fan == [p["detail"]["fan_total"] for p in s["payments"]]
+        # each payer's line in 各家明细 says why it pays (§J7), the winner's does not
+        role = {"zi_mo": "self_draw", "gang_kai": "self_draw", "qiang_gang": "robbed"}.get(
+            s["win_kind"], "dealt_in"
+        )
+        roles = page.locator("#settle-explain .sgroup[data-dir]").evaluate_all(
+            "els => els.map(e => [Number(e.closest('.settle-seat').dataset.seat), e.dataset.dir,"
+            " (e.querySelector('.jt-role') || {dataset: {}}).dataset.role || null])"
+        )
+        payers = {p["from"] for p in s["payments"]}
+        assert sorted(roles) == sorted(
+            [[p, "out", role] for p in payers] + [[w, "in", None] for w in s["winners"]]
+        )
+        text = {"self_draw": "被自摸", "robbed": "被抢杠", "dealt_in": "点炮"}[role]
+        assert text in page.locator("#settle-explain .jt-role").first.inner_text()
         page.screenshot(path=str(shots_dir / "jintan-settlement.png"), full_page=True)
+        page.set_viewport_size({"width": 375, "height": 812})
+        page.locator("#settle-explain").scroll_into_view_if_needed()
+        page.screenshot(path=str(shots_dir / "jintan-settlement-375.png"))
+        page.set_viewport_size({"width": 1280, "height": 860})  # (new_page's)
         page.click("#settlement-close")
         # flowers laid open and honours drawn by the page
         flowers = page.locator(".flowers .tile.flower").evaluate_all(

@@ -326,6 +326,8 @@ def test_a_jintan_hand_replays_with_its_flowers(live: LiveServer, browser: Any) 
         page.wait_for_selector("#rp-verify[data-ok]")
         assert page.locator("#rp-verify").inner_text() == OK
         assert "金坛" in page.locator("#rp-info").inner_text()
+        assert page.locator("#home-link").inner_text() == "金坛麻将"  # not Guiyang's name
+        assert page.title() == "回放 · 金坛麻将"
         flowers = page.locator(".rp-melds .tile.flower").count()
         laid = sum(len(s["flowers"]) for s in page.evaluate("window.__replay.data.initial.seats"))
         assert flowers == laid == 2  # 5f and 4f laid at the deal (§J2)
