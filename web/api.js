@@ -83,6 +83,11 @@ export const store = {
   },
   setSeat(code, seat, token) { lsSet(`gy.seat.${code}`, JSON.stringify({ seat, token })); },
   clearSeat(code) { lsDel(`gy.seat.${code}`); },
+  /** The game and options of the last room made here ({game, options}), or null. */
+  rules() {
+    try { const r = JSON.parse(lsGet('gy.rules')); return r && typeof r === 'object' && r.options ? r : null; } catch (e) { return null; }
+  },
+  setRules(game, options) { lsSet('gy.rules', JSON.stringify({ game, options })); },
 };
 
 // --- player profile (issue 14) ---------------------------------------------

@@ -305,6 +305,26 @@ function readOptions() {
   return opts;
 }
 
+/** Fill the create form with the rules of the last room made here (`store.rules()`), as the
+ *  apps offer 上次的玩法: a group plays the same rules night after night. A control that no
+ *  longer exists, or a value it does not offer, is left at its default. */
+async function restoreRules(saved) {
+  if (!saved) return;
+  const game = document.getElementById(`opt-game-${saved.game}`);
+  if (!game) return;
+  game.checked = true;
+  await renderGameOptions();
+  const form = $('#create-form');
+  for (const [k, v] of Object.entries(saved.options)) {
+    const radio = form.querySelector(`input[type="radio"][name="${k}"][value="${v}"]`);
+    if (radio) { radio.checked = true; continue; }
+    const el = form.querySelector(`#game-options [data-option="${k}"]`) || document.getElementById(`opt-${k.replaceAll('_', '-')}`);
+    if (!el || !form.contains(el)) continue;
+    if (el.type === 'checkbox') el.checked = Boolean(v);
+    else if (el.type !== 'radio') el.value = String(v);
+  }
+}
+
 function myName() {
   let name = $('#name').value.trim();
   if (!name) {
@@ -324,6 +344,7 @@ async function onCreate(ev) {
   try {
     const opts = readOptions();
     const room = await api.createRoom(opts, chosenGame());
+    store.setRules(chosenGame(), opts); // the next room starts from these (restoreRules)
     const code = room.code;
     const joined = await api.join(code, myName());
     store.setSeat(code, joined.seat, joined.token);
@@ -2308,6 +2329,7 @@ function bindSocial() {
 function bind() {
   $('#create-form').addEventListener('submit', onCreate);
   document.querySelectorAll('input[name="game"]').forEach((el) => el.addEventListener('change', renderGameOptions));
+  restoreRules(store.rules());
   $('#join-form').addEventListener('submit', onJoin);
   const lz = $('#opt-lian-zhuang');
   const yks = $('#opt-yi-kou-san');

@@ -673,3 +673,42 @@ def test_lobby_lists_rooms_in_play_and_leads_back(browser: Any, live_server: str
             assert not page.errors, page.errors  # type: ignore[attr-defined]
         finally:
             ctx.close()
+
+
+def test_the_lobby_offers_the_last_rooms_rules_again(browser: Any, live_server: str) -> None:
+    """A new room starts from the rules of the last one made in this browser (上次的玩法), for
+    either game: Guiyang's 三丁拐 with 摇摆鸡 and 16 hands, then Jintan's 底数 20 without 吃,
+    each back in the form after 返回大厅 (a page load)."""
+    ctx, page = new_page(browser)
+    try:
+        page.goto(live_server + "/")
+        page.fill("#name", "甲")
+        page.check("#opt-players-3")
+        page.check("#opt-hands-16")
+        page.check("#opt-yao-bai-ji")
+        page.uncheck("#opt-man-tang-ji")
+        page.click("#create-room")
+        page.wait_for_selector("#room-code:not(:empty)")
+        page.click("#home-link")
+        page.wait_for_selector("#create-room")
+        assert page.is_checked("#opt-game-guiyang") and page.is_checked("#opt-players-3")
+        assert page.is_checked("#opt-hands-16") and page.is_checked("#opt-yao-bai-ji")
+        assert not page.is_checked("#opt-man-tang-ji") and page.is_checked("#opt-bank-seconds-20")
+        page.check("#opt-game-jintan")
+        page.wait_for_selector("#gopt-base")
+        page.fill("#gopt-base", "20")
+        page.uncheck("#gopt-chow")
+        page.click("#create-room")
+        page.wait_for_selector("#room-code:not(:empty)")
+        code = page.locator("#room-code").inner_text().strip()
+        page.goto(live_server + "/")
+        page.wait_for_selector("#gopt-base")
+        assert page.is_checked("#opt-game-jintan") and page.is_hidden("#opt-players-3")
+        assert page.input_value("#gopt-base") == "20" and not page.is_checked("#gopt-chow")
+        assert page.is_checked("#opt-hands-16")
+        room = page.evaluate(f"fetch('/api/rooms/{code}').then(r => r.json())")
+        assert room["game"] == "jintan"
+        assert (room["options"]["base"], room["options"]["chow"]) == (20, False)
+        assert not page.errors, page.errors  # type: ignore[attr-defined]
+    finally:
+        ctx.close()
