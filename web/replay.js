@@ -48,7 +48,7 @@ function seatName(i) {
   return s && s.name ? s.name : `座位${i + 1}`;
 }
 
-function actionText(step) {
+function actionText(step, pos) {
   if (!step) return '开局';
   if (step.seat === null || step.seat === undefined) {
     // the room's own step, a claim window closing: the claim it took, or the next draw, or
@@ -65,7 +65,24 @@ function actionText(step) {
   let label = t(`act_${a.kind}`);
   if (!label || label === `act_${a.kind}`) label = a.kind === 'ding_que' ? '定缺' : a.kind;
   const arg = a.tile ? ` ${tileName(a.tile)}` : a.suit ? ` ${({ m: '万', p: '筒', s: '条' })[a.suit] || a.suit}` : a.tiles ? ` ${a.tiles.map(tileName).join('')}` : '';
+  if (pos > 0 && R.frames[pos - 1].state.prompt === 'claim' && a.kind !== 'pass') {
+    // an answer in a claim window is a wish: the window's close says whose claim was taken
+    const lost = claimTaken(pos, step.seat) === false ? t('rp_claim_lost') : '';
+    return `${seatName(step.seat)} ${t('rp_claims', { what: label + arg })}${lost}`;
+  }
   return `${seatName(step.seat)} ${label}${arg}${a.bao_ting ? '（报听）' : ''}`;
+}
+
+/** Whether the claim `seat` answered at frame `pos` was taken when its window closed: true,
+ *  false (another's claim, or none, went first), or null (the window is not closed yet). */
+function claimTaken(pos, seat) {
+  for (let i = pos + 1; i < R.frames.length; i++) {
+    const step = R.frames[i].step;
+    if (step.seat !== null && step.seat !== undefined) continue;
+    return step.events.some((e) => ['pong', 'kong', 'win', 'chow'].includes(e.type)
+      && (Array.isArray(e.winners) ? e.winners.includes(seat) : e.seat === seat));
+  }
+  return null;
 }
 
 /** Each seat's answer in the claim window open at frame `pos` (after the last discard or
@@ -139,7 +156,7 @@ function renderTable() {
   table.dataset.players = String(st.seats.length);
   $('rp-now').replaceChildren(
     h('span', { class: 'rp-step-no', text: `第 ${R.pos} 步` }), ' ',
-    h('b', { id: 'rp-action', text: actionText(frame.step) }), ' ',
+    h('b', { id: 'rp-action', text: actionText(frame.step, R.pos) }), ' ',
     h('span', { class: 'muted', text: `余牌 ${st.wall_count}` }));
   $('rp-pos').value = String(R.pos);
   $('rp-count').textContent = `${R.pos} / ${R.frames.length - 1}`;
@@ -279,7 +296,7 @@ async function load() {
   $('rp-pos').max = String(R.frames.length - 1);
   const log = $('rp-log');
   log.replaceChildren(...R.frames.map((f, i) => {
-    const li = h('li', { dataset: { pos: String(i) } }, h('button', { type: 'button', class: 'linkish', text: actionText(f.step) }));
+    const li = h('li', { dataset: { pos: String(i) } }, h('button', { type: 'button', class: 'linkish', text: actionText(f.step, i) }));
     li.firstChild.addEventListener('click', () => { stop(); go(i); });
     return li;
   }));

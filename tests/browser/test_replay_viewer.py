@@ -271,9 +271,10 @@ def test_seat_verifies_the_seed_and_watches_the_replay_to_the_ledger(
         actx.close()
 
 
-def _store_jintan_hand(url: str, seed: str) -> dict[str, Any]:
-    """A Jintan hand played by the bots and stored as the room stores it: its id, key and
-    settlement (seeded from another thread: Playwright holds the main thread's loop)."""
+def _store_jintan_hand(url: str, seed: str, code: str = "JTRP") -> dict[str, Any]:
+    """A Jintan hand played by the bots and stored as the room stores it in room ``code``:
+    its id, key and settlement (seeded from another thread: Playwright holds the main
+    thread's loop)."""
     import asyncio
     from concurrent.futures import ThreadPoolExecutor
 
@@ -295,14 +296,14 @@ def _store_jintan_hand(url: str, seed: str) -> dict[str, Any]:
     async def run() -> dict[str, Any]:
         store = Store(url)
         try:
-            await store.create_room("JTRP", "jintan", game.options({}).model_dump())
+            await store.create_room(code, "jintan", game.options({}).model_dump())
             for seat, name in enumerate(["甲", "乙", "丙", "丁"]):
-                await store.add_player("JTRP", seat, name, "h", False)
-            started = await store.start_hand("JTRP", 1, seed, 1, 1)
+                await store.add_player(code, seat, name, "h", False)
+            started = await store.start_hand(code, 1, seed, 1, 1)
             for idx, (seat, action) in enumerate(log):
-                await store.append_action("JTRP", 1, idx, seat, {"action": action.to_dict()})
+                await store.append_action(code, 1, idx, seat, {"action": action.to_dict()})
             assert await store.settle_hand(
-                "JTRP",
+                code,
                 1,
                 settlement["result"],
                 settlement,
@@ -336,5 +337,46 @@ def test_a_jintan_hand_replays_with_its_flowers(live: LiveServer, browser: Any) 
         assert Counter(map(tuple, _viewer_rows(page))) == as_rows(s["payments"])
         assert page.get_attribute("#rp-ledger", "data-ok") == "true"
         _no_overflow(page)
+    finally:
+        ctx.close()
+
+
+def test_a_claim_answer_reads_as_a_wish_and_a_lost_one_says_so(
+    live: LiveServer, browser: Any, shots_dir: Path
+) -> None:
+    """In 回放's steps a seat's claim in a window is what it asked for (要碰 ...), and one that
+    another seat's claim beat is marked （未成）; the window's close names the claim taken.
+    (Seed chosen for a window with two claims: a chow that a pong beats.)"""
+    hand = _store_jintan_hand(live.database_url, "jintan-claims-44", code="JTCL")
+    ctx = browser.new_context(viewport={"width": 1280, "height": 800})
+    try:
+        page = ctx.new_page()
+        page.goto(f"{live.base}/replay?hand={hand['id']}&key={hand['key']}")
+        page.wait_for_selector("#rp-verify[data-ok]")
+        texts = page.locator("#rp-log li button").evaluate_all("els => els.map(e => e.textContent)")
+        steps = page.evaluate("window.__replay.frames.map(f => f.step)")
+        prompts = page.evaluate("window.__replay.frames.map(f => f.state.prompt)")
+        wishes = lost = 0
+        for i, step in enumerate(steps):
+            if not i or step["seat"] is None or prompts[i - 1] != "claim":
+                continue
+            if step["action"]["kind"] == "pass":
+                continue
+            wishes += 1
+            close = next(s for s in steps[i + 1 :] if s["seat"] is None)
+            taken = any(
+                e["type"] in ("pong", "kong", "chow", "win")
+                and step["seat"] in e.get("winners", [e.get("seat")])
+                for e in close["events"]
+            )
+            lost += not taken
+            assert " 要" in texts[i] and texts[i].endswith("（未成）") == (not taken), texts[i]
+        assert wishes >= 2 and lost >= 1, texts
+        first_lost = next(i for i, x in enumerate(texts) if x.endswith("（未成）"))
+        page.fill("#rp-pos", str(first_lost))
+        page.dispatch_event("#rp-pos", "input")
+        page.locator(f'#rp-log li[data-pos="{first_lost}"]').scroll_into_view_if_needed()
+        page.screenshot(path=str(shots_dir / "replay-claim-lost-1280.png"))
+        assert not [x for x in texts if "act_" in x], texts
     finally:
         ctx.close()
