@@ -738,8 +738,9 @@ def view(state: State, seat: int | None, hints: bool = True) -> dict[str, object
 def views(state: State, seats: Sequence[int | None], hints: bool = True) -> list[dict[str, object]]:
     """`view` of ``state`` for each of ``seats`` (in order): what a room sends its audiences
     after a change, with the table's public part (every seat's melds, river and counts, the
-    open tiles) built once for all of them and shared by the views of one call (its dicts
-    and lists must not be changed; each view's own top-level dict may)."""
+    open tiles) built once for all of them, each seat's entry kept from earlier calls while
+    that seat is unchanged (`_public_seat`): its dicts and lists are shared and must not be
+    changed; each view's own top-level dict may."""
     names = TILE_NAMES  # (a local: this runs for every audience after every change)
     revealed = all(v is not None for v in state.ding_que)
     table = [_public_seat(state, s, revealed) for s in range(state.players)]
