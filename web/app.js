@@ -229,16 +229,19 @@ async function renderGameOptions() {
     if (COMMON_OPTIONS.has(o.name)) continue;
     const label = en ? o.label_en : o.label_zh;
     const id = `gopt-${o.name}`;
+    const text = en ? o.hint_en : o.hint_zh; // what the option does, under it
+    const hint = text ? h('small', { class: 'hint', id: `${id}-hint`, text }) : null;
     if (o.type === 'bool') {
       box.append(h('label', { class: 'check' },
         h('input', { type: 'checkbox', id, checked: o.default ? true : null, dataset: { option: o.name, kind: 'bool' } }),
         h('span', { text: label })));
+      if (hint) box.append(hint);
     } else {
       box.append(h('label', { class: 'field small' }, h('span', { text: label }),
         h('input', {
           type: o.type === 'int' ? 'number' : 'text', id, value: String(o.default),
           min: o.min ?? null, max: o.max ?? null, dataset: { option: o.name, kind: o.type },
-        })));
+        }), hint));
     }
   }
 }
@@ -2367,6 +2370,7 @@ function bind() {
   $('#reconnect-btn').addEventListener('click', () => { if (S.socket) S.socket.reopen(); });
   bindSocial();
   $('#rules-btn').addEventListener('click', () => { S.rulesOpen = true; renderRules(); });
+  $('#room-rules-btn').addEventListener('click', () => { S.rulesOpen = true; renderRules(); });
   $('#settle-rules-btn').addEventListener('click', () => { S.rulesOpen = true; renderRules(); });
   $('#rules-close').addEventListener('click', () => { S.rulesOpen = false; renderRules(); });
   $('#rules-overlay').addEventListener('click', (e) => { if (e.target.id === 'rules-overlay') { S.rulesOpen = false; renderRules(); } });

@@ -1,5 +1,5 @@
 """What a room form needs to know of a game's options: each option's name, type, default,
-choices or range, and its Chinese and English label (``GET /api/games``).
+choices or range, its Chinese and English label and, for some, a hint (``GET /api/games``).
 
 Labels live on the options models' fields (``json_schema_extra``, see `label`), so a new
 option cannot be added without one; `describe_options` reads them back.
@@ -13,19 +13,27 @@ from typing import Any
 from pydantic import BaseModel
 
 
-def label(zh: str, en: str, choices: dict[str, str] | None = None) -> dict[str, Any]:
-    """A field's ``json_schema_extra``: its Chinese and English label, and (for a choice) the
-    Chinese label of each value."""
+def label(
+    zh: str,
+    en: str,
+    choices: dict[str, str] | None = None,
+    hint: tuple[str, str] | None = None,
+) -> dict[str, Any]:
+    """A field's ``json_schema_extra``: its Chinese and English label, (for a choice) the
+    Chinese label of each value, and an optional one-line hint (Chinese, English) that the
+    room form shows under the option (what it does, in the room's numbers' terms)."""
     extra: dict[str, Any] = {"label_zh": zh, "label_en": en}
     if choices:
         extra["choice_labels"] = choices
+    if hint:
+        extra["hint_zh"], extra["hint_en"] = hint
     return extra
 
 
 def describe_options(model: type[BaseModel]) -> list[dict[str, Any]]:
     """One entry per field of ``model``, in declaration order: ``{"name", "type" ("bool" |
     "int" | "choice" | "str"), "default", "choices"? (values), "choice_labels"?, "min"?,
-    "max"?, "label_zh", "label_en"}``.
+    "max"?, "label_zh", "label_en", "hint_zh"?, "hint_en"?}``.
 
     Raises:
         ValueError: a field has no label (every option must have one).
@@ -52,7 +60,8 @@ def describe_options(model: type[BaseModel]) -> list[dict[str, Any]]:
                     entry[key] = getattr(meta, attr)
         entry["label_zh"] = extra["label_zh"]
         entry["label_en"] = extra["label_en"]
-        if "choice_labels" in extra:
-            entry["choice_labels"] = extra["choice_labels"]
+        for key in ("choice_labels", "hint_zh", "hint_en"):
+            if key in extra:
+                entry[key] = extra[key]
         out.append(entry)
     return out

@@ -20,6 +20,9 @@ def create_jintan_room(page: Any, base: str, name: str) -> str:
     page.check("#opt-game-jintan")
     page.wait_for_selector("#game-options [data-option='base']")
     assert page.locator("#opt-players-4").is_hidden()  # Guiyang's own options step aside
+    # each option of the game says what it does, under it
+    assert page.locator("#gopt-base-hint").inner_text().startswith("一份 = 底数 + 花数 × 花分值")
+    assert page.locator("#gopt-chow-hint").inner_text() == "不选：只能碰、杠、胡"
     page.check("#opt-hands-4")
     page.screenshot(path=str(Path("screenshots") / "jintan-lobby.png"), full_page=True)
     page.click("#create-room")

@@ -706,6 +706,14 @@ def test_the_lobby_offers_the_last_rooms_rules_again(browser: Any, live_server: 
         assert page.is_checked("#opt-game-jintan") and page.is_hidden("#opt-players-3")
         assert page.input_value("#gopt-base") == "20" and not page.is_checked("#gopt-chow")
         assert page.is_checked("#opt-hands-16")
+        # the waiting room has 规则 too: this room's numbers before the first deal
+        page.goto(f"{live_server}/?room={code}")
+        page.click("#room-rules-btn")
+        page.wait_for_selector("#rules-dialog", state="visible")
+        assert "底数 20" in page.locator("#rules-body").inner_text()
+        page.screenshot(path=str(SHOTS / "waiting-rules-1280.png"))
+        page.set_viewport_size({"width": 375, "height": 812})
+        page.screenshot(path=str(SHOTS / "waiting-rules-375.png"))
         room = page.evaluate(f"fetch('/api/rooms/{code}').then(r => r.json())")
         assert room["game"] == "jintan"
         assert (room["options"]["base"], room["options"]["chow"]) == (20, False)

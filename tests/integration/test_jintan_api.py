@@ -26,6 +26,7 @@ async def test_games_lists_both_games_with_their_options(live: Live) -> None:
         True,
     )
     assert jt["base"]["label_zh"] == "底数" and jt["chow"]["label_en"] == "Chow allowed"
+    assert jt["flower_value"]["hint_zh"].startswith("每 1 花加的分")
     assert "wu_gu_ji" in {o["name"] for o in games["guiyang"]["options"]}
 
 

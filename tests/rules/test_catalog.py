@@ -37,6 +37,10 @@ def test_types_choices_and_ranges() -> None:
     jintan = {d["name"]: d for d in describe_options(JintanOptions)}
     assert jintan["base"]["default"] == 10 and jintan["flower_value"]["min"] == 0
     assert jintan["chow"]["type"] == "bool"
+    # the form's one-line hints: what 底数 and 花分值 make of a win (jintan.md §J6)
+    assert jintan["base"]["hint_zh"] == "一份 = 底数 + 花数 × 花分值，再按番翻倍（最多 ×4）"
+    assert jintan["chow"]["hint_en"] == "off: only pong, kong and win"
+    assert "hint_zh" not in jintan["hands"] and "hint_zh" not in by_name["wu_gu_ji"]
 
 
 def test_an_option_without_a_label_is_refused() -> None:

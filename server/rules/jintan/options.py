@@ -20,11 +20,38 @@ class JintanOptions(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    base: int = Field(default=10, ge=1, le=1000, json_schema_extra=_label("底数", "Base"))
-    flower_value: int = Field(
-        default=5, ge=0, le=1000, json_schema_extra=_label("花分值", "Points per flower (花)")
+    base: int = Field(
+        default=10,
+        ge=1,
+        le=1000,
+        json_schema_extra=_label(
+            "底数",
+            "Base",
+            hint=(
+                "一份 = 底数 + 花数 × 花分值，再按番翻倍（最多 ×4）",
+                "a share = base + 花 × points per 花, doubled per 番 (at most ×4)",
+            ),
+        ),
     )
-    chow: bool = Field(default=True, json_schema_extra=_label("可吃", "Chow allowed"))
+    flower_value: int = Field(
+        default=5,
+        ge=0,
+        le=1000,
+        json_schema_extra=_label(
+            "花分值",
+            "Points per flower (花)",
+            hint=(
+                "每 1 花加的分（花牌、字牌的碰 / 暗刻 / 杠、数牌的杠都算花）",
+                "what each 花 adds (flowers, honour pongs / triplets / kongs, suit kongs)",
+            ),
+        ),
+    )
+    chow: bool = Field(
+        default=True,
+        json_schema_extra=_label(
+            "可吃", "Chow allowed", hint=("不选：只能碰、杠、胡", "off: only pong, kong and win")
+        ),
+    )
     hands: Literal[4, 8, 16] = Field(default=8, json_schema_extra=_label("局数", "Hands"))
     claim_seconds: int = Field(
         default=10, ge=1, le=120, json_schema_extra=_label("抢牌秒数", "Claim seconds")
