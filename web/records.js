@@ -10,7 +10,7 @@ const L = {
   zh: {
     records: '战绩', replay: '回放', back: '返回大厅', running_total: '累计积分', rooms: '我的房间', more: '更多',
     no_rooms: '还没有打完的牌局', hands: '局', played: '已打{n}局', hand: '第{n}局', view: '查看', standings: '积分走势',
-    final: '最终', me: '我', no_hands: '这个房间还没有结算的牌局', loading: '加载中…',
+    final: '最终', so_far: '目前', me: '我', no_hands: '这个房间还没有结算的牌局', loading: '加载中…',
     status_finished: '已结束', status_between: '进行中', status_playing: '进行中', status_open: '等人',
     status_dissolved: '已解散', voided: '作废', game_guiyang: '贵阳捉鸡', game_jintan: '金坛麻将',
     players_n: '{n}人', hands_n: '{n}局', total_after: '共{n}局 · 累计 {total}', rank: '第{n}名',
@@ -19,7 +19,7 @@ const L = {
   en: {
     records: 'Records', replay: 'Replay', back: 'Lobby', running_total: 'Running total', rooms: 'My rooms', more: 'More',
     no_rooms: 'No finished hands yet', hands: 'hands', played: '{n} played', hand: 'Hand {n}', view: 'View', standings: 'Standings by hand',
-    final: 'Final', me: 'me', no_hands: 'No settled hand in this room yet', loading: 'Loading…',
+    final: 'Final', so_far: 'So far', me: 'me', no_hands: 'No settled hand in this room yet', loading: 'Loading…',
     status_finished: 'finished', status_between: 'in play', status_playing: 'in play', status_open: 'waiting',
     status_dissolved: 'dissolved', voided: 'void', game_guiyang: 'Guiyang Zhuoji', game_jintan: 'Jintan',
     players_n: '{n} players', hands_n: '{n} hands', total_after: '{n} hands · total {total}', rank: '#{n}',
@@ -275,7 +275,9 @@ function renderRoom() {
     tb.append(tr);
   }
   const last = rows[rows.length - 1];
-  const foot = h('tr', { class: 'rec-final' }, h('td', { text: rt('final') }),
+  // 最终 once the session is over; while it goes on, the standings so far
+  const over = ['finished', 'dissolved'].includes(room.status);
+  const foot = h('tr', { class: 'rec-final', dataset: { over: String(over) } }, h('td', { text: rt(over ? 'final' : 'so_far') }),
     [...Array(n).keys()].map((i) => h('td', { class: `num ${i === room.seat ? 'me' : ''}`, dataset: { seat: String(i) }, text: fmt(last.standings[i] ?? 0) })), h('td', {}));
   table.append(tb, h('tfoot', {}, foot));
   box.append(h('div', { class: 'scroll-x' }, table));

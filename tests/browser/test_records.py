@@ -47,7 +47,8 @@ def _shots(page: Any, shots: Path, name: str) -> None:
 
 
 def _seed_session(live: LiveServer, code: str, profile_id: int, hands: int) -> list[Any]:
-    """A room of ``hands`` bot-played hands with the profile in seat 0, stored directly."""
+    """A finished room of ``hands`` bot-played hands with the profile in seat 0, stored
+    directly."""
     import asyncio
     from concurrent.futures import ThreadPoolExecutor
 
@@ -58,7 +59,9 @@ def _seed_session(live: LiveServer, code: str, profile_id: int, hands: int) -> l
         store = Store(live.database_url)
         try:
             seats = [("小明", profile_id), ("Bot South", None), ("Bot West", None)]
-            return await seat_room(store, code, [*seats, ("Bot North", None)], hands)
+            played = await seat_room(store, code, [*seats, ("Bot North", None)], hands)
+            await store.set_room_status(code, "finished")  # the session is over
+            return played
         finally:
             await store.close()
 
@@ -153,6 +156,9 @@ def test_records_of_a_hand_played_and_the_player_code(
         assert page.locator("#standings-chart g.series").count() == 4
         final = page.locator("#record-hands tfoot td[data-seat]").all_inner_texts()
         assert final == [f"+{d}" if d > 0 else str(d) for d in nets]
+        # 最终 only for a session that is over; this one goes on: the standings so far
+        assert row.get_attribute("data-status") in ("playing", "between")
+        assert page.locator("#record-hands tfoot td").first.inner_text() == "目前"
         replay_href = hand_row.locator("a.replay").get_attribute("href")
         assert replay_href and replay_href.startswith("/replay?hand=")
         _shots(page, shots_dir, "records-room")
@@ -192,6 +198,7 @@ def test_records_of_a_hand_played_and_the_player_code(
         )
         assert rows == [",".join(map(str, s["deltas"])) for s in six]
         final = page.locator("#record-hands tfoot td[data-seat]").all_inner_texts()
+        assert page.locator("#record-hands tfoot td").first.inner_text() == "最终"
         sums = [sum(s["deltas"][i] for s in six) for i in range(4)]
         assert final == [f"+{d}" if d > 0 else str(d) for d in sums]
         lasts = page.locator("#standings-chart g.series").evaluate_all(
