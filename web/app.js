@@ -2369,9 +2369,9 @@ function bind() {
   $('#last-settlement-btn').addEventListener('click', () => { S.settlementOpen = true; renderAll(); });
   $('#reconnect-btn').addEventListener('click', () => { if (S.socket) S.socket.reopen(); });
   bindSocial();
-  $('#rules-btn').addEventListener('click', () => { S.rulesOpen = true; renderRules(); });
-  $('#room-rules-btn').addEventListener('click', () => { S.rulesOpen = true; renderRules(); });
-  $('#settle-rules-btn').addEventListener('click', () => { S.rulesOpen = true; renderRules(); });
+  for (const id of ['#rules-btn', '#room-rules-btn', '#settle-rules-btn']) { // table, waiting room, settlement
+    $(id).addEventListener('click', () => { S.rulesOpen = true; renderRules(); });
+  }
   $('#rules-close').addEventListener('click', () => { S.rulesOpen = false; renderRules(); });
   $('#rules-overlay').addEventListener('click', (e) => { if (e.target.id === 'rules-overlay') { S.rulesOpen = false; renderRules(); } });
   const askDissolve = () => { S.confirmDissolve = true; S.voteResult = null; renderVote(); };

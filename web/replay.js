@@ -26,6 +26,8 @@ const h = (tag, attrs = {}, ...children) => {
 
 const ADMIN_TOKEN_KEY = 'zhuoji-admin-token'; // admin.js keeps the token there
 const CLAIM_KINDS = new Set(['pass', 'pong', 'kong', 'win', 'chow']);
+/** The events of a claim taken when its window closes. */
+const CLAIM_EVENTS = new Set(['pong', 'kong', 'win', 'chow']);
 const MELD_NAMES = {
   pong: '碰', ming_dou: '明杠', men_dou: '暗杠', zhuan_wan_dou: '转弯杠', chow: '吃', kong: '杠',
   concealed_kong: '暗杠', exposed_kong: '明杠', added_kong: '补杠', // Jintan's
@@ -53,7 +55,7 @@ function actionText(step, pos) {
   if (step.seat === null || step.seat === undefined) {
     // the room's own step, a claim window closing: the claim it took, or the next draw, or
     // the wall running out
-    const ev = step.events.find((e) => ['pong', 'kong', 'win', 'chow'].includes(e.type)) || step.events[0];
+    const ev = step.events.find((e) => CLAIM_EVENTS.has(e.type)) || step.events[0];
     if (!ev) return '';
     if (ev.type === 'huang_zhuang') return t('result_huang');
     const who = Array.isArray(ev.winners) ? ev.winners.map(seatName).join('、')
@@ -79,7 +81,7 @@ function claimTaken(pos, seat) {
   for (let i = pos + 1; i < R.frames.length; i++) {
     const step = R.frames[i].step;
     if (step.seat !== null && step.seat !== undefined) continue;
-    return step.events.some((e) => ['pong', 'kong', 'win', 'chow'].includes(e.type)
+    return step.events.some((e) => CLAIM_EVENTS.has(e.type)
       && (Array.isArray(e.winners) ? e.winners.includes(seat) : e.seat === seat));
   }
   return null;
