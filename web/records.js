@@ -4,6 +4,7 @@
 // Data: GET /api/me/... with the player code (docs/protocol.md).
 import { request, profile, ensureProfile, ApiError } from './api.js';
 import { getLang, botName } from './i18n.js';
+import { h } from './dom.js';
 import { showStoredSettlement } from './app.js';
 
 const L = {
@@ -34,22 +35,6 @@ const rt = (k, params = {}) => {
 
 const $ = (sel, root = document) => root.querySelector(sel);
 const SVG = 'http://www.w3.org/2000/svg';
-function h(tag, attrs = {}, ...children) {
-  const el = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (v === null || v === undefined || v === false) continue;
-    if (k === 'class') el.className = v;
-    else if (k === 'text') el.textContent = v;
-    else if (k === 'dataset') Object.assign(el.dataset, v);
-    else if (k.startsWith('on')) el.addEventListener(k.slice(2), v);
-    else el.setAttribute(k, v === true ? '' : v);
-  }
-  for (const c of children.flat()) {
-    if (c === null || c === undefined || c === false) continue;
-    el.append(typeof c === 'string' || typeof c === 'number' ? document.createTextNode(String(c)) : c);
-  }
-  return el;
-}
 function s(tag, attrs = {}, ...children) {
   const el = document.createElementNS(SVG, tag);
   for (const [k, v] of Object.entries(attrs)) if (v !== null && v !== undefined) el.setAttribute(k, String(v));

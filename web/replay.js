@@ -4,25 +4,12 @@
 // is rebuilt in the page from the revealed seed (wall.js) and checked against the hash
 // published at the deal. The admin (token in sessionStorage, /admin) needs no key.
 import { tileEl, sortTiles, tileName, setTileGame } from './tiles.js';
+import { h } from './dom.js';
+import { jintanWinEl } from './jintan.js';
 import { t, getLang, setLang, reasonText, handTypeText, botName, chickenKindText } from './i18n.js';
 import { checkSeed, verdictText } from './wall.js';
 
 const $ = (id) => document.getElementById(id);
-const h = (tag, attrs = {}, ...children) => {
-  const el = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (v === null || v === undefined || v === false) continue;
-    if (k === 'class') el.className = v;
-    else if (k === 'text') el.textContent = v;
-    else if (k === 'dataset') Object.assign(el.dataset, v);
-    else el.setAttribute(k, v === true ? '' : v);
-  }
-  for (const c of children.flat()) {
-    if (c === null || c === undefined || c === false) continue;
-    el.append(typeof c === 'string' || typeof c === 'number' ? String(c) : c);
-  }
-  return el;
-};
 
 const ADMIN_TOKEN_KEY = 'zhuoji-admin-token'; // admin.js keeps the token there
 const CLAIM_KINDS = new Set(['pass', 'pong', 'kong', 'win', 'chow']);
@@ -51,12 +38,29 @@ function seatName(i) {
 }
 
 function actionText(step, pos) {
+  const base = stepText(step, pos);
+  const flowers = step ? flowersText(step) : '';
+  return base && flowers ? `${base} · ${flowers}` : base || flowers;
+}
+
+/** The flowers a step laid open and replaced (Jintan, jintan.md §J2): "乙 补花 春 梅", per seat. */
+function flowersText(step) {
+  const bySeat = new Map();
+  for (const e of step.events || []) {
+    if (e.type !== 'flower') continue;
+    if (!bySeat.has(e.seat)) bySeat.set(e.seat, []);
+    bySeat.get(e.seat).push(tileName(e.tile));
+  }
+  return [...bySeat].map(([seat, tiles]) => `${seatName(seat)} ${t('bu_hua')} ${tiles.join(' ')}`).join('，');
+}
+
+function stepText(step, pos) {
   if (!step) return '开局';
   if (step.seat === null || step.seat === undefined) {
     // the room's own step, a claim window closing: the claim it took, or the next draw, or
     // the wall running out
     const ev = step.events.find((e) => CLAIM_EVENTS.has(e.type)) || step.events[0];
-    if (!ev) return '';
+    if (!ev || ev.type === 'flower') return ''; // the flowers are said apart (flowersText)
     if (ev.type === 'huang_zhuang') return t('result_huang');
     const who = Array.isArray(ev.winners) ? ev.winners.map(seatName).join('、')
       : ev.seat !== undefined ? seatName(ev.seat) : '';
@@ -189,6 +193,11 @@ function renderSettlement() {
   if (winners.length) {
     const types = s.hand_types || {};
     box.append(h('p', { id: 'rp-winners' }, '胡牌：', ...winners.map((w) => h('span', { class: 'winner', dataset: { seat: String(w) } }, seatName(w), ' ', handTypeText(types[w] ?? types[String(w)] ?? ''), ' '))));
+    // Jintan: how each win counts (花, 番, 底 and the sum), once per winner
+    for (const w of winners) {
+      const hu = (s.payments || []).find((p) => p.to === w && p.reason === 'hu' && p.detail && typeof p.detail.hua_total === 'number');
+      if (hu) box.append(h('p', { class: 'rp-win-count', dataset: { seat: String(w) } }, h('b', { text: seatName(w) }), ' ', jintanWinEl(hu.detail)));
+    }
   }
   if (s.turned || (s.chickens || []).length) {
     box.append(h('p', { class: 'rp-chickens' }, '翻牌 ', s.turned ? tileEl(s.turned, { size: 'xs' }) : '—', ' 鸡 ',

@@ -318,7 +318,9 @@ def _store_jintan_hand(url: str, seed: str, code: str = "JTRP") -> dict[str, Any
         return pool.submit(asyncio.run, run()).result()
 
 
-def test_a_jintan_hand_replays_with_its_flowers(live: LiveServer, browser: Any) -> None:
+def test_a_jintan_hand_replays_with_its_flowers(
+    live: LiveServer, browser: Any, shots_dir: Path
+) -> None:
     hand = _store_jintan_hand(live.database_url, "jintan-replay-1")
     ctx = browser.new_context(viewport={"width": 375, "height": 812})
     try:
@@ -332,11 +334,35 @@ def test_a_jintan_hand_replays_with_its_flowers(live: LiveServer, browser: Any) 
         flowers = page.locator(".rp-melds .tile.flower").count()
         laid = sum(len(s["flowers"]) for s in page.evaluate("window.__replay.data.initial.seats"))
         assert flowers == laid == 2  # 5f and 4f laid at the deal (§J2)
+        # a step that laid flowers open says so: "乙 补花 春"
+        said = page.evaluate(
+            """() => window.__replay.frames.flatMap((f, i) => (f.step ? f.step.events : [])
+                .filter((e) => e.type === 'flower').map((e) => [i, e.seat, e.tile]))"""
+        )
+        assert said  # this seed draws flowers during play
+        names = {"1f": "春", "2f": "夏", "3f": "秋", "4f": "冬"}
+        names |= {"5f": "梅", "6f": "兰", "7f": "竹", "8f": "菊"}
+        seats = [x["name"] for x in page.evaluate("window.__replay.data.seats")]
+        for pos, seat, tile in said:
+            text = page.locator(f"#rp-log li[data-pos='{pos}']").text_content() or ""
+            assert f"{seats[seat]} 补花" in text and names[tile] in text.split("补花")[-1]
         _play_to_end(page)
         s = hand["settlement"]
         assert Counter(map(tuple, _viewer_rows(page))) == as_rows(s["payments"])
         assert page.get_attribute("#rp-ledger", "data-ok") == "true"
+        # how the win counts, once per winner, as the table says it: 花, 番, 底 and the sum
+        win = next(p for p in s["payments"] if p["reason"] == "hu")
+        d = win["detail"]
+        line = page.locator(f".rp-win-count[data-seat='{win['to']}']")
+        assert page.locator(".rp-win-count").count() == len(s["winners"])
+        assert line.locator(".hua").get_attribute("data-hua") == str(d["hua_total"])
+        assert line.locator(".fan").get_attribute("data-fan") == str(d["fan_total"])
+        unit = d["base"] + d["hua_total"] * d["flower_value"]
+        assert f"底{d['base']} + {d['hua_total']}花×{d['flower_value']} = {unit}" in (
+            line.locator(".formula").inner_text()
+        )
         _no_overflow(page)
+        page.locator("#rp-settlement").screenshot(path=str(shots_dir / "replay-jintan-end-375.png"))
     finally:
         ctx.close()
 
