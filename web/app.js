@@ -2,6 +2,8 @@
 // The server sends each seat its own `view` and `legal` actions; we render `view` and offer `legal`.
 import { t, getLang, setLang, translateDom, botName, reasonText, handTypeText, WIN_KINDS, errorMessage, validationMessage, CHICKEN_KINDS, chickenKindText } from './i18n.js';
 import { tileEl, tileName, sortTiles, suitOf, suitChar, setTileGame } from './tiles.js';
+import { h } from './dom.js';
+import { FAN_NAMES, JT_FANS, jintanWinEl } from './jintan.js';
 import { api, store, profile, ApiError } from './api.js';
 import { RoomSocket } from './net.js';
 import { verifyEl } from './wall.js';
@@ -9,22 +11,6 @@ import { play as playSound, isMuted, setMuted } from './sound.js';
 import { PHRASES, EMOTES, PHRASE_SECONDS, BUBBLE_MS, phraseText, isEmote, emoteSvg } from './phrases.js';
 
 const $ = (sel, root = document) => root.querySelector(sel);
-const h = (tag, attrs = {}, ...children) => {
-  const el = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (v === null || v === undefined || v === false) continue;
-    if (k === 'class') el.className = v;
-    else if (k === 'text') el.textContent = v;
-    else if (k === 'dataset') Object.assign(el.dataset, v);
-    else if (k.startsWith('on')) el.addEventListener(k.slice(2), v);
-    else el.setAttribute(k, v === true ? '' : v);
-  }
-  for (const c of children.flat()) {
-    if (c === null || c === undefined || c === false) continue;
-    el.appendChild(typeof c === 'string' || typeof c === 'number' ? document.createTextNode(String(c)) : c);
-  }
-  return el;
-};
 
 const ENDED_STATUSES = new Set(['finished', 'dissolved', 'ended', 'over', 'closed', 'done', 'complete', 'completed']);
 const CLAIM_ORDER = ['win', 'self_draw', 'kong', 'pong', 'chow', 'pass'];
@@ -989,6 +975,10 @@ function seatHead(i, sv) {
   const v = S.view;
   const head = h('div', { class: 'seat-head' });
   const info = S.room && S.room.seats ? S.room.seats.find((x) => x && x.seat === i) : null;
+  if (v && typeof v.dealer === 'number') { // 门风: the dealer sits East, then in turn order
+    const w = t('winds')[(i - v.dealer + nPlayers()) % nPlayers()];
+    head.append(h('span', { class: 'wind', dataset: { wind: w }, title: t('wind_title', { w }), text: w }));
+  }
   head.append(h('b', { class: 'seat-name', text: seatName(i) }));
   const rel = relLabel(i);
   if (rel && i !== S.seat) head.append(h('span', { class: 'muted rel', text: rel }));
@@ -1035,10 +1025,11 @@ function turnedIndex(owner, from, size) {
 
 /** A seat's melds. A claimed tile is turned sideways towards the seat it came from; a
  *  concealed kong (闷豆) shows the others three backs and the one tile laid open (spec §4),
- *  and its owner all four faces, marked 闷 (concealed); kongs carry a small tag. */
-function meldsEl(sv, owner) {
+ *  and its owner (everyone once the hand is over: ``open``) all four faces, marked 闷
+ *  (concealed); kongs carry a small tag. */
+function meldsEl(sv, owner, open = false) {
   const box = h('div', { class: 'melds', dataset: { count: String((sv.melds || []).length) } });
-  const mine = owner !== undefined && owner === S.seat;
+  const mine = open || (owner !== undefined && owner === S.seat);
   for (const m of sv.melds || []) {
     const kind = m.kind || '';
     const concealed = kind === 'men_dou' || kind === 'concealed_kong';
@@ -1101,6 +1092,14 @@ function riverEl(i, sv) {
   return box;
 }
 
+/** Seat ``i``'s concealed tiles once the hand is over (摊牌), from the settlement (it is the
+ *  only message that carries them); ``null`` while the hand goes on. */
+function shownHand(i) {
+  if (!S.view || S.view.phase !== 'ended') return null;
+  const hands = S.settlement && S.settlement.settlement && S.settlement.settlement.hands;
+  return Array.isArray(hands) && Array.isArray(hands[i]) ? hands[i] : null;
+}
+
 function renderOpponents() {
   const v = S.view;
   const box = $('#opponents');
@@ -1122,12 +1121,18 @@ function renderOpponents() {
     const panel = h('section', { class: `seat-panel opponent pos-${pos}`, dataset: { seat: String(i), pos } });
     if (acting.includes(i)) panel.classList.add('acting');
     panel.append(seatHead(i, sv));
+    const shown = shownHand(i);
     const cc = sv.concealed_count ?? 0;
     const hidden = h('div', { class: 'concealed', dataset: { count: String(cc) } });
-    const backs = h('span', { class: 'backs' });
-    for (let k = 0; k < Math.min(cc, 14); k++) backs.append(h('span', { class: 'back-mini' }));
-    hidden.append(backs, h('span', { class: 'count', text: `×${cc}` }));
-    const row = h('div', { class: 'opp-row' }, hidden, meldsEl(sv, i));
+    if (shown) { // 摊牌: the hand is over, every hand lies open
+      hidden.classList.add('shown');
+      hidden.append(...sortTiles(shown).map((tl) => tileEl(tl, { size: 'xs' })));
+    } else {
+      const backs = h('span', { class: 'backs' });
+      for (let k = 0; k < Math.min(cc, 14); k++) backs.append(h('span', { class: 'back-mini' }));
+      hidden.append(backs, h('span', { class: 'count', text: `×${cc}` }));
+    }
+    const row = h('div', { class: 'opp-row' }, hidden, meldsEl(sv, i, !!shown));
     panel.append(row, flowersEl(sv), riverEl(i, sv));
     box.append(panel);
   }
@@ -1423,35 +1428,8 @@ function detailEl(d, reason) {
   return box.children.length ? box : null;
 }
 
-/** A Jintan win line's facts (jintan.md §J5-§J6): 花 by item, 番 by pattern, the formula and
- * whether the cap (封顶 ×4) applied. */
-function jintanWinEl(d) {
-  const box = h('span', { class: 'jt-win' });
-  const hua = (d.hua || []).map((x) => `${x.what === 'flower' ? '' : (HUA_ITEMS[x.what] || x.what)}${tileName(x.tile)} ${x.hua}`);
-  box.append(h('small', { class: 'hua', dataset: { hua: String(d.hua_total) }, text: `${t('hua')} ${d.hua_total}${hua.length ? ` (${hua.join(', ')})` : ''}` }));
-  const fans = (d.fan || []).map((f) => FAN_NAMES[f] || f);
-  box.append(h('small', { class: 'fan', dataset: { fan: String(d.fan_total) }, text: `${t('fan')} ${d.fan_total}${fans.length ? ` (${fans.join(' ')})` : ''}` }));
-  const unit = d.base + d.hua_total * d.flower_value;
-  const mult = 2 ** Math.min(d.fan_total, 2);
-  // named parts, as the apps spell the sum out: 底10 + 1花×5 = 15 · 0番 ×1 = 15
-  box.append(h('small', { class: 'formula', dataset: { unit: String(unit), mult: String(mult) }, text: t('jt_formula', {
-    base: d.base, hua: d.hua_total, value: d.flower_value, unit, fan: d.fan_total, mult, total: unit * mult,
-  }) }));
-  if (d.capped) box.append(h('small', { class: 'badge capped', text: t('capped') }));
-  box.dataset.unit = String(unit);
-  return box;
-}
-
 /** Why a Jintan payer pays, by the win's kind (jintan.md §J7); any other kind: 点炮. */
 const JT_PAYER_ROLES = { zi_mo: 'self_draw', gang_kai: 'self_draw', ba_hua: 'self_draw', qiang_gang: 'robbed' };
-
-const FAN_NAMES = { hun_yi_se: '混一色', dui_dui_hu: '对对胡', gang_kai: '杠开', du_diao: '独吊', qing_yi_se: '清一色', qi_dui: '七对' };
-/** Jintan's 番 by pattern (jintan.md §J6). */
-const JT_FANS = { hun_yi_se: 1, dui_dui_hu: 1, gang_kai: 1, du_diao: 1, qing_yi_se: 2, qi_dui: 2 };
-const HUA_ITEMS = {
-  flower: '', honour_pong: '碰', honour_concealed_triplet: '暗刻', honour_exposed_kong: '明杠',
-  honour_concealed_kong: '暗杠', exposed_kong: '明杠', concealed_kong: '暗杠',
-};
 
 function HAND_KIND_FALLBACK(k) { return WIN_KINDS[k] || handTypeText(k); }
 
@@ -1813,15 +1791,7 @@ function winningHandEl(s, w, pays) {
   for (const tl of sortTiles(tiles)) conc.append(tileEl(tl, { size: 'sm' }));
   box.append(conc);
   const sv = seatView(w);
-  if (Array.isArray(sv.melds) && sv.melds.length) {
-    const melds = meldsEl(sv, w);
-    // the hand is over: a concealed kong is shown whole
-    melds.querySelectorAll('.meld-men_dou .tile-back').forEach((b) => {
-      const face = b.closest('.meld').querySelector('.kong-shown');
-      if (face) b.replaceWith(tileEl(face.dataset.tile, { size: 'sm', classes: ['concealed-own'] }));
-    });
-    box.append(melds);
-  }
+  if (Array.isArray(sv.melds) && sv.melds.length) box.append(meldsEl(sv, w, true));
   if (winTile) box.append(tileEl(winTile, { size: 'sm', classes: ['win-tile'] }));
   return box;
 }
@@ -2073,15 +2043,8 @@ function tick() {
   const el = $('#countdown');
   if (!el) return;
   document.querySelectorAll('.seat-countdown').forEach((x) => { x.textContent = ''; });
-  const rc = $('#ready-countdown');
-  if (S.settlementOpen && S.deadline && !S.sessionOver) {
-    const secs = Math.max(0, Math.ceil((S.deadline - Date.now()) / 1000));
-    rc.textContent = t('next_hand_in', { n: secs }); // a bare "27s" said nothing to a spectator
-    rc.dataset.seconds = String(secs);
-  } else {
-    rc.textContent = '';
-  }
   const v = S.view;
+  tickReady(v);
   if (!v || !S.deadline || v.phase === 'ended' || S.replaced) {
     el.textContent = '';
     el.dataset.seconds = '';
@@ -2102,6 +2065,31 @@ function tick() {
     cc.dataset.seconds = String(secs);
     cc.dataset.bank = String(bank);
     cc.classList.toggle('urgent', left <= 3);
+  }
+}
+
+/** The ready countdown between hands: in the settlement, and on the table once that is
+ *  closed (a 准备 button with the seconds left, as the apps put it), urgent and ticking in
+ *  its last 5 s for a seat that is not ready yet (the next hand is dealt all the same). */
+function tickReady(v) {
+  const rc = $('#ready-countdown');
+  const tb = $('#table-ready-btn');
+  const between = !!(v && v.phase === 'ended' && S.deadline && !S.sessionOver && !S.replaced);
+  const secs = between ? Math.max(0, Math.ceil((S.deadline - Date.now()) / 1000)) : 0;
+  const seated = S.seat !== null && S.seat !== undefined;
+  const urgent = between && seated && !S.readySent && secs <= 5;
+  rc.textContent = between && S.settlementOpen ? t('next_hand_in', { n: secs }) : ''; // a bare "27s" said nothing to a spectator
+  rc.dataset.seconds = between ? String(secs) : '';
+  rc.classList.toggle('urgent', urgent);
+  tb.hidden = !(between && seated && !S.settlementOpen && !S.readySent);
+  if (!tb.hidden && tb.dataset.seconds !== String(secs)) {
+    tb.replaceChildren(h('b', { text: t('ready') }), h('small', { text: t('next_hand_in', { n: secs }) }));
+    tb.dataset.seconds = String(secs);
+    tb.classList.toggle('urgent', urgent);
+  }
+  if (urgent && secs > 0) {
+    const key = `ready:${S.room ? S.room.hand_no : ''}:${secs}`;
+    if (S.tickSoundKey !== key) { S.tickSoundKey = key; playSound('tick'); }
   }
 }
 
@@ -2359,12 +2347,15 @@ function bind() {
       inp.select();
     }
   });
-  $('#ready-btn').addEventListener('click', () => {
+  const sendReady = () => {
     if (S.socket && S.socket.send({ type: 'ready' })) {
       S.readySent = true;
       renderSettlement();
+      tick();
     }
-  });
+  };
+  $('#ready-btn').addEventListener('click', sendReady);
+  $('#table-ready-btn').addEventListener('click', sendReady); // the settlement closed
   $('#settlement-close').addEventListener('click', () => { S.settlementOpen = false; renderAll(); });
   $('#last-settlement-btn').addEventListener('click', () => { S.settlementOpen = true; renderAll(); });
   $('#reconnect-btn').addEventListener('click', () => { if (S.socket) S.socket.reopen(); });

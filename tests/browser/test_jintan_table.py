@@ -5,6 +5,7 @@ the win shown as the ledger has them."""
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -114,6 +115,24 @@ def test_a_jintan_hand_with_a_chosen_chow_to_its_settlement(
             "els => els.map(e => e.dataset.tile)"
         )
         assert sorted(flowers) == sorted(f for fl in s["flowers"] for f in fl)
+        # 摊牌: the hand is over, the others' concealed tiles lie open, no backs left
+        shown = page.locator("#opponents .seat-panel").evaluate_all(
+            "els => els.map(e => [Number(e.dataset.seat),"
+            " [...e.querySelectorAll('.concealed.shown .tile')].map(t => t.dataset.tile)])"
+        )
+        assert sorted(seat for seat, _ in shown) == [1, 2, 3]
+        for seat, tiles in shown:
+            assert sorted(tiles) == sorted(s["hands"][seat]) and tiles
+        assert page.locator("#opponents .back-mini, #opponents .tile-back").count() == 0
+        # 门风: the dealer sits East, the others in turn order
+        winds = page.locator("#opponents .seat-panel, #me").evaluate_all(
+            "els => els.map(e => [Number(e.dataset.seat), e.querySelector('.wind').textContent,"
+            " !!e.querySelector('[data-dealer=true]')])"
+        )
+        (dealer,) = [seat for seat, _, is_dealer in winds if is_dealer]
+        assert sorted((seat, w) for seat, w, _ in winds) == [
+            (seat, "东南西北"[(seat - dealer) % 4]) for seat in range(4)
+        ]
         page.screenshot(path=str(shots_dir / "jintan-table.png"), full_page=True)
         page.set_viewport_size({"width": 375, "height": 812})
         page.wait_for_timeout(300)
@@ -143,6 +162,19 @@ def test_a_jintan_hand_with_a_chosen_chow_to_its_settlement(
         assert "最多 ×4" in formula
         page.screenshot(path=str(shots_dir / "jintan-rules-375.png"), full_page=True)
         page.click("#rules-close")
+        # the settlement closed, the table offers 准备 with the seconds left; in the last 5 s
+        # it is urgent and ticks (the deadline is moved, READY_SECONDS is 30 s)
+        ready = page.locator("#table-ready-btn")
+        assert ready.is_visible() and re.fullmatch(r"准备\s+下一局 \d+s", ready.inner_text())
+        assert "urgent" not in (ready.get_attribute("class") or "")
+        ticks = page.evaluate("window.__gySound.counts.tick || 0")
+        page.evaluate("window.__gy.deadline = Date.now() + 4500")
+        page.wait_for_selector("#table-ready-btn.urgent")
+        page.wait_for_function(f"(window.__gySound.counts.tick || 0) > {ticks}")
+        page.screenshot(path=str(shots_dir / "jintan-ready-urgent-375.png"))
+        ready.click()
+        page.wait_for_function("window.__gy.readySeats.includes(0)")
+        assert ready.is_hidden()
         assert not page.errors, page.errors  # type: ignore[attr-defined]
     finally:
         ctx.close()
