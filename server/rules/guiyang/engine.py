@@ -655,6 +655,23 @@ def _seen(state: State) -> list[int]:
     return seen
 
 
+class _Seen:
+    """`_seen` of a state, counted at the first look: most views need none (no seat is
+    ready, no seat about to discard holds a hand one tile from ready)."""
+
+    __slots__ = ("_counts", "_state")
+
+    def __init__(self, state: State) -> None:
+        self._state = state
+        self._counts: list[int] | None = None
+
+    def __getitem__(self, kind: int) -> int:
+        counts = self._counts
+        if counts is None:
+            counts = self._counts = _seen(self._state)
+        return counts[kind]
+
+
 class _SeatMemo(dict[tuple[int, int], tuple[object, ...]]):
     """`_public_seat`'s entries: one slot per seat of each hand (keyed by the id of the
     hand's wall, which every state of the hand shares and never changes), holding the
@@ -766,7 +783,7 @@ def views(state: State, seats: Sequence[int | None], hints: bool = True) -> list
         else None,
         "river_last": _river_last(state),
     }
-    seen = _seen(state) if hints and any(s is not None for s in seats) else []
+    seen = _Seen(state)
     settlement = settle(state) if state.ended else None
     out = []
     for seat in seats:

@@ -6,7 +6,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, Protocol
 
 from ..hand import completing_tiles, is_all_triplets, is_seven_pairs, is_standard, shanten
 from ..tiles import NUM_KINDS, WU_GU_JI, YAO_JI, suit_of, tile_index, tile_name
@@ -83,14 +83,20 @@ def hand_waits(
     return tuple(result)
 
 
-def unseen_copies(held: list[int], seen: list[int], kind: int) -> int:
+class TileCounts(Protocol):
+    """Copies per tile kind (``counts[kind]``): a list, or one counted at its first look."""
+
+    def __getitem__(self, kind: int, /) -> int: ...
+
+
+def unseen_copies(held: list[int], seen: TileCounts, kind: int) -> int:
     """Copies of tile ``kind`` a seat cannot see: 4 less those in its concealed ``held``
     counts and those open on the table (``seen``: every meld and unclaimed river tile), at
     least 0 (§6.3's 听牌提示 counts)."""
     return max(0, 4 - held[kind] - seen[kind])
 
 
-def ting_hints(state: State, seat: int, seen: list[int]) -> dict[str, list[list[object]]]:
+def ting_hints(state: State, seat: int, seen: TileCounts) -> dict[str, list[list[object]]]:
     """听牌提示 (出牌提示) for a seat about to discard: each tile kind it holds whose discard
     would leave it ready (§6.3) -> ``[[wait tile, unseen copies], ...]`` (waits sorted).
 

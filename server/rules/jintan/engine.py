@@ -613,8 +613,9 @@ def view(state: State, seat: int | None) -> dict[str, object]:
             counts[drawn] -= 1
         out["hand"] = [tile_name(k) for k in range(HAND_KINDS) for _ in range(counts[k])]
         out["drawn"] = tile_name(drawn) if drawn is not None else None
-        unseen = _unseen(state, seat)
-        out["waits"] = [{"tile": tile_name(k), "unseen": unseen[k]} for k in waits(state, seat)]
+        seat_waits = waits(state, seat)
+        unseen = _unseen(state, seat) if seat_waits else []  # (counted only for a ready hand)
+        out["waits"] = [{"tile": tile_name(k), "unseen": unseen[k]} for k in seat_waits]
     if state.ended:
         out["settlement"] = settle(state)
     return out
