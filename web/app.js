@@ -148,7 +148,8 @@ function fmtPts(v) {
   return v > 0 ? `+${v}` : String(v);
 }
 
-function optionsSummary(o, game = 'guiyang') {
+/** A room's rules in a line (the table's header, 战绩): 金坛麻将 · 底数 10 · ... / 4人 · 连庄 · .... */
+export function optionsSummary(o, game = 'guiyang') {
   if (!o) return '';
   const parts = [];
   if (game === 'jintan') {

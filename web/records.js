@@ -5,7 +5,7 @@
 import { request, profile, ensureProfile, ApiError } from './api.js';
 import { getLang, botName } from './i18n.js';
 import { h } from './dom.js';
-import { showStoredSettlement } from './app.js';
+import { showStoredSettlement, optionsSummary } from './app.js';
 
 const L = {
   zh: {
@@ -51,18 +51,12 @@ const date = (iso) => {
 };
 
 // options worth a word in a room's line (the rest are defaults or timers)
-const OPTION_WORDS = {
-  lian_zhuang: '连庄', yi_kou_san: '一扣三', yao_bai_ji: '摇摆鸡', man_tang_ji: '满堂鸡', wu_gu_ji: '乌骨鸡',
-  ben_ji: '本鸡', xing_qi_ji: '星期鸡', chui_feng_ji: '吹风鸡', chow: '吃',
-};
+/** A room's rules in a line, as its table lists them (``optionsSummary``), after the game's
+ *  name. */
 function optionsText(game, o) {
-  const parts = [rt(`game_${game}`)];
-  if (o && o.players) parts.push(rt('players_n', { n: o.players }));
-  if (o && o.hands) parts.push(rt('hands_n', { n: o.hands }));
-  // Guiyang's scoring is one option, `scoring`: 'lian_zhuang' | 'yi_kou_san' | 'yi_kou_er'
-  if (o && OPTION_WORDS[o.scoring]) parts.push(OPTION_WORDS[o.scoring]);
-  for (const [k, w] of Object.entries(OPTION_WORDS)) if (o && o[k] === true) parts.push(w);
-  return parts.join(' · ');
+  const rules = optionsSummary(o, game);
+  // Jintan's line starts with its name already
+  return game === 'jintan' ? rules : [rt(`game_${game}`), rules].filter(Boolean).join(' · ');
 }
 
 const api = {
@@ -94,11 +88,16 @@ export function lineChart(series, { xLabel = (i) => String(i), id = null, width 
     svg.append(s('line', { x1: left, x2: W - right, y1: Y(v), y2: Y(v), class: v === 0 ? 'zero' : 'grid' }));
     svg.append(s('text', { x: left - 6, y: Y(v) + 4, class: 'tick', 'text-anchor': 'end' }, String(Math.round(v))));
   }
-  const ticks = Math.min(n, 8);
+  // as many x labels as fit (about 48 px each), a label the same as the last shown left out
+  const ticks = Math.min(n, 8, Math.max(2, Math.floor((W - left - right) / 48) + 1));
+  let shown = null;
   for (let k = 0; k < ticks; k++) {
     const i = ticks <= 1 ? 0 : Math.round((k * (n - 1)) / (ticks - 1));
+    const label = xLabel(i);
+    if (label === shown) continue;
+    shown = label;
     const anchor = ticks > 1 && k === 0 ? 'start' : ticks > 1 && k === ticks - 1 ? 'end' : 'middle';
-    svg.append(s('text', { x: X(i), y: H - 8, class: 'tick', 'text-anchor': anchor }, xLabel(i)));
+    svg.append(s('text', { x: X(i), y: H - 8, class: 'tick xtick', 'text-anchor': anchor }, label));
   }
   series.forEach((ser, k) => {
     const color = COLORS[k % COLORS.length];
@@ -167,7 +166,8 @@ function roomItem(r) {
     const total = r.standings[seat.seat] ?? 0;
     // a bot's name says so (机器人3; players may not take such a name): no badge beside it
     seats.append(h('li', { class: seat.seat === r.seat ? 'me' : '', dataset: { seat: String(seat.seat), total: String(total), rank: String(r.ranks[seat.seat] ?? ''), bot: String(!!seat.bot) } },
-      h('span', { class: `rank r${r.ranks[seat.seat] ?? ''}`, title: rt('rank', { n: r.ranks[seat.seat] ?? '' }), text: String(r.ranks[seat.seat] ?? '') }),
+      // 第1名, not a bare 1 that reads as a seat number
+      h('span', { class: `rank r${r.ranks[seat.seat] ?? ''}`, text: r.ranks[seat.seat] ? rt('rank', { n: r.ranks[seat.seat] }) : '' }),
       h('span', { class: 'name', text: seatLabel(seat) + (seat.seat === r.seat ? ` (${rt('me')})` : '') }),
       h('span', { class: `num ${total > 0 ? 'pos' : total < 0 ? 'neg' : ''}`, text: fmt(total) })));
   }

@@ -12,7 +12,7 @@ from typing import Any
 from conftest import ADMIN_TOKEN, LiveServer
 from scripted import Hand, find_seed
 from test_live import add_bots, as_rows, create_room, new_page, payment_rows, play_scripted
-from test_replay_viewer import _play_to_end, _viewer_rows
+from test_replay_viewer import _play_to_end, _store_jintan_hand, _viewer_rows
 
 
 def _short_win(hand: Hand) -> bool:
@@ -43,6 +43,16 @@ def _shots(page: Any, shots: Path, name: str) -> None:
         ".map(e => e.id || e.className || e.textContent)"
     )
     assert not hidden, (name, hidden)
+    # a chart's x labels side by side, none over the next
+    overlaps = page.evaluate(
+        """[...document.querySelectorAll('#records svg.chart')].flatMap((svg) => {
+          const boxes = [...svg.querySelectorAll('text.xtick')].map((e) => e.getBBox())
+            .sort((a, b) => a.x - b.x);
+          return boxes.slice(1).filter((b, k) => b.x < boxes[k].x + boxes[k].width)
+            .map((b) => svg.id);
+        })"""
+    )
+    assert not overlaps, (name, overlaps)
     page.set_viewport_size({"width": 1280, "height": 800})
 
 
@@ -206,6 +216,24 @@ def test_records_of_a_hand_played_and_the_player_code(
         )
         assert lasts == sums
         _shots(page, shots_dir, "records-session")
+        # a Jintan room: its rules as its table lists them; each rank says it is one
+        jt = _store_jintan_hand(live.database_url, "records-jt", "JTREC", profile["id"])
+        want_total += jt["settlement"]["deltas"][0]
+        page.goto(live.base + "/?records")
+        jt_row = page.locator('#records-rooms .rec-room[data-code="JTREC"]')
+        jt_row.wait_for()
+        assert jt_row.locator(".rec-opts").inner_text() == (
+            "金坛麻将 · 底数 10 · 花分值 5 · 可吃 · 8局 · 已打1局"
+        )  # the defaults (jintan.md §J1)
+        ranks = jt_row.locator(".rec-seats li").evaluate_all(
+            "els => els.map(e => [e.dataset.rank, e.querySelector('.rank').textContent])"
+        )
+        assert [text for _, text in ranks] == [f"第{rank}名" for rank, _ in ranks]
+        deltas = jt["settlement"]["deltas"]
+        assert [int(rank) for rank, _ in ranks] == [
+            1 + sum(d > deltas[i] for d in deltas) for i in range(4)
+        ]
+        _shots(page, shots_dir, "records-jintan")
         assert not page.errors, page.errors  # type: ignore[attr-defined]
 
         # another device: a fresh profile at first, then the player code brings this one back

@@ -271,10 +271,12 @@ def test_seat_verifies_the_seed_and_watches_the_replay_to_the_ledger(
         actx.close()
 
 
-def _store_jintan_hand(url: str, seed: str, code: str = "JTRP") -> dict[str, Any]:
-    """A Jintan hand played by the bots and stored as the room stores it in room ``code``:
-    its id, key and settlement (seeded from another thread: Playwright holds the main
-    thread's loop)."""
+def _store_jintan_hand(
+    url: str, seed: str, code: str = "JTRP", profile_id: int | None = None
+) -> dict[str, Any]:
+    """A Jintan hand played by the bots and stored as the room stores it in room ``code``
+    (seat 0 is ``profile_id``'s): its id, key and settlement (seeded from another thread:
+    Playwright holds the main thread's loop)."""
     import asyncio
     from concurrent.futures import ThreadPoolExecutor
 
@@ -298,7 +300,9 @@ def _store_jintan_hand(url: str, seed: str, code: str = "JTRP") -> dict[str, Any
         try:
             await store.create_room(code, "jintan", game.options({}).model_dump())
             for seat, name in enumerate(["甲", "乙", "丙", "丁"]):
-                await store.add_player(code, seat, name, "h", False)
+                await store.add_player(
+                    code, seat, name, "h", False, profile_id=profile_id if seat == 0 else None
+                )
             started = await store.start_hand(code, 1, seed, 1, 1)
             for idx, (seat, action) in enumerate(log):
                 await store.append_action(code, 1, idx, seat, {"action": action.to_dict()})
