@@ -138,6 +138,25 @@ def test_a_jintan_hand_with_a_chosen_chow_to_its_settlement(
         page.wait_for_timeout(300)
         page.screenshot(path=str(shots_dir / "jintan-table-375.png"), full_page=True)
         assert page.evaluate("document.documentElement.scrollWidth") <= 375
+        # the narrow centre's event line wraps between words only: 补花 stays whole, whatever
+        # the length of the name before it
+        lines = page.evaluate(
+            """() => {
+              const el = document.querySelector('#event-line');
+              const out = [];
+              for (let n = 1; n <= 10; n++) {
+                el.textContent = `${'机'.repeat(n)} 补花 竹`;
+                const r = document.createRange();
+                const top = (k) => { r.setStart(el.firstChild, k); r.setEnd(el.firstChild, k + 1);
+                  return Math.round(r.getBoundingClientRect().top); };
+                out.push([top(n + 1), top(n + 2), top(0) < top(n + 4)]);
+              }
+              el.textContent = '';
+              return out;
+            }"""
+        )
+        assert all(bu == hua for bu, hua, _ in lines), lines
+        assert any(wrapped for _, _, wrapped in lines)  # the centre is narrow enough to wrap
         # 规则 tells how a win counts (jintan.md §J5-§J7), with this room's numbers
         page.click("#rules-btn")
         page.wait_for_selector("#rules-dialog", state="visible")
