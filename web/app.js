@@ -1125,9 +1125,14 @@ function renderOpponents() {
     const shown = shownHand(i);
     const cc = sv.concealed_count ?? 0;
     const hidden = h('div', { class: 'concealed', dataset: { count: String(cc) } });
-    if (shown) { // 摊牌: the hand is over, every hand lies open
+    if (shown) { // 摊牌: the hand is over, every hand lies open, a winner's winning tile apart
       hidden.classList.add('shown');
-      hidden.append(...sortTiles(shown).map((tl) => tileEl(tl, { size: 'xs' })));
+      const st = S.settlement.settlement;
+      const winTile = (st.winners || []).includes(i) ? winTileOf(paymentsOf(st), i) : null;
+      const tiles = [...shown];
+      if (winTile && tiles.includes(winTile)) tiles.splice(tiles.lastIndexOf(winTile), 1);
+      hidden.append(...sortTiles(tiles).map((tl) => tileEl(tl, { size: 'xs' })));
+      if (winTile && tiles.length < shown.length) hidden.append(tileEl(winTile, { size: 'xs', classes: ['win-tile'] }));
     } else {
       const backs = h('span', { class: 'backs' });
       for (let k = 0; k < Math.min(cc, 14); k++) backs.append(h('span', { class: 'back-mini' }));

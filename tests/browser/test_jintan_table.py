@@ -124,6 +124,12 @@ def test_a_jintan_hand_with_a_chosen_chow_to_its_settlement(
         for seat, tiles in shown:
             assert sorted(tiles) == sorted(s["hands"][seat]) and tiles
         assert page.locator("#opponents .back-mini, #opponents .tile-back").count() == 0
+        # a winner's winning tile lies apart, marked, as in the settlement
+        for w in s["winners"]:
+            tile = next(p["detail"]["tile"] for p in s["payments"] if p["to"] == w)
+            marked = page.locator(f"#opponents [data-seat='{w}'] .concealed.shown .win-tile")
+            assert w == 0 or marked.get_attribute("data-tile") == tile
+        assert page.locator("#opponents .win-tile").count() == len(set(s["winners"]) - {0})
         # 门风: the dealer sits East, the others in turn order
         winds = page.locator("#opponents .seat-panel, #me").evaluate_all(
             "els => els.map(e => [Number(e.dataset.seat), e.querySelector('.wind').textContent,"
