@@ -1129,8 +1129,7 @@ function renderOpponents() {
       hidden.classList.add('shown');
       const st = S.settlement.settlement;
       const winTile = (st.winners || []).includes(i) ? winTileOf(paymentsOf(st), i) : null;
-      const tiles = [...shown];
-      if (winTile && tiles.includes(winTile)) tiles.splice(tiles.lastIndexOf(winTile), 1);
+      const tiles = withoutOne(shown, winTile);
       hidden.append(...sortTiles(tiles).map((tl) => tileEl(tl, { size: 'xs' })));
       if (winTile && tiles.length < shown.length) hidden.append(tileEl(winTile, { size: 'xs', classes: ['win-tile'] }));
     } else {
@@ -1782,16 +1781,21 @@ function winTileOf(pays, w) {
   return p ? p.detail.tile : null;
 }
 
+/** ``tiles`` less one copy of ``tile`` (a winner's hand less its winning tile, shown apart);
+ *  a copy of ``tiles`` when it holds none. */
+function withoutOne(tiles, tile) {
+  const out = [...tiles];
+  const k = tile ? out.lastIndexOf(tile) : -1;
+  if (k >= 0) out.splice(k, 1);
+  return out;
+}
+
 /** A winner's hand as it won: concealed tiles sorted, the melds, and the winning tile apart
  *  and highlighted. */
 function winningHandEl(s, w, pays) {
   const hands = Array.isArray(s.hands) ? s.hands : [];
-  const tiles = [...(hands[w] || [])];
   const winTile = winTileOf(pays, w);
-  if (winTile) {
-    const k = tiles.lastIndexOf(winTile);
-    if (k >= 0) tiles.splice(k, 1);
-  }
+  const tiles = withoutOne(hands[w] || [], winTile);
   const box = h('div', { class: 'win-hand', dataset: { seat: String(w), winTile: winTile || '' } });
   const conc = h('span', { class: 'win-concealed' });
   for (const tl of sortTiles(tiles)) conc.append(tileEl(tl, { size: 'sm' }));

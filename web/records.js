@@ -50,7 +50,6 @@ const date = (iso) => {
   return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}`;
 };
 
-// options worth a word in a room's line (the rest are defaults or timers)
 /** A room's rules in a line, as its table lists them (``optionsSummary``), after the game's
  *  name. */
 function optionsText(game, o) {

@@ -49,7 +49,7 @@ def _chow_from_two_runs(hand: Hand) -> bool:
 def test_a_jintan_hand_with_a_chosen_chow_to_its_settlement(
     live: LiveServer, browser: Any, shots_dir: Path
 ) -> None:
-    ctx, page = new_page(browser)
+    ctx, page = new_page(browser, height=800)
     try:
         code = create_jintan_room(page, live.base, "金坛")
         room = live.room(code)
@@ -108,7 +108,7 @@ def test_a_jintan_hand_with_a_chosen_chow_to_its_settlement(
         page.set_viewport_size({"width": 375, "height": 812})
         page.locator("#settle-explain").scroll_into_view_if_needed()
         page.screenshot(path=str(shots_dir / "jintan-settlement-375.png"))
-        page.set_viewport_size({"width": 1280, "height": 860})  # (new_page's)
+        page.set_viewport_size({"width": 1280, "height": 800})
         page.click("#settlement-close")
         # flowers laid open and honours drawn by the page
         flowers = page.locator(".flowers .tile.flower").evaluate_all(
