@@ -1,9 +1,9 @@
 // 贵阳捉鸡麻将 browser client. Plain ES modules, no build step.
 // The server sends each seat its own `view` and `legal` actions; we render `view` and offer `legal`.
-import { t, getLang, setLang, translateDom, botName, reasonText, handTypeText, WIN_KINDS, errorMessage, validationMessage, CHICKEN_KINDS, chickenKindText } from './i18n.js';
+import { t, getLang, setLang, translateDom, botName, reasonText, handTypeText, winKindText, errorMessage, validationMessage, CHICKEN_KINDS, chickenKindText } from './i18n.js';
 import { tileEl, tileName, sortTiles, suitOf, suitChar, setTileGame } from './tiles.js';
 import { h } from './dom.js';
-import { FAN_NAMES, JT_FANS, jintanWinEl } from './jintan.js';
+import { JT_FANS, fanName, jintanWinEl } from './jintan.js';
 import { api, store, profile, ApiError } from './api.js';
 import { RoomSocket } from './net.js';
 import { verifyEl } from './wall.js';
@@ -784,7 +784,7 @@ function noteEvent(ev) {
     case 'kong': case 'kong_declared': text = `${who} ${t('act_kong')} ${tn}`; break;
     case 'win': {
       const ws = (ev.winners || []).map(seatName).join(', ');
-      text = `${ws} ${t('act_win')} ${tn}${ev.kind && WIN_KINDS[ev.kind] ? ' · ' + WIN_KINDS[ev.kind] : ''}`;
+      text = `${ws} ${t('act_win')} ${tn}${winKindText(ev.kind) ? ' · ' + winKindText(ev.kind) : ''}`;
       break;
     }
     case 'discard': if (ev.bao_ting) text = `${who} ${t('bao_ting')}`; break; // a plain discard clears "X 碰 …"
@@ -1425,7 +1425,7 @@ function detailEl(d, reason) {
     const kind = chickenKind(d, reason);
     if (kind) box.append(h('small', { class: 'ji-kind', text: kind }));
     if (reason !== 'ji' && d.bao_ji) box.append(h('small', { class: 'ji-kind', text: '包鸡' }));
-  } else if (d.kind) box.append(h('small', { text: DOU_KINDS[d.kind] || HAND_KIND_FALLBACK(d.kind) }));
+  } else if (d.kind) box.append(h('small', { text: DOU_KINDS[d.kind] || kindText(d.kind) }));
   if (typeof d.tile === 'string') box.append(tileEl(d.tile, { size: 'xs' }));
   if (d.jin && reason !== 'ji') box.append(h('small', { class: 'badge', text: '金' }));
   if (d.suit) box.append(h('small', { text: suitChar(d.suit) }));
@@ -1436,7 +1436,8 @@ function detailEl(d, reason) {
 /** Why a Jintan payer pays, by the win's kind (jintan.md §J7); any other kind: 点炮. */
 const JT_PAYER_ROLES = { zi_mo: 'self_draw', gang_kai: 'self_draw', ba_hua: 'self_draw', qiang_gang: 'robbed' };
 
-function HAND_KIND_FALLBACK(k) { return WIN_KINDS[k] || handTypeText(k); }
+/** A payment's ``kind``: how the hand was won, else its hand type. */
+function kindText(k) { return winKindText(k) || handTypeText(k); }
 
 function winnersOf(s) {
   if (Array.isArray(s.winners)) return s.winners;
@@ -1461,12 +1462,12 @@ function winExtrasOf(s, seat) {
   if (Array.isArray(s.wins)) {
     const w = s.wins.find((x) => (x.seat ?? x.winner) === seat);
     if (w) {
-      for (const k of ['how', 'kind', 'method', 'win_kind']) if (w[k] && WIN_KINDS[w[k]]) out.push(WIN_KINDS[w[k]]);
-      for (const k of ['extras', 'flags']) if (Array.isArray(w[k])) w[k].forEach((x) => out.push(WIN_KINDS[x] || x));
+      for (const k of ['how', 'kind', 'method', 'win_kind']) if (winKindText(w[k])) out.push(winKindText(w[k]));
+      for (const k of ['extras', 'flags']) if (Array.isArray(w[k])) w[k].forEach((x) => out.push(winKindText(x) || x));
     }
   }
-  for (const k of ['win_kind', 'how']) if (typeof s[k] === 'string' && WIN_KINDS[s[k]]) out.push(WIN_KINDS[s[k]]);
-  if (s.self_draw === true || s.zi_mo === true) out.push('自摸');
+  for (const k of ['win_kind', 'how']) if (typeof s[k] === 'string' && winKindText(s[k])) out.push(winKindText(s[k]));
+  if (s.self_draw === true || s.zi_mo === true) out.push(winKindText('zi_mo'));
   return [...new Set(out)];
 }
 
@@ -1712,7 +1713,7 @@ function rulesEl(room) {
       ['flower', t('jh_flower')], ['honour_triplet', t('jh_honour_triplet')],
       ['honour_kong', t('jh_honour_kong')], ['number_kong', t('jh_number_kong')],
     ]);
-    fanSection(JT_FANS, (k) => FAN_NAMES[k], t('r_fan'), t('jt_fan_sum'));
+    fanSection(JT_FANS, fanName, t('r_fan'), t('jt_fan_sum'));
     section('r_jt_points', [
       ['formula', t('jp_formula', { base: o.base, value: o.flower_value })], ['yi_hua', t('jp_yi_hua')],
       ['self_draw', t('jp_self_draw')], ['discard', t('jp_discard')], ['rob', t('jp_rob')],
@@ -1835,7 +1836,7 @@ function partLabel(k) {
   const key = `p_${k}`;
   const label = t(key);
   if (label !== key) return label;
-  return WIN_KINDS[k] || handTypeText(k);
+  return kindText(k);
 }
 
 /** Each seat's points explained (the apps' 结算明细): the seat's total first, then its

@@ -763,10 +763,33 @@ export function reasonText(r) {
   return (REASONS[lang] && REASONS[lang][r]) || REASONS.zh[r] || r;
 }
 
+/** English names of both games' hand types (spec/guiyang.md §6), 番 (spec/jintan.md §J6)
+ * and ways to win. */
+const TERMS_EN = {
+  ping_hu: 'plain win', da_dui_zi: 'all pongs', qi_dui: 'seven pairs', long_qi_dui: 'dragon seven pairs',
+  dan_diao: 'single wait', qing_yi_se: 'full flush', qing_da_dui: 'full-flush all pongs',
+  qing_qi_dui: 'full-flush seven pairs', qing_long_bei: 'full-flush dragon seven pairs',
+  qing_dan_diao: 'full-flush single wait', standard: 'win', ba_hua: 'eight flowers',
+  hun_yi_se: 'half flush', dui_dui_hu: 'all pongs', gang_kai: 'win on a kong', du_diao: 'single wait',
+  zi_mo: 'self-draw', self_draw: 'self-draw', dian_pao: 'on a discard', discard: 'on a discard',
+  re_pao: 'hot discard', qiang_gang: 'robbing a kong', ruan_bao: 'soft ready', ying_bao: 'hard ready',
+  sha_bao: 'kill-ready',
+};
+
+/** A hand type or 番 ``key`` whose Chinese name is ``zh``, as the page's language shows it:
+ * 清一色, or "full flush (清一色)" in English (the key itself when it has no English name). */
+export function termText(key, zh) {
+  return lang === 'en' ? `${TERMS_EN[key] || key} (${zh})` : zh;
+}
+
+/** How a hand was won (`WIN_KINDS`) in the page's language; '' for an unknown kind. */
+export function winKindText(k) {
+  return WIN_KINDS[k] ? termText(k, WIN_KINDS[k]) : '';
+}
+
 export function handTypeText(h) {
   if (!h) return '';
-  const zh = HAND_TYPES[h] || h;
-  return lang === 'en' ? `${zh} (${h})` : zh;
+  return termText(h, HAND_TYPES[h] || h);
 }
 
 /** Apply translations to every element with data-i18n / data-i18n-placeholder. */

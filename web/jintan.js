@@ -1,26 +1,40 @@
 // Jintan's (金坛麻将) words and win line, shared by the table and 回放.
 import { h } from './dom.js';
-import { t } from './i18n.js';
+import { t, getLang, termText } from './i18n.js';
 import { tileName } from './tiles.js';
 
 /** Jintan's 番 patterns by name (jintan.md §J6). */
-export const FAN_NAMES = { hun_yi_se: '混一色', dui_dui_hu: '对对胡', gang_kai: '杠开', du_diao: '独吊', qing_yi_se: '清一色', qi_dui: '七对' };
+const FAN_NAMES = { hun_yi_se: '混一色', dui_dui_hu: '对对胡', gang_kai: '杠开', du_diao: '独吊', qing_yi_se: '清一色', qi_dui: '七对' };
 /** Jintan's 番 by pattern (jintan.md §J6). */
 export const JT_FANS = { hun_yi_se: 1, dui_dui_hu: 1, gang_kai: 1, du_diao: 1, qing_yi_se: 2, qi_dui: 2 };
-/** What each 花 item of a win is (jintan.md §J5): a flower is named by its tile alone. */
+/** A 番 pattern's name in the page's language: 混一色, "half flush (混一色)". */
+export const fanName = (k) => termText(k, FAN_NAMES[k] || k);
+/** What each 花 item of a win is (jintan.md §J5), put before its tile: a flower is named by
+ * its tile alone. */
 const HUA_ITEMS = {
-  flower: '', honour_pong: '碰', honour_concealed_triplet: '暗刻', honour_exposed_kong: '明杠',
-  honour_concealed_kong: '暗杠', exposed_kong: '明杠', concealed_kong: '暗杠',
+  zh: {
+    flower: '', honour_pong: '碰', honour_concealed_triplet: '暗刻', honour_exposed_kong: '明杠',
+    honour_concealed_kong: '暗杠', exposed_kong: '明杠', concealed_kong: '暗杠',
+  },
+  en: {
+    flower: '', honour_pong: 'pong ', honour_concealed_triplet: 'concealed triplet ',
+    honour_exposed_kong: 'exposed kong ', honour_concealed_kong: 'concealed kong ',
+    exposed_kong: 'exposed kong ', concealed_kong: 'concealed kong ',
+  },
 };
 
 /** A Jintan win line's facts (jintan.md §J5-§J6): 花 by item, 番 by pattern, the formula and
  * whether the cap (封顶 ×4) applied. */
 export function jintanWinEl(d) {
   const box = h('span', { class: 'jt-win' });
-  const hua = (d.hua || []).map((x) => `${x.what === 'flower' ? '' : (HUA_ITEMS[x.what] || x.what)}${tileName(x.tile)} ${x.hua}`);
-  box.append(h('small', { class: 'hua', dataset: { hua: String(d.hua_total) }, text: `${t('hua')} ${d.hua_total}${hua.length ? ` (${hua.join(', ')})` : ''}` }));
-  const fans = (d.fan || []).map((f) => FAN_NAMES[f] || f);
-  box.append(h('small', { class: 'fan', dataset: { fan: String(d.fan_total) }, text: `${t('fan')} ${d.fan_total}${fans.length ? ` (${fans.join(' ')})` : ''}` }));
+  const en = getLang() === 'en';
+  const items = HUA_ITEMS[en ? 'en' : 'zh'];
+  // zh: 花 2 (春 1, 碰中 1) · 番 2 (混一色 对对胡); en: the names carry their own brackets
+  const parts = (list, sep) => (!list.length ? '' : en ? `: ${list.join(', ')}` : ` (${list.join(sep)})`);
+  const hua = (d.hua || []).map((x) => `${items[x.what] ?? `${x.what} `}${tileName(x.tile)} ${x.hua}`);
+  box.append(h('small', { class: 'hua', dataset: { hua: String(d.hua_total) }, text: `${t('hua')} ${d.hua_total}${parts(hua, ', ')}` }));
+  const fans = (d.fan || []).map(fanName);
+  box.append(h('small', { class: 'fan', dataset: { fan: String(d.fan_total) }, text: `${t('fan')} ${d.fan_total}${parts(fans, ' ')}` }));
   const unit = d.base + d.hua_total * d.flower_value;
   const mult = 2 ** Math.min(d.fan_total, 2);
   // named parts, as the apps spell the sum out: 底10 + 1花×5 = 15 · 0番 ×1 = 15

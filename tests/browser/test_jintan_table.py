@@ -14,6 +14,18 @@ from conftest import LiveServer
 from scripted import Hand, find_seed
 from test_live import add_bots, as_rows, new_page, payment_rows, play_scripted
 
+#: 番 (jintan.md §J6) and 花 items (§J5) as the page names them in English.
+FANS_EN = {
+    "hun_yi_se": "half flush (混一色)", "dui_dui_hu": "all pongs (对对胡)",
+    "gang_kai": "win on a kong (杠开)", "du_diao": "single wait (独吊)",
+    "qing_yi_se": "full flush (清一色)", "qi_dui": "seven pairs (七对)",
+}  # fmt: skip
+HUA_EN = {
+    "flower": "", "honour_pong": "pong ", "honour_concealed_triplet": "concealed triplet ",
+    "honour_exposed_kong": "exposed kong ", "honour_concealed_kong": "concealed kong ",
+    "exposed_kong": "exposed kong ", "concealed_kong": "concealed kong ",
+}  # fmt: skip
+
 
 def create_jintan_room(page: Any, base: str, name: str) -> str:
     page.goto(base + "/")
@@ -90,6 +102,30 @@ def test_a_jintan_hand_with_a_chosen_chow_to_its_settlement(
         )
         assert hua == [p["detail"]["hua_total"] for p in s["payments"]]
         assert fan == [p["detail"]["fan_total"] for p in s["payments"]]
+        # in English the win line names its 番 and 花 items in English, the Chinese after
+        page.click("#lang-toggle")
+        lines = page.locator("#settle-payments .jt-win").evaluate_all(
+            "els => els.map(e => [e.querySelector('.hua').textContent,"
+            " e.querySelector('.fan').textContent])"
+        )
+        assert len(lines) == len(s["payments"])
+        for (hua_text, fan_text), p in zip(lines, s["payments"], strict=True):
+            d = p["detail"]
+            names = ", ".join(FANS_EN[f] for f in d["fan"])
+            assert fan_text == f"fan (番) {d['fan_total']}" + (f": {names}" if names else "")
+            assert hua_text.startswith(f"flowers (花) {d['hua_total']}")
+            assert not re.search("[碰刻杠]", hua_text), hua_text
+            for item in d["hua"]:
+                assert HUA_EN[item["what"]] in hua_text, (item, hua_text)
+        how = {"zi_mo": "self-draw (自摸)", "dian_pao": "on a discard (点炮)"}.get(s["win_kind"])
+        assert how is None or how in page.locator("#settle-winners").inner_text()
+        page.screenshot(path=str(shots_dir / "jintan-settlement-en.png"), full_page=True)
+        page.set_viewport_size({"width": 375, "height": 812})
+        page.locator("#settle-explain").scroll_into_view_if_needed()
+        page.screenshot(path=str(shots_dir / "jintan-settlement-en-375.png"))
+        assert page.evaluate("document.documentElement.scrollWidth") <= 375
+        page.set_viewport_size({"width": 1280, "height": 800})
+        page.click("#lang-toggle")
         # each payer's line in 各家明细 says why it pays (§J7), the winner's does not
         role = {"zi_mo": "self_draw", "gang_kai": "self_draw", "qiang_gang": "robbed"}.get(
             s["win_kind"], "dealt_in"
@@ -187,6 +223,16 @@ def test_a_jintan_hand_with_a_chosen_chow_to_its_settlement(
         assert "最多 ×4" in formula
         page.screenshot(path=str(shots_dir / "jintan-rules-375.png"), full_page=True)
         page.click("#rules-close")
+        page.click("#lang-toggle")
+        page.click("#rules-btn")
+        names = body.locator("#rules-fan tbody tr").evaluate_all(
+            "els => els.map(e => [e.dataset.handType, e.cells[0].textContent])"
+        )
+        assert dict(names) == FANS_EN
+        body.locator("#rules-fan").scroll_into_view_if_needed()
+        page.screenshot(path=str(shots_dir / "jintan-rules-en-375.png"))
+        page.click("#rules-close")
+        page.click("#lang-toggle")
         # the settlement closed, the table offers 准备 with the seconds left; in the last 5 s
         # it is urgent and ticks (the deadline is moved, READY_SECONDS is 30 s)
         ready = page.locator("#table-ready-btn")
