@@ -1,4 +1,5 @@
 // REST calls and small localStorage helpers.
+import { defaultName } from './i18n.js';
 
 export class ApiError extends Error {
   constructor(status, message, body) {
@@ -109,7 +110,7 @@ export function ensureProfile(name) {
   const have = profile.get();
   if (have) return Promise.resolve(have);
   if (!ensuring) {
-    const n = (name || store.name() || '').trim() || `玩家${Math.floor(Math.random() * 900 + 100)}`;
+    const n = (name || store.name() || '').trim() || defaultName();
     ensuring = request('POST', '/api/profiles', { name: n })
       .then((p) => { if (!profile.get()) profile.set(p); return profile.get(); })
       .finally(() => { ensuring = null; });

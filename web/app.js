@@ -1,6 +1,6 @@
 // 贵阳捉鸡麻将 browser client. Plain ES modules, no build step.
 // The server sends each seat its own `view` and `legal` actions; we render `view` and offer `legal`.
-import { t, getLang, setLang, translateDom, botName, reasonText, handTypeText, winKindText, errorMessage, validationMessage, CHICKEN_KINDS, chickenKindText } from './i18n.js';
+import { t, getLang, setLang, translateDom, botName, defaultName, reasonText, handTypeText, winKindText, termText, errorMessage, validationMessage, CHICKEN_KINDS, chickenKindText } from './i18n.js';
 import { tileEl, tileName, sortTiles, suitOf, suitChar, setTileGame } from './tiles.js';
 import { h } from './dom.js';
 import { JT_FANS, fanName, jintanWinEl } from './jintan.js';
@@ -318,7 +318,7 @@ async function restoreRules(saved) {
 function myName() {
   let name = $('#name').value.trim();
   if (!name) {
-    name = `${getLang() === 'zh' ? '玩家' : 'Player'}${Math.floor(Math.random() * 900 + 100)}`;
+    name = defaultName();
     $('#name').value = name;
   }
   store.setName(name);
@@ -1408,6 +1408,8 @@ function paymentsOf(s) {
 }
 
 const DOU_KINDS = { men_dou: '闷豆', ming_dou: '明豆', zhuan_wan_dou: '转弯豆' };
+/** A kong's kind (豆) in the page's language: 闷豆, "concealed kong (闷豆)". */
+const douText = (k) => (DOU_KINDS[k] ? termText(k, DOU_KINDS[k]) : '');
 
 const CHICKEN_OPTIONS = ['wu_gu_ji', 'ben_ji', 'xing_qi_ji', 'chui_feng_ji'];
 // Why a tile is a chicken (the settlement's `kind` / `kinds`, spec §9.3, §9.6).
@@ -1425,9 +1427,9 @@ function detailEl(d, reason) {
     const kind = chickenKind(d, reason);
     if (kind) box.append(h('small', { class: 'ji-kind', text: kind }));
     if (reason !== 'ji' && d.bao_ji) box.append(h('small', { class: 'ji-kind', text: '包鸡' }));
-  } else if (d.kind) box.append(h('small', { text: DOU_KINDS[d.kind] || kindText(d.kind) }));
+  } else if (d.kind) box.append(h('small', { text: douText(d.kind) || kindText(d.kind) }));
   if (typeof d.tile === 'string') box.append(tileEl(d.tile, { size: 'xs' }));
-  if (d.jin && reason !== 'ji') box.append(h('small', { class: 'badge', text: '金' }));
+  if (d.jin && reason !== 'ji') box.append(h('small', { class: 'badge', text: t('jin') }));
   if (d.suit) box.append(h('small', { text: suitChar(d.suit) }));
   if (typeof d.hua_total === 'number') box.append(jintanWinEl(d));
   return box.children.length ? box : null;
@@ -1575,7 +1577,7 @@ function renderSettlement() {
     body.append(h('div', { class: 'settle-line', id: 'settle-loser' }, h('span', { class: 'label', text: t(s.win_kind === 'qiang_gang' ? 'loser_robbed' : 'loser_dealt_in') }), seatName(s.loser)));
   }
   if (Array.isArray(s.burned) && s.burned.length) {
-    body.append(h('div', { class: 'settle-line' }, h('span', { class: 'label', text: '烧' }), s.burned.map(seatName).join(', ')));
+    body.append(h('div', { class: 'settle-line' }, h('span', { class: 'label', text: t('shao') }), s.burned.map(seatName).join(', ')));
   }
   // turned tile + chickens
   const turned = s.turned ?? s.turned_tile ?? null;
@@ -1814,7 +1816,7 @@ function groupOf(p) {
   const d = p.detail || {};
   switch (p.reason) {
     case 'hu': return { key: `hu|${p.to}`, sub: '' };
-    case 'dou': return { key: `dou|${d.kind}|${d.tile}`, sub: DOU_KINDS[d.kind] || d.kind || '', tile: d.tile, kind: d.kind };
+    case 'dou': return { key: `dou|${d.kind}|${d.tile}`, sub: douText(d.kind) || d.kind || '', tile: d.tile, kind: d.kind };
     case 'ji': case 'chong_feng_ji': case 'ze_ren_ji':
       return { key: `${p.reason}|${d.tile}|${d.kind}|${!!d.jin}|${!!d.bao_ji}`, sub: [chickenKind(d, p.reason), p.reason !== 'ji' && d.bao_ji ? '包鸡' : ''].filter(Boolean).join(' · '), tile: d.tile, kind: d.kind, jin: !!d.jin, baoJi: !!d.bao_ji, perTile: p.reason === 'ji' };
     case 'cha_que': return { key: 'cha_que', sub: d.suit ? `${t('que')}${suitChar(d.suit)}` : '' };
@@ -1871,7 +1873,7 @@ function explainEl(s, pays, deltas, n) {
       const what = h('span', { class: 'sg-what' }, h('b', { text: reasonText(g.reason) }));
       if (g.sub) what.append(h('small', { class: 'sg-sub', text: g.sub }));
       if (g.tile) what.append(tileEl(g.tile, { size: 'xs' }));
-      if (g.jin) what.append(h('small', { class: 'badge jin', dataset: { jin: 'true' }, text: '金' }));
+      if (g.jin) what.append(h('small', { class: 'badge jin', dataset: { jin: 'true' }, text: t('jin') }));
       const dd = g.first.detail || {};
       const perOther = g.perTile && new Set(g.linesBy.values()).size > 1; // holders' counts differ
       if (g.reason === 'hu' && typeof dd.hua_total === 'number') {
@@ -1907,7 +1909,7 @@ function explainEl(s, pays, deltas, n) {
         const text = count === null ? t('s_per_tile', { n: each }) : `${t('s_tiles', { n: count })} · ${t('s_per_tile', { n: each })}`;
         what.append(h('small', { class: 'sg-count', dataset: { count: count === null ? '' : String(count), each: String(each) } }, text));
       } else if (g.reason === 'cha_jiao' && typeof dd.ready_value === 'number') {
-        what.append(h('small', { class: 'sg-sub', text: t('s_ready_value', { n: dd.ready_value }) + (dd.streak ? ` +连庄 ${dd.streak}` : '') }));
+        what.append(h('small', { class: 'sg-sub', text: t('s_ready_value', { n: dd.ready_value }) + (dd.streak ? ` +${t('p_lian_zhuang')} ${dd.streak}` : '') }));
       } else if (g.reason === 'cha_que' && typeof dd.tiles === 'number') {
         what.append(h('small', { class: 'sg-sub', text: t('s_void_tiles', { n: dd.tiles }) }));
       }
@@ -1915,12 +1917,14 @@ function explainEl(s, pays, deltas, n) {
       for (const [other, pts] of g.by) {
         const n = g.linesBy.get(other);
         who.append(h('span', { class: 'sg-other', dataset: { seat: String(other), points: String(pts), count: g.perTile ? String(n) : '' } },
-          `${g.dir > 0 ? '←' : '→'} ${seatName(other)}${perOther ? ` (${t('s_tiles', { n })})` : ''} ${pts}`));
+          // the points apart from the name: "→ Bot 3 2" read as Bot 32
+          `${g.dir > 0 ? '←' : '→'} ${seatName(other)}${perOther ? ` (${t('s_tiles', { n })})` : ''} · `,
+          h('b', { class: 'sg-pts', text: String(pts) })));
       }
       li.append(what, who, h('span', { class: `num sg-total ${g.dir > 0 ? 'pos' : 'neg'}`, text: fmtPts(g.total) }));
       list.append(li);
     }
-    if (burned.has(i)) list.append(h('li', { class: 'sgroup burned', dataset: { reason: 'shao' } }, h('span', { class: 'sg-what' }, h('b', { text: '烧' }), h('small', { class: 'sg-sub', text: t('s_burned') }))));
+    if (burned.has(i)) list.append(h('li', { class: 'sgroup burned', dataset: { reason: 'shao' } }, h('span', { class: 'sg-what' }, h('b', { text: t('shao') }), h('small', { class: 'sg-sub', text: t('s_burned') }))));
     if (!list.children.length) list.append(h('li', { class: 'sgroup muted', text: t('no_payments') }));
     blk.append(list);
     box.append(blk);
@@ -2324,7 +2328,6 @@ function bindSocial() {
   });
   $('#spectate-btn').addEventListener('click', spectate);
   $('#replaced-resume').addEventListener('click', () => { if (S.socket) S.socket.reopen(); });
-  $('#lang-toggle').addEventListener('click', renderMute);
 }
 
 // ------------------------------------------------------------------ boot
@@ -2382,6 +2385,7 @@ function bind() {
   $('#lang-toggle').addEventListener('click', () => {
     setLang(getLang() === 'zh' ? 'en' : 'zh');
     translateDom();
+    renderMute();
     if (S.conn !== 'idle') setConn(S.conn);
     renderAll();
   });

@@ -249,6 +249,8 @@ const STRINGS = {
     s_by_seat: '各家明细',
     s_win_hand: '胡牌',
     s_burned: '烧：豆和鸡作废',
+    shao: '烧',
+    jin: '金',
     s_per_tile: '每张{n}',
     s_times: '×{n}',
     s_from: '来自',
@@ -337,7 +339,7 @@ const STRINGS = {
     auto: 'Auto',
     bao_ting: 'Ready (报听)',
     ding_que: 'Void suit',
-    que: 'void',
+    que: 'void ',
     score: 'pts',
     waits: 'Waits',
     unseen: '{n} left',
@@ -507,6 +509,8 @@ const STRINGS = {
     s_by_seat: 'By seat',
     s_win_hand: 'Winning hand',
     s_burned: 'Burned (烧): kongs and chickens void',
+    shao: 'burned',
+    jin: 'golden',
     s_per_tile: '{n} each',
     s_times: '×{n}',
     s_from: 'from',
@@ -738,6 +742,11 @@ export function t(key, params) {
   return s;
 }
 
+/** A name for a player who gave none: 玩家NNN / PlayerNNN (NNN random, 100..999). */
+export function defaultName() {
+  return `${lang === 'en' ? 'Player' : '玩家'}${Math.floor(Math.random() * 900 + 100)}`;
+}
+
 /** A bot's name on every screen (the table, 战绩, 回放): 机器人N / Bot N, numbered by its seat
  *  ``i`` (N = i + 1), never by a wind: the winds turn with the dealer, so "机器人·南" sat at 西
  *  whenever seat 1 was not 南 (the server's "Bot South" is by seat too). */
@@ -753,18 +762,30 @@ export const CHICKEN_KINDS = { yao_ji: '幺鸡', wu_gu_ji: '乌骨鸡', fan_pai_
  * chicken. Shared by the table's settlement and 回放. */
 export function chickenKindText(d, reason, options) {
   const wuGu = d.kind === 'wu_gu_ji' || (d.kind === undefined && d.tile === '8p');
-  if (reason !== 'ji') return wuGu ? '乌骨' : '';
+  if (reason !== 'ji') return wuGu ? chickenName('乌骨') : '';
   let text = d.jin ? (wuGu ? '金乌骨' : '金鸡') : (CHICKEN_KINDS[d.kind] || (d.tile === '1s' ? '幺鸡' : '翻牌鸡'));
   if (d.kind === 'fan_pai_ji' && options && options.yao_bai_ji) text = '摇摆鸡';
-  return d.bao_ji ? `包鸡 · ${text}` : text;
+  return d.bao_ji ? `${chickenName('包鸡')} · ${chickenName(text)}` : chickenName(text);
+}
+
+/** English names of the chickens (spec/guiyang.md §9). */
+const CHICKENS_EN = {
+  幺鸡: 'bamboo-1 chicken', 金鸡: 'golden chicken', 乌骨鸡: 'black-bone chicken', 金乌骨: 'golden black-bone',
+  乌骨: 'black-bone', 翻牌鸡: 'turned chicken', 摇摆鸡: 'swing chicken', 本鸡: 'own chicken',
+  星期鸡: 'weekday chicken', 包鸡: 'liable chicken',
+};
+
+/** A chicken's Chinese name ``zh`` as the page's language shows it: 金鸡, "golden chicken (金鸡)". */
+function chickenName(zh) {
+  return lang === 'en' && CHICKENS_EN[zh] ? `${CHICKENS_EN[zh]} (${zh})` : zh;
 }
 
 export function reasonText(r) {
   return (REASONS[lang] && REASONS[lang][r]) || REASONS.zh[r] || r;
 }
 
-/** English names of both games' hand types (spec/guiyang.md §6), 番 (spec/jintan.md §J6)
- * and ways to win. */
+/** English names of both games' hand types (spec/guiyang.md §6), 番 (spec/jintan.md §J6),
+ * ways to win and kongs (豆). */
 const TERMS_EN = {
   ping_hu: 'plain win', da_dui_zi: 'all pongs', qi_dui: 'seven pairs', long_qi_dui: 'dragon seven pairs',
   dan_diao: 'single wait', qing_yi_se: 'full flush', qing_da_dui: 'full-flush all pongs',
@@ -773,7 +794,7 @@ const TERMS_EN = {
   hun_yi_se: 'half flush', dui_dui_hu: 'all pongs', gang_kai: 'win on a kong', du_diao: 'single wait',
   zi_mo: 'self-draw', self_draw: 'self-draw', dian_pao: 'on a discard', discard: 'on a discard',
   re_pao: 'hot discard', qiang_gang: 'robbing a kong', ruan_bao: 'soft ready', ying_bao: 'hard ready',
-  sha_bao: 'kill-ready',
+  sha_bao: 'kill-ready', men_dou: 'concealed kong', ming_dou: 'exposed kong', zhuan_wan_dou: 'added kong',
 };
 
 /** A hand type or 番 ``key`` whose Chinese name is ``zh``, as the page's language shows it:

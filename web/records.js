@@ -19,11 +19,11 @@ const L = {
   },
   en: {
     records: 'Records', replay: 'Replay', back: 'Lobby', running_total: 'Running total', rooms: 'My rooms', more: 'More',
-    no_rooms: 'No finished hands yet', hands: 'hands', played: '{n} played', hand: 'Hand {n}', view: 'View', standings: 'Standings by hand',
+    no_rooms: 'No finished hands yet', hands: 'hands', played: 'hands played: {n}', hand: 'Hand {n}', view: 'View', standings: 'Standings by hand',
     final: 'Final', so_far: 'So far', me: 'me', no_hands: 'No settled hand in this room yet', loading: 'Loading…',
     status_finished: 'finished', status_between: 'in play', status_playing: 'in play', status_open: 'waiting',
     status_dissolved: 'dissolved', voided: 'void', game_guiyang: 'Guiyang Zhuoji', game_jintan: 'Jintan',
-    players_n: '{n} players', hands_n: '{n} hands', total_after: '{n} hands · total {total}', rank: '#{n}',
+    players_n: '{n} players', hands_n: '{n} hands', total_after: 'hands: {n} · total {total}', rank: '#{n}',
     back_rooms: 'All rooms', player: 'Player', chart_empty: 'The chart appears after your first hand',
   },
 };

@@ -15,18 +15,56 @@ const ADMIN_TOKEN_KEY = 'zhuoji-admin-token'; // admin.js keeps the token there
 const CLAIM_KINDS = new Set(['pass', 'pong', 'kong', 'win', 'chow']);
 /** The events of a claim taken when its window closes. */
 const CLAIM_EVENTS = new Set(['pong', 'kong', 'win', 'chow']);
-const MELD_NAMES = {
-  pong: '碰', ming_dou: '明杠', men_dou: '暗杠', zhuan_wan_dou: '转弯杠', chow: '吃', kong: '杠',
-  concealed_kong: '暗杠', exposed_kong: '明杠', added_kong: '补杠', // Jintan's
+/** The page's own words, by language (the table's come from i18n.js). */
+const L = {
+  zh: {
+    title: '回放', room: '房间 {code} · 第 {n} 局 · {game}', guiyang: '贵阳', jintan: '金坛',
+    home_guiyang: '贵阳捉鸡麻将', home_jintan: '金坛麻将',
+    verifying: '正在验证牌墙…', wall_summary: '牌墙（由种子在页面中重建）',
+    first: '|◀ 开局', first_title: '回到开局', back_title: '后退一步', play: '播放', pause: '暂停',
+    play_title: '播放 / 暂停', fwd_title: '前进一步', last: '结尾 ▶|', last_title: '跳到结尾', speed: '速度',
+    pos: '步数', log: '全部步骤', start: '开局', step: '第 {n} 步', wall_left: '余牌 {n}', acting: '行动中',
+    river: '牌河', waits: '听', ding_que: '定缺', bao_ting: '（报听）', seat: '座位{n}',
+    settlement: '结算', deltas_seat: '座位', deltas_points: '得分', winners: '胡牌：', turned: '翻牌', chickens: '鸡',
+    pay_from: '付', pay_to: '收', pay_points: '分', pay_reason: '原因', none: '无',
+    ledger_ok: '✓ 回放的结算与账本一致', ledger_bad: '✗ 回放的结算与账本不一致',
+    seed: '种子', hash_published: '开局公布的哈希', hash_computed: '页面计算的哈希', dealt: '{name} 起手', wall: '牌墙',
+    bad_key: '回放链接无效：密钥不对（只有这一局的玩家拿到链接）。',
+    hand_not_finished: '这一局还没有结束，结束后才能回放。',
+    not_found: '没有这一局。', forbidden: '管理员令牌无效。', replay_failed: '这一局的记录无法回放。',
+    load_failed: '无法加载回放。', network: '网络错误，无法加载回放。',
+    pong: '碰', ming_dou: '明杠', men_dou: '暗杠', zhuan_wan_dou: '转弯杠', chow: '吃', kong: '杠',
+    concealed_kong: '暗杠', exposed_kong: '明杠', added_kong: '补杠',
+  },
+  en: {
+    title: 'Replay', room: 'Room {code} · hand {n} · {game}', guiyang: 'Guiyang', jintan: 'Jintan',
+    home_guiyang: 'Guiyang Zhuoji Mahjong', home_jintan: 'Jintan Mahjong',
+    verifying: 'Checking the wall…', wall_summary: 'The wall (rebuilt in this page from the seed)',
+    first: '|◀ Start', first_title: 'Back to the deal', back_title: 'One step back', play: 'Play', pause: 'Pause',
+    play_title: 'Play / pause', fwd_title: 'One step on', last: 'End ▶|', last_title: 'Jump to the end', speed: 'Speed',
+    pos: 'Step', log: 'All steps', start: 'Deal', step: 'Step {n}', wall_left: '{n} tiles left', acting: 'to act',
+    river: 'Discards', waits: 'Waits', ding_que: 'void suit', bao_ting: ' (ready, 报听)', seat: 'Seat {n}',
+    settlement: 'Settlement', deltas_seat: 'Seat', deltas_points: 'Points', winners: 'Winners: ', turned: 'Turned', chickens: 'chickens',
+    pay_from: 'Pays', pay_to: 'To', pay_points: 'Points', pay_reason: 'Reason', none: 'none',
+    ledger_ok: '✓ The replay settles as the ledger has it', ledger_bad: '✗ The replay does not settle as the ledger has it',
+    seed: 'Seed', hash_published: 'Hash published at the deal', hash_computed: 'Hash computed in this page',
+    dealt: '{name} was dealt', wall: 'Wall',
+    bad_key: 'This replay link is not valid: wrong key (only the hand\'s players get its link).',
+    hand_not_finished: 'This hand is not over yet: it can be replayed once it ends.',
+    not_found: 'There is no such hand.', forbidden: 'The admin token is not valid.',
+    replay_failed: 'This hand\'s record cannot be replayed.',
+    load_failed: 'The replay could not be loaded.', network: 'Network error: the replay could not be loaded.',
+    pong: 'pong', ming_dou: 'exposed kong', men_dou: 'concealed kong', zhuan_wan_dou: 'added kong', chow: 'chow',
+    kong: 'kong', concealed_kong: 'concealed kong', exposed_kong: 'exposed kong', added_kong: 'added kong',
+  },
 };
-const ERROR_TEXT = {
-  bad_key: '回放链接无效：密钥不对（只有这一局的玩家拿到链接）。',
-  hand_not_finished: '这一局还没有结束，结束后才能回放。',
-  not_found: '没有这一局。',
-  forbidden: '管理员令牌无效。',
-  replay_failed: '这一局的记录无法回放。',
-};
-const SEAT_WINDS = ['东', '南', '西', '北'];
+/** The page's word ``key`` in the page's language, ``{name}`` parts filled from ``params``. */
+function rt(key, params = {}) {
+  let text = (L[getLang()] || L.zh)[key] ?? L.zh[key] ?? key;
+  for (const [k, v] of Object.entries(params)) text = text.replace(`{${k}}`, String(v));
+  return text;
+}
+const SUITS = { m: '万', p: '筒', s: '条' };
 
 const R = { data: null, frames: [], pos: 0, timer: null, speed: 1 };
 window.__replay = R; // for tests and debugging
@@ -34,7 +72,7 @@ window.__replay = R; // for tests and debugging
 function seatName(i) {
   const s = R.data && R.data.seats[i];
   if (s && s.bot) return botName(i); // 机器人3, as at the table
-  return s && s.name ? s.name : `座位${i + 1}`;
+  return s && s.name ? s.name : rt('seat', { n: i + 1 });
 }
 
 function actionText(step, pos) {
@@ -55,7 +93,7 @@ function flowersText(step) {
 }
 
 function stepText(step, pos) {
-  if (!step) return '开局';
+  if (!step) return rt('start');
   if (step.seat === null || step.seat === undefined) {
     // the room's own step, a claim window closing: the claim it took, or the next draw, or
     // the wall running out
@@ -69,14 +107,14 @@ function stepText(step, pos) {
   }
   const a = step.action || {};
   let label = t(`act_${a.kind}`);
-  if (!label || label === `act_${a.kind}`) label = a.kind === 'ding_que' ? '定缺' : a.kind;
-  const arg = a.tile ? ` ${tileName(a.tile)}` : a.suit ? ` ${({ m: '万', p: '筒', s: '条' })[a.suit] || a.suit}` : a.tiles ? ` ${a.tiles.map(tileName).join('')}` : '';
+  if (!label || label === `act_${a.kind}`) label = a.kind === 'ding_que' ? rt('ding_que') : a.kind;
+  const arg = a.tile ? ` ${tileName(a.tile)}` : a.suit ? ` ${SUITS[a.suit] || a.suit}` : a.tiles ? ` ${a.tiles.map(tileName).join('')}` : '';
   if (pos > 0 && R.frames[pos - 1].state.prompt === 'claim' && a.kind !== 'pass') {
     // an answer in a claim window is a wish: the window's close says whose claim was taken
     const lost = claimTaken(pos, step.seat) === false ? t('rp_claim_lost') : '';
     return `${seatName(step.seat)} ${t('rp_claims', { what: label + arg })}${lost}`;
   }
-  return `${seatName(step.seat)} ${label}${arg}${a.bao_ting ? '（报听）' : ''}`;
+  return `${seatName(step.seat)} ${label}${arg}${a.bao_ting ? rt('bao_ting') : ''}`;
 }
 
 /** Whether the claim `seat` answered at frame `pos` was taken when its window closed: true,
@@ -110,10 +148,10 @@ function answersAt(pos) {
 
 function meldEl(m) {
   const tiles = m.tiles || [];
-  const box = h('span', { class: `rp-meld meld-${m.kind}`, dataset: { kind: m.kind, from: m.from ?? '' }, title: MELD_NAMES[m.kind] || m.kind });
+  const box = h('span', { class: `rp-meld meld-${m.kind}`, dataset: { kind: m.kind, from: m.from ?? '' }, title: rt(m.kind) });
   const concealed = m.kind === 'men_dou' || m.kind === 'concealed_kong';
   tiles.forEach((tl, i) => box.append(tileEl(concealed && i < 3 ? 'back' : tl, { size: 'xs' })));
-  box.append(h('small', { text: MELD_NAMES[m.kind] || m.kind }));
+  box.append(h('small', { text: rt(m.kind) }));
   return box;
 }
 
@@ -122,12 +160,12 @@ function seatEl(i, st, answers, lastDiscard) {
   const acting = (st.acting || []).includes(i);
   const head = h('header', { class: 'rp-seat-head' },
     h('b', { text: seatName(i) }),
-    h('span', { class: 'muted', text: SEAT_WINDS[(i - R.data.dealer + 4) % 4] || '' }),
-    i === st.dealer ? h('span', { class: 'badge', text: '庄' }) : null,
-    sv.ding_que ? h('span', { class: `badge que suit-${sv.ding_que}`, text: `缺${({ m: '万', p: '筒', s: '条' })[sv.ding_que]}` }) : null,
-    sv.bao_ting ? h('span', { class: 'badge', text: '报听' }) : null,
+    h('span', { class: 'muted', text: t('winds')[(i - R.data.dealer + 4) % 4] || '' }),
+    i === st.dealer ? h('span', { class: 'badge', text: t('dealer') }) : null,
+    sv.ding_que ? h('span', { class: `badge que suit-${sv.ding_que}`, text: `${t('que')}${SUITS[sv.ding_que]}` }) : null,
+    sv.bao_ting ? h('span', { class: 'badge', text: t('bao_ting') }) : null,
     answers[i] ? h('span', { class: `rp-answer answer-${answers[i]}`, dataset: { answer: answers[i] }, text: t(`act_${answers[i]}`) }) : null,
-    acting ? h('span', { class: 'rp-acting', text: '行动中' }) : null);
+    acting ? h('span', { class: 'rp-acting', text: rt('acting') }) : null);
   const hand = h('div', { class: 'rp-hand', dataset: { seat: String(i) } });
   for (const tl of sortTiles(sv.hand || [], sv.ding_que)) hand.append(tileEl(tl, { size: 'sm' }));
   if (sv.drawn) hand.append(h('span', { class: 'rp-gap' }), tileEl(sv.drawn, { size: 'sm', classes: ['drawn'] }));
@@ -142,10 +180,10 @@ function seatEl(i, st, answers, lastDiscard) {
     river.append(tileEl(tl, { size: 'xs', classes }));
   });
   const waits = (sv.waits || []).length
-    ? h('div', { class: 'rp-waits muted' }, '听 ', ...sv.waits.map((w) => tileEl(w.tile, { size: 'xs' })))
+    ? h('div', { class: 'rp-waits muted' }, `${rt('waits')} `, ...sv.waits.map((w) => tileEl(w.tile, { size: 'xs' })))
     : null;
   return h('section', { class: `rp-seat ${acting ? 'acting' : ''}`, id: `rp-seat-${i}`, dataset: { seat: String(i) } },
-    head, hand, melds, h('div', { class: 'label muted', text: '牌河' }), river, waits);
+    head, hand, melds, h('div', { class: 'label muted', text: rt('river') }), river, waits);
 }
 
 function renderTable() {
@@ -161,12 +199,12 @@ function renderTable() {
   table.replaceChildren(...st.seats.map((_, i) => seatEl(i, st, answers, lastDiscard)));
   table.dataset.players = String(st.seats.length);
   $('rp-now').replaceChildren(
-    h('span', { class: 'rp-step-no', text: `第 ${R.pos} 步` }), ' ',
+    h('span', { class: 'rp-step-no', text: rt('step', { n: R.pos }) }), ' ',
     h('b', { id: 'rp-action', text: actionText(frame.step, R.pos) }), ' ',
-    h('span', { class: 'muted', text: `余牌 ${st.wall_count}` }));
+    h('span', { class: 'muted', text: rt('wall_left', { n: st.wall_count }) }));
   $('rp-pos').value = String(R.pos);
   $('rp-count').textContent = `${R.pos} / ${R.frames.length - 1}`;
-  $('rp-play').textContent = R.timer ? '暂停' : '播放';
+  $('rp-play').textContent = rt(R.timer ? 'pause' : 'play');
   $('rp-back').disabled = R.pos === 0;
   $('rp-first').disabled = R.pos === 0;
   const end = R.pos === R.frames.length - 1;
@@ -183,8 +221,8 @@ function renderSettlement() {
   box.replaceChildren();
   if (!s) return;
   const winners = Array.isArray(s.winners) ? s.winners : [];
-  box.append(h('h2', {}, '结算 ', h('span', { id: 'rp-result', class: `result ${s.result}`, dataset: { result: s.result }, text: s.result === 'win' ? t('result_win') : t('result_huang') })));
-  const dt = h('table', { id: 'rp-deltas', class: 'grid' }, h('thead', {}, h('tr', {}, h('th', { text: '座位' }), h('th', { text: '得分' }))));
+  box.append(h('h2', {}, `${rt('settlement')} `, h('span', { id: 'rp-result', class: `result ${s.result}`, dataset: { result: s.result }, text: s.result === 'win' ? t('result_win') : t('result_huang') })));
+  const dt = h('table', { id: 'rp-deltas', class: 'grid' }, h('thead', {}, h('tr', {}, h('th', { text: rt('deltas_seat') }), h('th', { text: rt('deltas_points') }))));
   const tb = h('tbody');
   s.deltas.forEach((d, i) => tb.append(h('tr', { class: `rp-delta ${winners.includes(i) ? 'winner-row' : ''}`, dataset: { seat: String(i), delta: String(d) } },
     h('td', { text: seatName(i) }), h('td', { class: `num ${d > 0 ? 'pos' : d < 0 ? 'neg' : ''}`, text: d > 0 ? `+${d}` : String(d) }))));
@@ -192,7 +230,7 @@ function renderSettlement() {
   box.append(dt);
   if (winners.length) {
     const types = s.hand_types || {};
-    box.append(h('p', { id: 'rp-winners' }, '胡牌：', ...winners.map((w) => h('span', { class: 'winner', dataset: { seat: String(w) } }, seatName(w), ' ', handTypeText(types[w] ?? types[String(w)] ?? ''), ' '))));
+    box.append(h('p', { id: 'rp-winners' }, rt('winners'), ...winners.map((w) => h('span', { class: 'winner', dataset: { seat: String(w) } }, seatName(w), ' ', handTypeText(types[w] ?? types[String(w)] ?? ''), ' '))));
     // Jintan: how each win counts (花, 番, 底 and the sum), once per winner
     for (const w of winners) {
       const hu = (s.payments || []).find((p) => p.to === w && p.reason === 'hu' && p.detail && typeof p.detail.hua_total === 'number');
@@ -200,20 +238,20 @@ function renderSettlement() {
     }
   }
   if (s.turned || (s.chickens || []).length) {
-    box.append(h('p', { class: 'rp-chickens' }, '翻牌 ', s.turned ? tileEl(s.turned, { size: 'xs' }) : '—', ' 鸡 ',
+    box.append(h('p', { class: 'rp-chickens' }, `${rt('turned')} `, s.turned ? tileEl(s.turned, { size: 'xs' }) : '—', ` ${rt('chickens')} `,
       ...(s.chickens || []).map((c) => tileEl(typeof c === 'string' ? c : c.tile, { size: 'xs' }))));
   }
-  const pt = h('table', { id: 'rp-payments', class: 'grid' }, h('thead', {}, h('tr', {}, h('th', { text: '付' }), h('th', { text: '收' }), h('th', { text: '分' }), h('th', { text: '原因' }))));
+  const pt = h('table', { id: 'rp-payments', class: 'grid' }, h('thead', {}, h('tr', {}, h('th', { text: rt('pay_from') }), h('th', { text: rt('pay_to') }), h('th', { text: rt('pay_points') }), h('th', { text: rt('pay_reason') }))));
   const pb = h('tbody');
   for (const p of s.payments || []) {
     pb.append(h('tr', { class: 'rp-payment', dataset: { from: String(p.from), to: String(p.to), points: String(p.points), reason: p.reason } },
       h('td', { text: seatName(p.from) }), h('td', { text: seatName(p.to) }), h('td', { class: 'num', text: String(p.points) }), h('td', { text: reasonOf(p) })));
   }
-  if (!(s.payments || []).length) pb.append(h('tr', {}, h('td', { colspan: '4', class: 'muted', text: '无' })));
+  if (!(s.payments || []).length) pb.append(h('tr', {}, h('td', { colspan: '4', class: 'muted', text: rt('none') })));
   pt.append(pb);
   box.append(h('div', { class: 'scroll-x' }, pt));
   box.append(h('p', { id: 'rp-ledger', class: `rp-ledger ${R.data.replay_ok ? 'ok' : 'bad'}`, dataset: { ok: String(R.data.replay_ok) },
-    text: R.data.replay_ok ? '✓ 回放的结算与账本一致' : '✗ 回放的结算与账本不一致' }));
+    text: rt(R.data.replay_ok ? 'ledger_ok' : 'ledger_bad') }));
 }
 
 /** A payment's reason, a chicken's with its kind (鸡 · 幺鸡, 冲锋鸡 · 乌骨), as the table says. */
@@ -256,19 +294,19 @@ async function verify() {
   el.className = `rp-verify ${res.ok ? 'ok' : 'bad'}`;
   el.dataset.ok = String(res.ok);
   $('rp-seed').replaceChildren(
-    h('span', { class: 'label', text: '种子 ' }), h('code', { id: 'rp-seed-value', text: d.seed }),
-    h('br'), h('span', { class: 'label', text: '开局公布的哈希 ' }), h('code', { text: d.initial.seed_hash }),
-    h('br'), h('span', { class: 'label', text: '页面计算的哈希 ' }), h('code', { id: 'rp-hash-computed', text: res.hash || '—' }));
+    h('span', { class: 'label', text: `${rt('seed')} ` }), h('code', { id: 'rp-seed-value', text: d.seed }),
+    h('br'), h('span', { class: 'label', text: `${rt('hash_published')} ` }), h('code', { text: d.initial.seed_hash }),
+    h('br'), h('span', { class: 'label', text: `${rt('hash_computed')} ` }), h('code', { id: 'rp-hash-computed', text: res.hash || '—' }));
   const wall = $('rp-wall-tiles');
-  wall.replaceChildren(...res.hands.map((hd, i) => h('div', { class: 'rp-dealt' }, h('span', { class: 'label', text: `${seatName(i)} 起手 ` }), ...hd.map((tl) => tileEl(tl, { size: 'xs' })))),
-    h('div', { class: 'rp-wall-row' }, h('span', { class: 'label', text: '牌墙 ' }), ...res.wall.map((tl) => tileEl(tl, { size: 'xs' }))));
+  wall.replaceChildren(...res.hands.map((hd, i) => h('div', { class: 'rp-dealt' }, h('span', { class: 'label', text: `${rt('dealt', { name: seatName(i) })} ` }), ...hd.map((tl) => tileEl(tl, { size: 'xs' })))),
+    h('div', { class: 'rp-wall-row' }, h('span', { class: 'label', text: `${rt('wall')} ` }), ...res.wall.map((tl) => tileEl(tl, { size: 'xs' }))));
 }
 
 function showError(code, message) {
   const el = $('rp-error');
   el.hidden = false;
   el.dataset.code = code || '';
-  el.textContent = ERROR_TEXT[code] || message || '无法加载回放。';
+  el.textContent = (code && L.zh[code] && rt(code)) || message || rt('load_failed');
   $('rp-viewer').hidden = true;
 }
 
@@ -290,7 +328,7 @@ async function load() {
   try {
     res = await fetch(url, { headers });
     body = await res.json();
-  } catch (e) { showError('', '网络错误，无法加载回放。'); return; }
+  } catch (e) { showError('', rt('network')); return; }
   if (!res.ok) {
     const d = body && body.detail;
     showError(d && d.code, d && d.message);
@@ -298,12 +336,9 @@ async function load() {
   }
   R.data = body;
   setTileGame(body.game);
-  if (body.game === 'jintan') { // the page's name is the game's, as at its table
-    $('home-link').textContent = '金坛麻将';
-    document.title = '回放 · 金坛麻将';
-  }
+  staticTexts(body.game);
   R.frames = [{ step: null, state: body.initial }, ...body.steps.map((s) => ({ step: s, state: s.state }))];
-  $('rp-info').textContent = `房间 ${body.room} · 第 ${body.hand_no} 局 · ${body.game === 'jintan' ? '金坛' : '贵阳'}`;
+  $('rp-info').textContent = rt('room', { code: body.room, n: body.hand_no, game: rt(body.game === 'jintan' ? 'jintan' : 'guiyang') });
   $('rp-pos').max = String(R.frames.length - 1);
   const log = $('rp-log');
   log.replaceChildren(...R.frames.map((f, i) => {
@@ -333,6 +368,25 @@ function bind() {
   });
 }
 
+/** The page's fixed words in its language; the page's name is the game's, as at its table. */
+function staticTexts(game = 'guiyang') {
+  const home = rt(game === 'jintan' ? 'home_jintan' : 'home_guiyang');
+  $('home-link').textContent = home;
+  document.title = `${rt('title')} · ${home}`;
+  document.querySelector('.rp-title').textContent = rt('title');
+  $('rp-verify').textContent = rt('verifying');
+  document.querySelector('#rp-wall summary').textContent = rt('wall_summary');
+  document.querySelector('.rp-log-box summary').textContent = rt('log');
+  for (const [id, text, title] of [['rp-first', 'first', 'first_title'], ['rp-back', null, 'back_title'],
+    ['rp-play', 'play', 'play_title'], ['rp-fwd', null, 'fwd_title'], ['rp-last', 'last', 'last_title']]) {
+    if (text) $(id).textContent = rt(text);
+    $(id).title = rt(title);
+  }
+  document.querySelector('.rp-speed').firstChild.textContent = `${rt('speed')} `;
+  $('rp-pos').setAttribute('aria-label', rt('pos'));
+}
+
 setLang(getLang());
+staticTexts();
 bind();
 load();

@@ -410,3 +410,41 @@ def test_a_claim_answer_reads_as_a_wish_and_a_lost_one_says_so(
         assert not [x for x in texts if "act_" in x], texts
     finally:
         ctx.close()
+
+
+def test_the_replay_reads_in_english(live: LiveServer, browser: Any, shots_dir: Path) -> None:
+    """A player who chose English at the table gets 回放 in English: its controls, seats,
+    steps, settlement and errors (tile and player names stay as they are)."""
+    import re
+
+    hand = _store_jintan_hand(live.database_url, "jintan-replay-en", code="JTEN")
+    ctx = browser.new_context(viewport={"width": 375, "height": 812})
+    try:
+        page = ctx.new_page()
+        page.add_init_script("localStorage.setItem('gy.lang', 'en')")
+        page.goto(f"{live.base}/replay?hand={hand['id']}&key={hand['key']}")
+        page.wait_for_selector("#rp-verify[data-ok='true']")
+        assert page.title() == "Replay · Jintan Mahjong"
+        assert page.locator("#home-link").inner_text() == "Jintan Mahjong"
+        assert page.locator("#rp-info").inner_text() == "Room JTEN · hand 1 · Jintan"
+        assert page.locator("#rp-play").inner_text() == "Play"
+        assert page.get_attribute("#rp-back", "title") == "One step back"
+        assert page.locator("#rp-now .rp-step-no").inner_text() == "Step 0"
+        cjk = re.compile("[\u4e00-\u9fff]")
+        for sel in ("#rp-controls", ".rp-title", ".rp-log-box summary", "#rp-wall summary"):
+            assert not cjk.search(page.locator(sel).first.inner_text()), sel
+        winds = page.locator(".rp-seat-head .muted").all_inner_texts()
+        assert sorted(winds) == ["E", "N", "S", "W"]
+        _play_to_end(page)
+        heads = page.locator("#rp-payments th").all_inner_texts()
+        assert heads == ["Pays", "To", "Points", "Reason"]
+        ledger = page.locator("#rp-ledger").inner_text()
+        assert ledger == "✓ The replay settles as the ledger has it"
+        assert not cjk.search(page.locator("#rp-settlement h2").inner_text())
+        _no_overflow(page)
+        page.screenshot(path=str(shots_dir / "replay-en-375.png"), full_page=True)
+        page.goto(f"{live.base}/replay?hand={hand['id']}&key=wrong")
+        page.wait_for_selector("#rp-error:not([hidden])")
+        assert page.locator("#rp-error").inner_text().startswith("This replay link is not valid")
+    finally:
+        ctx.close()
