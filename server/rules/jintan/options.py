@@ -29,7 +29,8 @@ class JintanOptions(BaseModel):
             "Base",
             hint=(
                 "一份 = 底数 + 花数 × 花分值，再按番翻倍（最多 ×4）",
-                "a share = base + 花 × points per 花, doubled per 番 (at most ×4)",
+                "a share = base + flowers (花) × points per flower,"
+                " doubled per fan (番), at most ×4",
             ),
         ),
     )
@@ -42,7 +43,8 @@ class JintanOptions(BaseModel):
             "Points per flower (花)",
             hint=(
                 "每 1 花加的分（花牌、字牌的碰 / 暗刻 / 杠、数牌的杠都算花）",
-                "what each 花 adds (flowers, honour pongs / triplets / kongs, suit kongs)",
+                "what each flower (花) adds: flower tiles,"
+                " honour pongs / triplets / kongs, suit kongs",
             ),
         ),
     )
