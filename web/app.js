@@ -1438,6 +1438,8 @@ function detailEl(d, reason) {
 /** Why a Jintan payer pays, by the win's kind (jintan.md §J7); any other kind: 点炮. */
 const JT_PAYER_ROLES = { zi_mo: 'self_draw', gang_kai: 'self_draw', ba_hua: 'self_draw', qiang_gang: 'robbed' };
 
+const WEEKDAYS_EN = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'];
+
 /** A payment's ``kind``: how the hand was won, else its hand type. */
 function kindText(k) { return winKindText(k) || handTypeText(k); }
 
@@ -1599,7 +1601,8 @@ function renderSettlement() {
     }
     if (s.chui_feng) cl.append(h('span', { class: 'badge', id: 'settle-chui-feng', text: t('chui_feng_blown') }));
     if (s.weekday && S.room && S.room.options && S.room.options.xing_qi_ji) {
-      cl.append(h('span', { class: 'muted', text: t('weekday_n', { n: getLang() === 'zh' ? '一二三四五六日'[s.weekday - 1] : s.weekday }) }));
+      const day = getLang() === 'zh' ? '一二三四五六日'[s.weekday - 1] : WEEKDAYS_EN[s.weekday - 1];
+      cl.append(h('span', { class: 'muted', text: t('weekday_n', { n: getLang() === 'zh' ? day : s.weekday, day }) }));
     }
     body.append(cl);
   }
@@ -2336,6 +2339,7 @@ function bind() {
   document.querySelectorAll('input[name="game"]').forEach((el) => el.addEventListener('change', renderGameOptions));
   restoreRules(store.rules());
   $('#join-form').addEventListener('submit', onJoin);
+  $('#join-code').addEventListener('input', () => showError($('#join-error'), '')); // no stale "no such room"
   const lz = $('#opt-lian-zhuang');
   const yks = $('#opt-yi-kou-san');
   lz.addEventListener('change', () => { if (lz.checked) yks.checked = false; });
