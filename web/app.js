@@ -924,6 +924,7 @@ function renderStatus() {
   wc.textContent = `${t('wall')} ${v.wall_count ?? '-'}`;
   const di = $('#dealer-info');
   const streak = v.dealer_streak ?? r.dealer_streak;
+  di.title = t('dealer_title');
   di.textContent = `${t('dealer')}: ${seatName(v.dealer)}${streak > 1 && scoresStreak() ? ' ' + t('streak', { n: streak }) : ''}`;
   di.dataset.dealer = String(v.dealer);
   $('#last-settlement-btn').hidden = !(S.settlement && !S.settlementOpen);
@@ -986,7 +987,8 @@ function seatHead(i, sv) {
   if (v && v.dealer === i) {
     const streak = v.dealer_streak || 1;
     const shown = scoresStreak() && streak > 1;
-    head.append(h('span', { class: 'badge dealer', dataset: { dealer: 'true', streak: shown ? String(streak) : '' }, text: t('dealer') + (shown ? t('streak', { n: streak }) : '') }));
+    head.append(h('span', { class: 'badge dealer', dataset: { dealer: 'true', streak: shown ? String(streak) : '' }, text: t('dealer') + (shown ? t('streak', { n: streak }) : ''),
+      title: shown ? t('dealer_streak_title', { n: streak }) : t('dealer_title') }));
   }
   if (sv.bao_ting) head.append(h('span', { class: 'badge baoting', dataset: { baoTing: 'true' }, text: t('bao_ting') }));
   if (sv.ding_que) head.append(h('span', { class: `badge que suit-${sv.ding_que}`, dataset: { que: sv.ding_que }, text: `${t('que')}${suitChar(sv.ding_que)}` }));
