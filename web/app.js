@@ -887,7 +887,7 @@ function renderAll() {
 function renderRoomInfo() {
   const r = S.room;
   $('#room-options').textContent = r ? optionsSummary(r.options, r.game) : '';
-  document.title = r && r.game === 'jintan' ? t('game_jintan') : t('title');
+  document.title = r && r.game === 'jintan' ? t('title_jintan') : t('title');
   $('#home-link').textContent = r && r.game === 'jintan' ? t('game_jintan') : t('title');
   const list = $('#seat-list');
   list.replaceChildren();

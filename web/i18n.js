@@ -2,6 +2,7 @@
 const STRINGS = {
   zh: {
     title: '贵阳捉鸡麻将',
+    title_jintan: '金坛麻将',
     lang_toggle: 'EN',
     your_name: '昵称',
     name_placeholder: '输入昵称',
@@ -265,6 +266,7 @@ const STRINGS = {
   },
   en: {
     title: 'Guiyang Zhuoji Mahjong',
+    title_jintan: 'Jintan Mahjong',
     lang_toggle: '中文',
     your_name: 'Name',
     name_placeholder: 'Your name',

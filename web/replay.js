@@ -19,7 +19,6 @@ const CLAIM_EVENTS = new Set(['pong', 'kong', 'win', 'chow']);
 const L = {
   zh: {
     title: '回放', room: '房间 {code} · 第 {n} 局 · {game}', guiyang: '贵阳', jintan: '金坛',
-    home_guiyang: '贵阳捉鸡麻将', home_jintan: '金坛麻将',
     verifying: '正在验证牌墙…', wall_summary: '牌墙（由种子在页面中重建）',
     first: '|◀ 开局', first_title: '回到开局', back_title: '后退一步', play: '播放', pause: '暂停',
     play_title: '播放 / 暂停', fwd_title: '前进一步', last: '结尾 ▶|', last_title: '跳到结尾', speed: '速度',
@@ -38,7 +37,6 @@ const L = {
   },
   en: {
     title: 'Replay', room: 'Room {code} · hand {n} · {game}', guiyang: 'Guiyang', jintan: 'Jintan',
-    home_guiyang: 'Guiyang Zhuoji Mahjong', home_jintan: 'Jintan Mahjong',
     verifying: 'Checking the wall…', wall_summary: 'The wall (rebuilt in this page from the seed)',
     first: '|◀ Start', first_title: 'Back to the deal', back_title: 'One step back', play: 'Play', pause: 'Pause',
     play_title: 'Play / pause', fwd_title: 'One step on', last: 'End ▶|', last_title: 'Jump to the end', speed: 'Speed',
@@ -370,7 +368,7 @@ function bind() {
 
 /** The page's fixed words in its language; the page's name is the game's, as at its table. */
 function staticTexts(game = 'guiyang') {
-  const home = rt(game === 'jintan' ? 'home_jintan' : 'home_guiyang');
+  const home = t(game === 'jintan' ? 'title_jintan' : 'title');
   $('home-link').textContent = home;
   document.title = `${rt('title')} · ${home}`;
   document.querySelector('.rp-title').textContent = rt('title');
