@@ -167,7 +167,7 @@ export function optionsSummary(o, game = 'guiyang') {
   for (const k of CHICKEN_OPTIONS) if (o[k]) parts.push(t(k));
   if (o.hands) parts.push(t('hands_n', { n: o.hands }));
   if (o.base_points && o.base_points !== 1) parts.push(`${t('base_points')} ${o.base_points}`);
-  if (typeof o.bank_seconds === 'number') parts.push(`${t('bank_seconds')} ${o.bank_seconds}s`);
+  if (typeof o.bank_seconds === 'number') parts.push(`${t('bank_seconds')} ${o.bank_seconds ? `${o.bank_seconds}s` : t('bank_none')}`);
   return parts.join(' · ');
 }
 

@@ -276,7 +276,7 @@ const STRINGS = {
     game_jintan: 'Jintan',
     jt_base: 'base',
     jt_flower_value: 'per flower',
-    jt_chow: 'chow',
+    jt_chow: 'chow allowed',
     jt_no_chow: 'no chow',
     join_room: 'Join room',
     room_code: 'Room code',
@@ -583,6 +583,10 @@ export const ERRORS = {
     options_invalid: '房间选项无效',
     v_too_small: '太小',
     v_too_large: '太大',
+    v_min: '至少 {n}',
+    v_max: '最多 {n}',
+    v_more_than: '须大于 {n}',
+    v_less_than: '须小于 {n}',
     v_choice: '不在可选范围内',
     v_integer: '应为整数',
     v_bool: '应为是或否',
@@ -642,6 +646,10 @@ export const ERRORS = {
     options_invalid: 'Invalid room options',
     v_too_small: 'too small',
     v_too_large: 'too large',
+    v_min: 'at least {n}',
+    v_max: 'at most {n}',
+    v_more_than: 'must be more than {n}',
+    v_less_than: 'must be less than {n}',
     v_choice: 'not one of the choices',
     v_integer: 'must be a whole number',
     v_bool: 'must be yes or no',
@@ -651,6 +659,17 @@ export const ERRORS = {
     v_too_long: 'too long',
     v_bot_name: 'this name is kept for bots',
   },
+};
+
+/** The bound a number broke, from pydantic error ``e`` (its ``msg`` ends with it: "Input
+ * should be greater than or equal to 1"): "at least 1"; '' for any other error. */
+function boundText(e) {
+  const key = BOUND_KINDS[e.type];
+  const n = key && /(-?\d+(?:\.\d+)?)$/.exec(String(e.msg || ''));
+  return n ? errT(key, { n: n[1] }) : '';
+}
+const BOUND_KINDS = {
+  greater_than_equal: 'v_min', less_than_equal: 'v_max', greater_than: 'v_more_than', less_than: 'v_less_than',
 };
 
 /** pydantic error ``type`` -> ERRORS key of a short reason. */
@@ -685,7 +704,7 @@ export function validationMessage(detail, label) {
   const lines = [];
   for (const e of detail) {
     const loc = Array.isArray(e.loc) ? e.loc.filter((x) => x !== 'body') : [];
-    const why = VALIDATION_KINDS[e.type] ? errT(VALIDATION_KINDS[e.type]) : '';
+    const why = boundText(e) || (VALIDATION_KINDS[e.type] ? errT(VALIDATION_KINDS[e.type]) : '');
     const sep = lang === 'zh' ? '：' : ': ';
     if (loc[0] === 'options' && loc.length > 1) {
       lines.push(errT('option_invalid', { label: label(String(loc[1])) }) + (why ? sep + why : ''));

@@ -112,7 +112,7 @@ def test_full_room_invalid_option_and_refused_move(
         err.wait_for(state="visible", timeout=5000)
         assert err.get_attribute("data-status") == "422"
         assert err.get_attribute("data-fields") == "claim_seconds"
-        assert err.inner_text() == "选项「抢牌秒数」无效：太小", err.inner_text()
+        assert err.inner_text() == "选项「抢牌秒数」无效：至少 1", err.inner_text()
         b.screenshot(path=str(shots_dir / "error-option-375.png"), full_page=True)
         assert not a.errors and not b.errors, (a.errors, b.errors)  # type: ignore[attr-defined]
     finally:
