@@ -372,7 +372,8 @@ def test_lobby_bank_seconds(live: LiveServer, browser: Any, shots_dir: Path) -> 
             page.wait_for_selector("#room-code:not(:empty)")
             code = page.locator("#room-code").inner_text().strip()
             assert live.room(code)["options"]["bank_seconds"] == value
-            assert f"时间银行 {value}s" in page.locator("#room-options").inner_text()
+            shown = f"{value}s" if value else "不用"  # no bank: said so, not "0s"
+            assert f"时间银行 {shown}" in page.locator("#room-options").inner_text()
         finally:
             ctx.close()
 
