@@ -338,7 +338,7 @@ const STRINGS = {
     retry_n: 'try {n}',
     wall: 'Wall',
     hand_no: 'Hand {n}/{m}',
-    dealer: 'D',
+    dealer: 'Dealer',
     winds: 'ESWN',
     wind_title: 'Seat wind: {w} (the dealer is East, then in turn order)',
     dealer_title: 'Dealer (庄)',

@@ -435,6 +435,8 @@ def test_the_replay_reads_in_english(live: LiveServer, browser: Any, shots_dir: 
             assert not cjk.search(page.locator(sel).first.inner_text()), sel
         winds = page.locator(".rp-seat-head .muted").all_inner_texts()
         assert sorted(winds) == ["E", "N", "S", "W"]
+        # the dealer's badge says so in words ("D" alone told a newcomer nothing)
+        assert page.locator(".rp-seat-head .badge").all_inner_texts() == ["Dealer"]
         _play_to_end(page)
         heads = page.locator("#rp-payments th").all_inner_texts()
         assert heads == ["Pays", "To", "Points", "Reason"]
