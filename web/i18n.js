@@ -761,13 +761,21 @@ export function setLang(l) {
   document.documentElement.lang = lang === 'zh' ? 'zh-CN' : 'en';
 }
 
-export function t(key, params) {
-  let s = (STRINGS[lang] && STRINGS[lang][key]) || STRINGS.zh[key] || key;
+/** ``key``'s text in ``table`` (``{zh: {...}, en: {...}}``) for the language in use (else
+ *  its Chinese, else the key itself), with each ``{name}`` filled from ``params``. */
+function lookup(table, key, params) {
+  let s = (table[lang] && table[lang][key]) || table.zh[key] || key;
   if (params) {
     for (const [k, v] of Object.entries(params)) s = s.replace(`{${k}}`, String(v));
   }
   return s;
 }
+
+/** The shared strings' text for ``key`` (see `lookup`). */
+export function t(key, params) { return lookup(STRINGS, key, params); }
+
+/** A `t` over a page's own ``table`` of strings (回放, 战绩): ``{zh: {...}, en: {...}}``. */
+export function translator(table) { return (key, params) => lookup(table, key, params); }
 
 /** A name for a player who gave none: 玩家NNN / PlayerNNN (NNN random, 100..999). */
 export function defaultName() {

@@ -3,7 +3,7 @@
 // over the player's hands, and a session's standings hand by hand. Opened with ./?records.
 // Data: GET /api/me/... with the player code (docs/protocol.md).
 import { request, profile, ensureProfile, ApiError } from './api.js';
-import { getLang, botName } from './i18n.js';
+import { botName, translator } from './i18n.js';
 import { h } from './dom.js';
 import { showStoredSettlement, optionsSummary } from './app.js';
 
@@ -27,11 +27,7 @@ const L = {
     back_rooms: 'All rooms', player: 'Player', chart_empty: 'The chart appears after your first hand',
   },
 };
-const rt = (k, params = {}) => {
-  let s = (L[getLang()] || L.zh)[k] || L.zh[k] || k;
-  for (const [a, b] of Object.entries(params)) s = s.replace(`{${a}}`, String(b));
-  return s;
-};
+const rt = translator(L);
 
 const $ = (sel, root = document) => root.querySelector(sel);
 const SVG = 'http://www.w3.org/2000/svg';

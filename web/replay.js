@@ -6,7 +6,7 @@
 import { tileEl, sortTiles, tileName, setTileGame } from './tiles.js';
 import { h } from './dom.js';
 import { jintanWinEl } from './jintan.js';
-import { t, getLang, setLang, reasonText, handTypeText, botName, chickenKindText } from './i18n.js';
+import { t, translator, getLang, setLang, reasonText, handTypeText, botName, chickenKindText } from './i18n.js';
 import { checkSeed, verdictText } from './wall.js';
 
 const $ = (id) => document.getElementById(id);
@@ -57,11 +57,7 @@ const L = {
   },
 };
 /** The page's word ``key`` in the page's language, ``{name}`` parts filled from ``params``. */
-function rt(key, params = {}) {
-  let text = (L[getLang()] || L.zh)[key] ?? L.zh[key] ?? key;
-  for (const [k, v] of Object.entries(params)) text = text.replace(`{${k}}`, String(v));
-  return text;
-}
+const rt = translator(L);
 const SUITS = { m: '万', p: '筒', s: '条' };
 
 const R = { data: null, frames: [], pos: 0, timer: null, speed: 1 };
