@@ -364,7 +364,7 @@ class GameRoom(RoomBase):
                 elif typ == "session_end":
                     self.over.set()
                 elif typ == "error":
-                    stats.errors[msg.get("code", "error")] += 1
+                    stats.errors[error_kind(msg)] += 1
         except websockets.ConnectionClosed as err:
             if not self.load.stopping.is_set():
                 rcvd = err.rcvd.code if err.rcvd is not None else "none"
@@ -399,6 +399,18 @@ class GameRoom(RoomBase):
             await ws.send(text)
             stats.frames_out += 1
             stats.actions += 1
+
+
+def error_kind(msg: dict[str, Any]) -> str:
+    """An ``error`` message's code; a ``stale_prompt`` also says which of its two cases it
+    is: ``:over`` (the answer reached the room after its prompt had closed: the race of an
+    answer crossing the message that closed it) or ``:answered`` (the room had taken an
+    answer of this seat to that prompt already)."""
+    code = str(msg.get("code", "error"))
+    if code == "stale_prompt":
+        text = str(msg.get("message", ""))
+        return f"{code}:{'over' if 'is over' in text else 'answered'}"
+    return code
 
 
 def pick(legal: list[dict[str, Any]], rng: random.Random) -> dict[str, Any]:
