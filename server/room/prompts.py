@@ -191,23 +191,34 @@ class Prompts:
     def deadline_for(self, seat: int | None, *, between: bool) -> int | None:
         """The deadline (ms since the epoch) shown to ``seat``'s audience: between hands
         (``between``) the ready deadline; else that of the timer it is shown
-        (`_shown_timer`), which includes what is left of that seat's bank. None when there
-        is none."""
+        (`_shown_timer`): its own with what is left of its bank, another seat's without
+        (`_others_view`). None when there is none."""
         if between:
             return None if self.ready_deadline is None else int(self.ready_deadline * 1000)
         timer = self._shown_timer(seat)
-        return None if timer is None else int(timer.deadline * 1000)
+        if timer is None:
+            return None
+        if self._others_view(seat):
+            return int(min(timer.deadline, timer.started + timer.limit) * 1000)
+        return int(timer.deadline * 1000)
 
     def bank_from(self, seat: int | None, *, between: bool) -> int | None:
         """When (ms since the epoch) the prompt's own limit (``turn_seconds`` /
-        ``claim_seconds``) of the timer ``seat``'s audience is shown ends: from then until
-        `deadline_for` that seat is on its time bank (时间银行). None between hands, without
-        a timer, on auto-play, or with no bank left."""
-        timer = None if between else self._shown_timer(seat)
+        ``claim_seconds``) of ``seat``'s own timer ends: from then until `deadline_for` the
+        seat is on its time bank (时间银行). None between hands, without a timer of its own
+        (`_others_view`), on auto-play, or with no bank left."""
+        timer = None if between or self._others_view(seat) else self._shown_timer(seat)
         if timer is None or timer.auto:
             return None
         limit_end = timer.started + timer.limit
         return int(limit_end * 1000) if timer.deadline > limit_end else None
+
+    def _others_view(self, seat: int | None) -> bool:
+        """Whether ``seat``'s audience is shown another seat's timer (a spectator's always):
+        it sees that turn's own limit only, never what is left of the acting seat's bank.
+        A bank is spent in claim windows too, so another seat seeing it shrink would learn
+        that the seat could claim a discard (docs/protocol.md, Claim windows)."""
+        return seat is None or seat not in self.timers
 
     # ------------------------------------------------------------------ between hands
 

@@ -104,16 +104,20 @@ async def test_deadline_says_where_the_time_bank_begins(
     store: Any, bus: Any, clock: ManualClock
 ) -> None:
     """``bank_from``: the turn's own limit (20 s) ends, then the seat's bank (15 s) runs
-    until ``deadline``; the other seats and spectators see the same turn timer; none on
-    auto-play; the bank used is gone from the seat's bank (docs/protocol.md, Timers)."""
+    until ``deadline``; the other seats and spectators see the turn's own limit only, never
+    the acting seat's bank (spent in claim windows too, it would tell who could claim); none
+    on auto-play; the bank used is gone from the seat's bank (docs/protocol.md, Timers)."""
     timing = dataclasses.replace(TIMING, bank_seconds=15)
     actor = await make_room(store, bus, clock, bots=[False] * 4, seeds=["bank-from"], timing=timing)
     assert prompt_kind(actor.state) == "turn" and acting_seats(actor.state) == [0]
     t0 = clock.now()
-    for seat in (0, 1, None):
+    snap = await actor.snapshot(0)
+    assert snap["bank_from"] == int((t0 + 20) * 1000)
+    assert snap["deadline"] == int((t0 + 35) * 1000)
+    for seat in (1, None):
         snap = await actor.snapshot(seat)
-        assert snap["bank_from"] == int((t0 + 20) * 1000), seat
-        assert snap["deadline"] == int((t0 + 35) * 1000), seat
+        assert snap["bank_from"] is None, seat
+        assert snap["deadline"] == int((t0 + 20) * 1000), seat
     sub = await bus.subscribe(seat_channel("TEST01", 0))
     await actor.set_auto(0, True)  # on auto-play: the auto delay, no bank
     snap = await actor.snapshot(0)
@@ -179,6 +183,46 @@ async def test_claim_timeout_is_default_action_without_auto(
         assert answered[s] == {"action": expected[s].to_dict(), "source": "timeout"}
     assert actor.auto == set(), "a claim timeout puts no seat on auto-play (issue 16)"
     assert all(actor.prompts.bank[s] == 0.0 for s in claimants)
+    await actor.stop()
+
+
+async def test_others_never_see_a_bank_spent_on_a_claim(
+    store: Any, bus: Any, clock: ManualClock
+) -> None:
+    """A seat that could claim a discard thinks 3 s past ``claim_seconds``, on its bank, then
+    passes. On its next turn the other seats and spectators are shown that turn's own limit
+    (20 s) and no ``bank_from``, exactly as for a seat that could not have claimed; only the
+    seat itself sees its bank of 15 - 3 = 12 s (docs/protocol.md, Timers and Claim windows)."""
+    timing = dataclasses.replace(TIMING, bank_seconds=15)
+    seed, discard = find_claim_seed(GuiyangOptions())
+    actor = await make_room(store, bus, clock, bots=[False] * 4, seeds=[seed], timing=timing)
+    await actor.act(0, discard)
+    await actor.idle()
+    claimant = acting_seats(actor.state)[0]
+    clock.advance(timing.claim_seconds + 3)
+    for seat in acting_seats(actor.state):
+        await actor.act(seat, Action("pass"))
+    await actor.idle()
+    assert actor.prompts.bank[claimant] == pytest.approx(12)
+    for _ in range(40):  # play on (at once: no bank spent) until the claimant's turn
+        state = actor.state
+        if prompt_kind(state) == "turn" and acting_seats(state) == [claimant]:
+            break
+        for seat in acting_seats(state):
+            legal = legal_actions(state, seat)
+            action = next((a for a in legal if a.kind in ("pass", "discard")), legal[0])
+            await actor.act(seat, action)
+        await actor.idle()
+    else:
+        raise AssertionError("the claimant never got a turn")
+    now = clock.now()
+    own = await actor.snapshot(claimant)
+    assert own["deadline"] == int((now + 20 + 12) * 1000)
+    assert own["bank_from"] == int((now + 20) * 1000)
+    for seat in [s for s in range(4) if s != claimant] + [None]:
+        snap = await actor.snapshot(seat)
+        assert snap["deadline"] == int((now + 20) * 1000), seat
+        assert snap["bank_from"] is None, seat
     await actor.stop()
 
 
