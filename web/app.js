@@ -514,7 +514,6 @@ function setConn(state, info) {
   document.body.dataset.conn = state; // the table is dimmed while the socket is down
   el.dataset.attempt = String((S.connInfo && S.connInfo.attempt) || 0);
   renderConnText();
-  el.title = '';
   const rb = $('#reconnect-btn');
   // a seat taken by another tab: the banner's 在本页继续 is the way back (not a second button)
   if (rb) rb.hidden = state !== 'closed' || !!S.replaced;
@@ -2027,6 +2026,7 @@ function renderConnText() {
     text += ` ${t('retry_n', { n: info.attempt })}${secs ? ` · ${secs}s` : ''}`;
   }
   if (el.textContent !== text) el.textContent = text;
+  el.title = text; // a phone shows "connected" as a dot only (style.css)
 }
 
 // ------------------------------------------------------------------ countdown

@@ -118,6 +118,16 @@ def test_top_bar_and_status_bar_keep_to_one_line_on_a_phone(
             top = assert_one_line(page, "#topbar", lang)
             for want in ("home-link", "room-badge", "conn-state", "mute-toggle", "lang-toggle"):
                 assert want in top, (lang, top)
+            # connected is a dot that says so when asked; the game's name shows whole in
+            # Chinese (English still cuts "Guiyang Zhuoji Mahjong" short at 375 px)
+            state = page.locator("#conn-state")
+            assert state.get_attribute("title") == ("已连接" if lang == "zh" else "Connected")
+            assert state.bounding_box()["width"] <= 12
+            brand = page.evaluate(
+                "(() => { const b = document.querySelector('#home-link');"
+                " return [b.scrollWidth, b.clientWidth]; })()"
+            )
+            assert lang == "en" or brand[0] <= brand[1], (lang, brand)
             status = assert_one_line(page, "#status-bar", lang)
             for want in ("hand-no", "rules-btn", "last-settlement-btn", "phrase-btn"):
                 assert want in status, (lang, status)
