@@ -128,7 +128,8 @@ async function openHand(code, handNo) {
     })));
     table($("hand-payments"), h.payments);
     $("void").hidden = h.voided;
-    $("hand-replay").textContent = JSON.stringify(h.replay, null, 1);
+    $("hand-replay").textContent = h.replay ? JSON.stringify(h.replay, null, 1)
+      : "In play: its seed and replay show once the hand has ended.";
     const link = $("hand-replay-link"); // the 回放 viewer; it reads the token from sessionStorage
     link.hidden = !h.hand_id || !h.ended_at;
     link.href = h.hand_id ? `/replay?hand=${h.hand_id}` : "#";

@@ -300,7 +300,9 @@ async def stored_fixture(store: Store, detail: dict[str, Any]) -> dict[str, Any]
 @router.get("/rooms/{code}/hands/{hand_no}", include_in_schema=False)
 async def hand(request: Request, code: str, hand_no: int, format: Format = None) -> Any:
     """One hand: its seats, deltas, corrections and payments (``rows`` in CSV) and its
-    ``replay`` (the fixture of :func:`stored_fixture`); 404 ``not_found``."""
+    ``replay`` (the fixture of :func:`stored_fixture`); 404 ``not_found``. A hand still
+    played shows no ``seed`` and no ``replay``: the seed gives away the wall, and an
+    admin may be a player too."""
     store = _store(request)
     try:
         detail = await queries.hand_detail(store, code, hand_no)
@@ -308,18 +310,25 @@ async def hand(request: Request, code: str, hand_no: int, format: Format = None)
         raise _not_found(err) from None
     if wants_csv(request, format):
         return listing(request, detail["payments"], None, format)
+    if detail["ended_at"] is None:  # in play: its seed is its wall, for nobody to see yet
+        return {**detail, "seed": None, "replay": None}
     detail["replay"] = await stored_fixture(store, detail)
     return detail
 
 
 @router.get("/rooms/{code}/hands/{hand_no}/replay", include_in_schema=False)
 async def hand_replay(request: Request, code: str, hand_no: int) -> Any:
-    """The hand as a fixture only (what ``python -m server replay`` reads, with ``seed``)."""
+    """The hand as a fixture only (what ``python -m server replay`` reads, with ``seed``);
+    409 ``hand_not_finished`` while it is played (as ``GET /api/replays/{id}``)."""
     store = _store(request)
     try:
         detail = await queries.hand_detail(store, code, hand_no)
     except NotFound as err:
         raise _not_found(err) from None
+    if detail["ended_at"] is None:
+        raise HTTPException(
+            409, {"code": "hand_not_finished", "message": "the hand is not finished yet"}
+        )
     return await stored_fixture(store, detail)
 
 

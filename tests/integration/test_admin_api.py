@@ -228,6 +228,26 @@ async def test_a_hand_its_replay_and_corrections(live: Live) -> None:
         assert hand["replay"]["replay_ok"] is True  # the rows it voided are still there
 
 
+async def test_a_hand_in_play_shows_no_seed(live: Live) -> None:
+    """The seed gives away the wall: the admin API shows it, and the replay, only once the
+    hand has ended (an admin may also sit at the table), as /api/replays does."""
+    await _seeded(live, 2)
+    store = Store(live.database_url)
+    try:
+        await store.start_hand("BOTS", 3, "BOTS-3", 0, 1)
+    finally:
+        await store.close()
+    async with httpx.AsyncClient(base_url=live.http, headers=AUTH, timeout=30) as client:
+        r = await client.get("/api/admin/rooms/BOTS/hands/3")
+        assert r.status_code == 200, r.text
+        hand = r.json()
+        assert hand["ended_at"] is None and hand["seed"] is None and hand["replay"] is None
+        assert "BOTS-3" not in r.text
+        r = await client.get("/api/admin/rooms/BOTS/hands/3/replay")
+        assert r.status_code == 409 and r.json()["detail"]["code"] == "hand_not_finished"
+        assert (await client.get("/api/admin/rooms/BOTS/hands/2")).json()["seed"] == "BOTS-2"
+
+
 async def test_paging_5000_rows_over_http_while_hands_are_settled(live: Live) -> None:
     store = Store(live.database_url)
     try:
