@@ -348,13 +348,33 @@ class RoomActor:
     # ------------------------------------------------------------------ public commands
 
     async def submit(self, cmd: Command) -> Any:
-        """Put ``cmd`` in the inbox and wait for its result. Raises :class:`RoomError`."""
+        """Put ``cmd`` in the inbox and wait for its result. Raises :class:`RoomError`; from
+        an actor that does not run, at once (`_refusal_unstarted`): nothing would ever take
+        the command, and its caller (a socket's reader) would wait for good."""
         if self._stopping:
             raise RoomError("unavailable", f"room {self.code} is moving")
+        if not self.running:
+            raise self._refusal_unstarted(cmd)
         fut: asyncio.Future[Any] = running_loop().create_future()
         cmd.future = fut
         self.inbox.put_nowait(cmd)
         return await fut
+
+    def _refusal_unstarted(self, cmd: Command) -> RoomError:
+        """The refusal of ``cmd`` by an actor that does not run. The manager starts a room
+        only once it is full and while its session is not over: a room waiting for players,
+        or finished or dissolved (and rebuilt from the store), has no hand to play, and the
+        command is refused as the running actor refuses it then (``not_between_hands``,
+        ``no_session``, ``no_hand``). Any other room is between owners: ``unavailable``."""
+        if self.status not in ("open", "finished", "dissolved"):
+            return RoomError("unavailable", f"room {self.code} is not running here")
+        match cmd:
+            case Ready():
+                return RoomError("not_between_hands", "ready is only for the pause between hands")
+            case Dissolve():
+                return RoomError("no_session", "there is no session in progress to dissolve")
+            case _:
+                return RoomError("no_hand", "no hand in progress")
 
     async def act(
         self, seat: int, action: Action, prompt: int | None = None, again: bool = False

@@ -6,12 +6,17 @@ Real store, in-memory bus, :class:`ManualClock` (the idle time is the manager's 
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
+
+import pytest
 
 from server.room import sweeper
 from server.room.actor import SPECTATORS, RoomActor, Timing, seat_channel
 from server.room.clock import ManualClock
+from server.room.errors import RoomError
 from server.room.manager import RoomManager
+from server.rules.types import Action
 
 BOTS_WAIT = Timing(claim_min_ms=0, ready_seconds=30, pause_unwatched="bots")
 
@@ -55,6 +60,40 @@ async def test_finished_room_is_unloaded_and_reopens_in_its_final_state(
     assert await again.snapshot(None) == final
     assert await again.snapshot(2) == seat_final
     assert again.info() == actor.info()
+    # a seat's commands to it are refused at once, as the running room refused them (they
+    # used to wait for an actor that never runs, and hung the socket that sent them)
+    refused = {
+        "not_between_hands": again.mark_ready(2),
+        "no_session": again.vote_dissolve(2, True),
+        "no_hand": again.act(2, Action("pass")),
+    }
+    for code_, call in refused.items():
+        with pytest.raises(RoomError) as err:
+            await asyncio.wait_for(call, 2)
+        assert err.value.code == code_
+    with pytest.raises(RoomError) as err:
+        await asyncio.wait_for(again.set_auto(2, True), 2)
+    assert err.value.code == "no_hand"
+    assert await again.snapshot(2) == seat_final and not again.running
+    await manager.close()
+
+
+async def test_a_room_waiting_for_players_refuses_commands_at_once(
+    store: Any, bus: Any, clock: ManualClock
+) -> None:
+    """A room not yet full has no running actor: a seated player's ``ready`` or ``auto``
+    gets its refusal at once, not when (if ever) the room fills."""
+    manager = manager_of(store, bus, clock, Timing(claim_min_ms=0))
+    actor = await manager.create_room({"hands": 4})
+    assert await manager.add_bots(actor.code, 2) == [0, 1]
+    assert not actor.running and actor.status == "open"
+    with pytest.raises(RoomError) as err:
+        await asyncio.wait_for(actor.mark_ready(0), 2)
+    assert err.value.code == "not_between_hands"
+    with pytest.raises(RoomError) as err:
+        await asyncio.wait_for(actor.set_auto(0, True), 2)
+    assert err.value.code == "no_hand"
+    assert actor.auto == set() and actor.inbox.empty()
     await manager.close()
 
 
