@@ -408,7 +408,8 @@ class RoomActor:
         await self.submit(Ready(seat))
 
     async def set_auto(self, seat: int, on: bool) -> None:
-        """Turn auto-play (托管) on or off for ``seat``."""
+        """Turn auto-play (托管) on or off for ``seat``. Raises :class:`RoomError`
+        ``no_hand`` once the session is over (or before it starts)."""
         await self.submit(SetAuto(seat, on))
 
     async def snapshot(self, seat: int | None) -> dict[str, Any]:
@@ -691,6 +692,8 @@ class RoomActor:
                 if self.status == "between" and window == self.prompts.window:
                     await self._next_hand()
             case SetAuto(seat=seat, on=on):
+                if self.status in ("finished", "dissolved"):
+                    raise RoomError("no_hand", "no hand in progress")  # nothing left to play
                 changed = (seat in self.auto) != on
                 if on:
                     self.auto.add(seat)

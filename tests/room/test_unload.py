@@ -48,6 +48,9 @@ async def test_finished_room_is_unloaded_and_reopens_in_its_final_state(
     final = await actor.snapshot(None)
     seat_final = await actor.snapshot(2)
     assert final["standings"] is not None and final["settlement"] is not None
+    with pytest.raises(RoomError) as err:  # the session is over: nothing to auto-play
+        await actor.set_auto(2, True)
+    assert err.value.code == "no_hand" and actor.auto == set()
 
     assert await manager.unload_idle() == [code]
     assert code not in manager.rooms and code not in manager._locks
