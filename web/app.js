@@ -2102,9 +2102,11 @@ function tickReady(v) {
   rc.dataset.seconds = between ? String(secs) : '';
   rc.classList.toggle('urgent', urgent);
   tb.hidden = !(between && seated && !S.settlementOpen && !S.readySent);
-  if (!tb.hidden && tb.dataset.seconds !== String(secs)) {
+  // made again when its seconds or the language change (a switch shows at once)
+  if (!tb.hidden && (tb.dataset.seconds !== String(secs) || tb.dataset.lang !== getLang())) {
     tb.replaceChildren(h('b', { text: t('ready') }), h('small', { text: t('next_hand_in', { n: secs }) }));
     tb.dataset.seconds = String(secs);
+    tb.dataset.lang = getLang();
     tb.classList.toggle('urgent', urgent);
   }
   if (urgent && secs > 0) {
@@ -2394,6 +2396,7 @@ function bind() {
     renderMute();
     if (S.conn !== 'idle') setConn(S.conn);
     renderAll();
+    tick(); // the countdowns and 准备 too, now rather than at the next tick
   });
   window.addEventListener('popstate', route);
   setInterval(tick, 250);
