@@ -686,13 +686,8 @@ const VALIDATION_KINDS = {
   bot_name: 'v_bot_name', // server/api/messages.py BOT_NAME
 };
 
-function errT(key, params) {
-  let s = (ERRORS[lang] && ERRORS[lang][key]) || ERRORS.zh[key] || '';
-  if (params) {
-    for (const [k, v] of Object.entries(params)) s = s.replace(`{${k}}`, String(v));
-  }
-  return s;
-}
+/** An error's text for ``key`` (see `lookup`); '' when there is none. */
+function errT(key, params) { return lookup(ERRORS, key, params, ''); }
 
 /** The player's message for a server error ``code`` (``params``: e.g. ``{code}`` of a room). */
 export function errorMessage(code, params = {}) {
@@ -764,9 +759,9 @@ export function setLang(l) {
 }
 
 /** ``key``'s text in ``table`` (``{zh: {...}, en: {...}}``) for the language in use (else
- *  its Chinese, else the key itself), with each ``{name}`` filled from ``params``. */
-function lookup(table, key, params) {
-  let s = (table[lang] && table[lang][key]) || table.zh[key] || key;
+ *  its Chinese, else ``missing``: the key itself), with each ``{name}`` filled from ``params``. */
+function lookup(table, key, params, missing = key) {
+  let s = (table[lang] && table[lang][key]) || table.zh[key] || missing;
   if (params) {
     for (const [k, v] of Object.entries(params)) s = s.replace(`{${k}}`, String(v));
   }
