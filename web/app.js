@@ -887,7 +887,7 @@ function renderRoomInfo() {
   const r = S.room;
   $('#room-options').textContent = r ? optionsSummary(r.options, r.game) : '';
   document.title = r && r.game === 'jintan' ? t('title_jintan') : t('title');
-  $('#home-link').textContent = r && r.game === 'jintan' ? t('game_jintan') : t('title');
+  $('#home-link').textContent = r ? t(r.game === 'jintan' ? 'brand_jintan' : 'brand_guiyang') : t('title');
   const list = $('#seat-list');
   list.replaceChildren();
   const n = (r && r.options && r.options.players) || nPlayers();

@@ -3,6 +3,9 @@ const STRINGS = {
   zh: {
     title: '贵阳捉鸡麻将',
     title_jintan: '金坛麻将',
+    // a room's brand, the way back to the lobby: its game's name, short enough for a phone's bar
+    brand_guiyang: '贵阳捉鸡麻将',
+    brand_jintan: '金坛麻将',
     lang_toggle: 'EN',
     your_name: '昵称',
     name_placeholder: '输入昵称',
@@ -267,6 +270,8 @@ const STRINGS = {
   en: {
     title: 'Guiyang Zhuoji Mahjong',
     title_jintan: 'Jintan Mahjong',
+    brand_guiyang: 'Guiyang Zhuoji',
+    brand_jintan: 'Jintan Mahjong',
     lang_toggle: '中文',
     your_name: 'Name',
     name_placeholder: 'Your name',

@@ -118,16 +118,17 @@ def test_top_bar_and_status_bar_keep_to_one_line_on_a_phone(
             top = assert_one_line(page, "#topbar", lang)
             for want in ("home-link", "room-badge", "conn-state", "mute-toggle", "lang-toggle"):
                 assert want in top, (lang, top)
-            # connected is a dot that says so when asked; the game's name shows whole in
-            # Chinese (English still cuts "Guiyang Zhuoji Mahjong" short at 375 px)
+            # connected is a dot that says so when asked; the room's brand is its game's
+            # name, whole in both languages
             state = page.locator("#conn-state")
             assert state.get_attribute("title") == ("已连接" if lang == "zh" else "Connected")
             assert state.bounding_box()["width"] <= 12
             brand = page.evaluate(
                 "(() => { const b = document.querySelector('#home-link');"
-                " return [b.scrollWidth, b.clientWidth]; })()"
+                " return [b.scrollWidth, b.clientWidth, b.textContent]; })()"
             )
-            assert lang == "en" or brand[0] <= brand[1], (lang, brand)
+            assert brand[0] <= brand[1], (lang, brand)
+            assert brand[2] == ("贵阳捉鸡麻将" if lang == "zh" else "Guiyang Zhuoji"), brand
             status = assert_one_line(page, "#status-bar", lang)
             for want in ("hand-no", "rules-btn", "last-settlement-btn", "phrase-btn"):
                 assert want in status, (lang, status)
