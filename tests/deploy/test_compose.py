@@ -92,6 +92,12 @@ def test_topology_only_the_proxy_publishes_and_apps_wait_for_the_migration() -> 
     assert services["migrate"]["restart"] == "no"
 
 
+def _interpolate(value: str, env: dict[str, str]) -> str:
+    """Compose's ``${NAME:-default}`` and ``${NAME}`` in ``value`` (the forms the caddy
+    service uses), ``env`` being the ``.env`` file: the default when NAME is unset or empty."""
+    return re.sub(r"\$\{(\w+)(?::-([^}]*))?\}", lambda m: env.get(m[1]) or m[2] or "", value)
+
+
 def test_caddyfile_adapts_for_a_domain_and_for_a_lan() -> None:
     caddy = _tool("caddy")
 
@@ -107,6 +113,13 @@ def test_caddyfile_adapts_for_a_domain_and_for_a_lan() -> None:
 
     lan = adapt({})["apps"]["http"]["servers"]["srv0"]
     assert lan["listen"] == [":80"]
+    # as compose starts it: .env.example's empty DOMAIN= (and no DOMAIN at all) is a LAN too
+    caddy_env = _compose()["services"]["caddy"]["environment"]
+    for dot_env in ({"DOMAIN": ""}, {}):
+        env = {k: _interpolate(str(v), dot_env) for k, v in caddy_env.items()}
+        lan = adapt(env)["apps"]["http"]["servers"]["srv0"]
+        assert lan["listen"] == [":80"], (dot_env, env)
+    assert re.search(r"^DOMAIN=$", (REPO / ".env.example").read_text(), re.M)
     site = adapt({"DOMAIN": "mahjong.example.org", "UPSTREAMS": "a:1 b:2"})
     server = site["apps"]["http"]["servers"]["srv0"]
     assert server["listen"] == [":443"]
