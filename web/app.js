@@ -233,6 +233,17 @@ async function renderGameOptions() {
   }
 }
 
+/** `renderGameOptions` again, in the page's language now, keeping what was entered. */
+async function relabelGameOptions() {
+  const entered = readGameOptions();
+  await renderGameOptions();
+  for (const [name, value] of Object.entries(entered)) {
+    const el = document.querySelector(`#game-options [data-option="${name}"]`);
+    if (!el) continue;
+    if (el.dataset.kind === 'bool') el.checked = value; else el.value = String(value);
+  }
+}
+
 function readGameOptions() {
   const out = {};
   document.querySelectorAll('#game-options [data-option]').forEach((el) => {
@@ -1368,7 +1379,7 @@ function renderActions() {
     box.append(h('button', {
       type: 'button', id: 'discard-btn', class: 'act act-discard', dataset: { action: 'discard_selected', actionTile: tile },
       onclick: () => discardTile(tile),
-    }, t('act_discard'), tileEl(tile, { size: 'xs' })));
+    }, t('discard_btn'), tileEl(tile, { size: 'xs' })));
   }
   const claims = legal.filter((a) => a && a.kind !== 'discard' && a.kind !== 'ding_que');
   claims.sort((a, b) => {
@@ -2397,6 +2408,7 @@ function bind() {
     if (S.conn !== 'idle') setConn(S.conn);
     renderAll();
     tick(); // the countdowns and 准备 too, now rather than at the next tick
+    if (!$('#lobby').hidden) relabelGameOptions(); // the chosen game's own options (Jintan's)
   });
   window.addEventListener('popstate', route);
   setInterval(tick, 250);

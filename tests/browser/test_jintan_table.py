@@ -36,6 +36,21 @@ def create_jintan_room(page: Any, base: str, name: str) -> str:
     # each option of the game says what it does, under it
     assert page.locator("#gopt-base-hint").inner_text().startswith("一份 = 底数 + 花数 × 花分值")
     assert page.locator("#gopt-chow-hint").inner_text() == "不选：只能碰、杠、胡"
+    # the language toggle relabels them, keeping what was entered
+    page.fill("#gopt-base", "30")
+    page.click("#lang-toggle")
+    page.wait_for_function(
+        "() => document.querySelector('#gopt-chow-hint').textContent"
+        " === 'off: only pong, kong and win'"
+    )
+    assert page.locator("#gopt-base").input_value() == "30"
+    assert page.locator("label:has(#gopt-base) > span").inner_text() == "Base"
+    page.click("#lang-toggle")
+    page.wait_for_function(
+        "() => document.querySelector('#gopt-chow-hint').textContent === '不选：只能碰、杠、胡'"
+    )
+    page.fill("#gopt-base", "")
+    page.fill("#gopt-base", "10")
     page.check("#opt-hands-4")
     page.screenshot(path=str(Path("screenshots") / "jintan-lobby.png"), full_page=True)
     page.click("#create-room")

@@ -41,7 +41,13 @@ def test_phone_discard_needs_two_taps(browser: Any, live: LiveServer, shots_dir:
         page.wait_for_timeout(400)
         assert _river(page) == [], "one tap discarded"
         assert page.locator("#discard-btn").is_visible()
+        button_word = "() => document.querySelector('#discard-btn').firstChild.textContent"
+        assert page.evaluate(button_word) == "打出"
         page.screenshot(path=str(shots_dir / "phone-tile-selected.png"))
+        page.click("#lang-toggle")  # a verb on the button: "Discard", not the log's "discards"
+        page.wait_for_function(f"() => ({button_word})() === 'Discard'")
+        page.click("#lang-toggle")
+        page.wait_for_selector('#hand .hand-tile.selected[data-index="0"]')
         # another tile tapped: that one is raised instead, still nothing discarded
         index = second.get_attribute("data-index")
         tile = second.get_attribute("data-tile")
