@@ -68,6 +68,7 @@ _STATUS = {
     "seat_empty": 404,
     "not_a_bot": 409,
     "room_started": 409,
+    "already_seated": 409,
 }
 
 
@@ -384,15 +385,18 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
             raise HTTPException(
                 409, {"code": "already_seated", "message": "you already hold a seat here"}
             )
+        made = None
         try:
             await rooms.info(code)  # an unknown room makes no profile
             if player is None:
-                player, secret = await profiles.create_profile(store, body.name)
-            elif player.name != body.name:
-                player = await profiles.rename_profile(store, player.id, body.name)
+                player, secret = made = await profiles.create_profile(store, body.name)
             seat, token = await rooms.join(code, body.name, profile_id=player.id)
         except RoomError as err:
+            if made is not None:  # a refused join leaves no profile behind (nor a new name)
+                await profiles.delete_unseated(store, made[0].id)
             raise _http_error(err)
+        if player.name != body.name:
+            player = await profiles.rename_profile(store, player.id, body.name)
         return {"seat": seat, "token": token, "player": me_api.profile_out(player, secret)}
 
     @app.post(

@@ -25,7 +25,7 @@ from server.room.manager import hash_token
 from server.store import admin as queries
 from server.store import profiles
 from server.store.profiles import ProfileRecord
-from server.store.store import Conflict, NotFound, Store
+from server.store.store import AlreadySeated, Conflict, NotFound, Store
 
 router = APIRouter(prefix="/api")
 
@@ -137,7 +137,7 @@ async def claim(
 ) -> dict[str, Any]:
     """Claim a seat taken before profiles existed with its seat token: ``{"room", "seat"}``;
     404 ``not_found`` (no seat of that room has the token), 409 ``conflict`` (another
-    profile's seat)."""
+    profile's seat), 409 ``already_seated`` (the caller holds another seat of that room)."""
     try:
         seat = await profiles.claim_seat(
             _store(request), player.id, body.room.strip().upper(), hash_token(body.token)
@@ -145,7 +145,8 @@ async def claim(
     except NotFound as err:
         raise _not_found(err) from None
     except Conflict as err:
-        raise HTTPException(409, {"code": "conflict", "message": str(err)}) from None
+        code = "already_seated" if isinstance(err, AlreadySeated) else "conflict"
+        raise HTTPException(409, {"code": code, "message": str(err)}) from None
     return {"room": body.room.strip().upper(), "seat": seat}
 
 

@@ -43,6 +43,7 @@ from server.room.cluster import Cluster, Lease, NoOwner, unreachable
 from server.rules.registry import DEFAULT_GAME, UnknownGame, find_game
 from server.rules.types import Action
 from server.store import transient as store_transient
+from server.store.store import AlreadySeated
 
 log = logging.getLogger(__name__)
 
@@ -572,7 +573,9 @@ class RoomManager:
     async def join(self, code: str, name: str, *, profile_id: int | None = None) -> tuple[int, str]:
         """Seat a human called ``name`` with their profile (``profile_id``, stored with the
         seat; :mod:`server.store.profiles`); returns ``(seat, token)``. The token is returned
-        once and only its sha256 is stored. Raises ``unknown_room`` / ``room_full``."""
+        once and only its sha256 is stored. Raises ``unknown_room`` / ``room_full`` /
+        ``already_seated`` (the profile holds a seat of the room: the store's unique key
+        decides, so concurrent joins with one profile seat it once)."""
         actor = await self.get(code)
         if isinstance(actor, RoomHandle):
             seat, token = await self.call(code, "join", {"name": name, "profile_id": profile_id})
@@ -582,9 +585,12 @@ class RoomManager:
                 raise RoomError("room_full", "every seat is taken")
             seat = _free_seats(actor)[0]
             token = secrets.token_urlsafe(24)
-            await self.store.add_player(
-                code, seat, name, hash_token(token), False, profile_id=profile_id
-            )
+            try:
+                await self.store.add_player(
+                    code, seat, name, hash_token(token), False, profile_id=profile_id
+                )
+            except AlreadySeated:
+                raise RoomError("already_seated", "you already hold a seat here") from None
             _seat(actor, Seat(seat, name, False, hash_token(token)))
             if actor.full:
                 actor.start()

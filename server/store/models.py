@@ -79,6 +79,8 @@ class Player(Base):
     __tablename__ = "players"
     __table_args__ = (
         UniqueConstraint("room_id", "seat", name="uq_players_room_seat"),
+        # one seat per profile and room (migration 0008; NULLs, bots' seats, never clash)
+        Index("uq_players_room_profile", "room_id", "profile_id", unique=True),
         Index("ix_players_name", "name"),
         Index("ix_players_profile_id_id", "profile_id", "id"),
     )

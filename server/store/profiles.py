@@ -29,13 +29,14 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, case, func, insert, or_, select, update
+from sqlalchemy import and_, case, delete, func, insert, or_, select, update
 from sqlalchemy.engine import Connection
+from sqlalchemy.exc import IntegrityError
 
 from server.store import admin as queries
 from server.store.admin import Conn, _effective, _read, _seat_names, _snapshot, _standings
 from server.store.models import Correction, Hand, Player, Profile, Room, SeatDelta, utcnow
-from server.store.store import Conflict, NotFound, Store, _aware
+from server.store.store import AlreadySeated, Conflict, NotFound, Store, _aware
 
 #: The player code's alphabet (as room codes: no 0/O, 1/I/L, no vowels).
 CODE_ALPHABET = "23456789BCDFGHJKMNPQRSTVWXYZ"
@@ -110,6 +111,18 @@ async def create_profile(store: Store, name: str) -> tuple[ProfileRecord, str]:
     return ProfileRecord(pid, name, now), secret
 
 
+async def delete_unseated(store: Store, profile_id: int) -> bool:
+    """Delete the profile unless it holds a seat (a profile made for a join the room then
+    refused); True if it was deleted."""
+
+    def work(conn: Connection) -> bool:
+        seated = select(Player.id).where(Player.profile_id == profile_id).exists()
+        gone = conn.execute(delete(Profile).where(Profile.id == profile_id, ~seated))
+        return bool(gone.rowcount)
+
+    return await store._write(work)
+
+
 async def profile_by_secret(store: Store, code: str) -> ProfileRecord | None:
     """The profile whose player code is ``code`` (as typed), or ``None``."""
     secret = normal_secret(code)
@@ -148,7 +161,8 @@ async def claim_seat(store: Store, profile_id: int, code: str, token_hash: str) 
     (a seat taken before profiles existed, or one it holds already): sets ``players.
     profile_id`` and the ``seat_deltas.profile_id`` of that seat's settled hands, in one
     transaction. Returns the seat. :class:`NotFound` (no such room or seat),
-    :class:`Conflict` (the seat belongs to another profile)."""
+    :class:`Conflict` (the seat belongs to another profile), :class:`AlreadySeated` (the
+    profile holds another seat of the room: one seat per profile and room)."""
 
     def work(conn: Connection) -> int:
         row = conn.execute(
@@ -166,7 +180,10 @@ async def claim_seat(store: Store, profile_id: int, code: str, token_hash: str) 
         )
         return int(row.seat)
 
-    return await store._write(work)
+    try:
+        return await store._write(work)
+    except IntegrityError as exc:
+        raise AlreadySeated(f"the profile holds another seat of room {code!r}") from exc
 
 
 async def seat_of(store: Store, profile_id: int, code: str) -> int | None:

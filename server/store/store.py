@@ -98,6 +98,10 @@ class Conflict(ValueError):
     """A unique key is already taken (room code, seat, hand number, action index)."""
 
 
+class AlreadySeated(Conflict):
+    """The profile already holds a seat of the room (one seat per profile and room)."""
+
+
 #: SQLSTATE classes of failures that say nothing about the data: 08 connection exception,
 #: 40 transaction rollback (serialization failure, deadlock), 53 insufficient resources
 #: (too many connections), 57 operator intervention (shutdown, starting up).
@@ -765,7 +769,9 @@ class Store:
     ) -> None:
         """Put a player in ``seat`` of room ``code``, a human with their ``profile_id``
         (:mod:`server.store.profiles`; ``None`` for a bot). Raises :class:`NotFound` for an
-        unknown room, :class:`Conflict` if the seat is taken (or the profile does not exist)."""
+        unknown room, :class:`AlreadySeated` if the profile holds a seat of the room already
+        (a unique key: concurrent joins cannot both pass), :class:`Conflict` if the seat is
+        taken (or the profile does not exist)."""
 
         def work(conn: Connection) -> None:
             conn.execute(
@@ -779,9 +785,24 @@ class Store:
                 )
             )
 
+        def seated(conn: Connection) -> bool:
+            return (
+                conn.scalar(
+                    select(Player.id)
+                    .where(Player.room_id == self._room_id_in(conn, code))
+                    .where(Player.profile_id == profile_id)
+                    .limit(1)
+                )
+                is not None
+            )
+
         try:
             await self._write(work)
         except IntegrityError as exc:
+            async with self.engine.connect() as conn:
+                taken = profile_id is not None and await conn.run_sync(seated)
+            if taken:
+                raise AlreadySeated(f"profile {profile_id} holds a seat of room {code!r}") from exc
             raise Conflict(f"seat {seat} of room {code!r} is taken") from exc
 
     async def remove_bot(self, code: str, seat: int) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from live_helpers import ADMIN_TOKEN, Live
+from sqlalchemy import text
 
 from server.store import Store
 from tests.store.test_profiles import seat_room
@@ -166,6 +167,63 @@ async def test_a_seat_from_before_profiles_is_claimed_with_its_token(live: Live)
         assert r.status_code == 409 and r.json()["detail"]["code"] == "conflict"
         r = await client.post("/api/me/claim", json={**body, "token": "wrong"}, headers=e)
         assert r.status_code == 404 and r.json()["detail"]["code"] == "not_found"
+        # ann's other seat of the room: one seat per profile and room
+        r = await client.post("/api/me/claim", json={**body, "token": "bob-seat-token"}, headers=a)
+        assert r.status_code == 409 and r.json()["detail"]["code"] == "already_seated"
         rooms = (await client.get("/api/me/rooms", headers=a)).json()["rows"]
         assert [(r["code"], r["seat"]) for r in rooms] == [("OLD234", 0)]
         assert (await client.get("/api/me/rooms", headers=e)).json()["rows"] == []
+
+
+async def test_one_player_code_takes_one_seat_even_joining_at_once(live: Live) -> None:
+    """Concurrent joins with one player code: one seat, the others 409 ``already_seated``
+    (the store's unique key decides; the check before it cannot), in each of 5 rooms."""
+    import asyncio
+
+    async with live.client() as client:
+        ann = (await client.post("/api/profiles", json={"name": "ann"})).json()
+        codes = [
+            (await client.post("/api/rooms", json={"options": {}})).json()["code"] for _ in range(5)
+        ]
+        answers = await asyncio.gather(
+            *(
+                client.post(
+                    f"/api/rooms/{code}/join", json={"name": f"ann{i}"}, headers=bearer(ann["code"])
+                )
+                for code in codes
+                for i in range(4)
+            )
+        )
+        for n, code in enumerate(codes):
+            mine = answers[4 * n : 4 * n + 4]
+            assert sorted(r.status_code for r in mine) == [200, 409, 409, 409], [
+                r.text for r in mine
+            ]
+            assert {r.json()["detail"]["code"] for r in mine if r.status_code == 409} == {
+                "already_seated"
+            }
+            assert len((await client.get(f"/api/rooms/{code}")).json()["seats"]) == 1
+
+
+async def test_a_refused_join_changes_no_profile(live: Live) -> None:
+    async with live.client() as client:
+        ann = (await client.post("/api/profiles", json={"name": "ann"})).json()
+        code = (await client.post("/api/rooms", json={"options": {"players": 2}})).json()["code"]
+        for name in ("p1", "p2"):
+            assert (await client.post(f"/api/rooms/{code}/join", json={"name": name})).is_success
+        r = await client.post(
+            f"/api/rooms/{code}/join", json={"name": "renamed"}, headers=bearer(ann["code"])
+        )
+        assert r.status_code == 409 and r.json()["detail"]["code"] == "room_full"
+        assert (await client.get("/api/me", headers=bearer(ann["code"]))).json()["name"] == "ann"
+        # without a player code: the refused join makes no profile
+        store = Store(live.database_url)
+        try:
+            async with store.engine.connect() as conn:
+                before = await conn.scalar(text("SELECT count(*) FROM profiles"))
+            r = await client.post(f"/api/rooms/{code}/join", json={"name": "late"})
+            assert r.status_code == 409 and r.json()["detail"]["code"] == "room_full"
+            async with store.engine.connect() as conn:
+                assert await conn.scalar(text("SELECT count(*) FROM profiles")) == before
+        finally:
+            await store.close()

@@ -12,7 +12,7 @@ from sqlalchemy import inspect, text
 from server.store import Conflict, NotFound, PlayerRecord, Store
 
 TABLES = {"rooms", "players", "hands", "actions", "ledger_entries", "seat_deltas"}
-HEAD = "0007"
+HEAD = "0008"
 
 
 async def _seat_room(store: Store, code: str = "ROOM1", seats: int = 4) -> None:
