@@ -103,6 +103,8 @@ PG_HOST = "postgres@127.0.0.1:5432"
 DEFAULT_REDIS = "redis://127.0.0.1:6379/5"
 #: Play between the setup and the measured window.
 WARM_UP_SECONDS = 5.0
+#: The server's ``METRICS_TOKEN`` for this run (its ``/metrics`` is off without one).
+METRICS_TOKEN = "bench-scraper"
 #: Client-side token bucket, under the server's per-socket limit (burst 40, 20/s).
 BUCKET = (30.0, 18.0)
 PAD = "x" * 1000  # baseline frame body: about one game message's size
@@ -520,6 +522,7 @@ def wait_healthy(target: Target, timeout: float = 120) -> None:
 
 def clean_env() -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
+    env["METRICS_TOKEN"] = METRICS_TOKEN
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     return env
 
@@ -664,7 +667,8 @@ async def gc_pauses(load: Load, target: Target) -> dict[float, float] | None:
     None for the baseline (it has none)."""
     if target.name == "baseline":
         return None
-    text = (await load.http.get("/metrics")).text
+    scraper = {"Authorization": f"Bearer {METRICS_TOKEN}"}
+    text = (await load.http.get("/metrics", headers=scraper)).text
     out: dict[float, float] = {}
     for family in text_string_to_metric_families(text):
         if family.name != "zhuoji_gc_pause_seconds":

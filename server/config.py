@@ -29,6 +29,9 @@ class Settings(BaseSettings):
             ``postgresql+asyncpg://...``).
         redis_url: ``redis://host:port/db``; ``None`` means one process with an in-memory bus.
         admin_token: bearer token for ``/api/admin``; ``None`` disables the admin API.
+        metrics_token: bearer token for ``/metrics``; ``None`` turns it off (404). Never open:
+            its counters move with each claim answer a room logs, so on a quiet server a
+            reader would see who could claim a discard before the window closes.
         claim_seconds: how long a claim window (pong/kong/win on a discard) stays open.
         turn_seconds: how long a seat may think on its own turn before auto-play.
         claim_min_ms: a claim window never closes earlier than this, even if all bots answered.
@@ -115,6 +118,7 @@ class Settings(BaseSettings):
     database_url: str = Field(default="sqlite+aiosqlite:///./zhuoji.db")
     redis_url: str | None = None
     admin_token: str | None = None
+    metrics_token: str | None = None
     claim_seconds: float = Field(default=10, gt=0)
     turn_seconds: float = Field(default=20, gt=0)
     claim_min_ms: int = Field(default=800, ge=0)

@@ -53,30 +53,40 @@ def token_id(token: str) -> str:
 
 
 async def require_admin(request: Request, authorization: str | None = Header(default=None)) -> str:
-    """The dependency of every admin route: the bearer token must equal ``ADMIN_TOKEN``.
-    Returns the token's :func:`token_id`. 403 ``forbidden`` otherwise; each failure is
-    logged (address, never the token) and counted: beyond ``ADMIN_FAILURES_PER_MINUTE``
-    failures an address gets 429 ``rate_limited`` whatever it sends."""
+    """The dependency of every admin route: the bearer token must equal ``ADMIN_TOKEN``
+    (`require_token`). Returns the token's :func:`token_id`."""
     token = request.app.state.settings.admin_token
+    await require_token(request, token, authorization, "admin")
+    return token_id(token)
+
+
+async def require_token(
+    request: Request, token: str | None, authorization: str | None, what: str
+) -> None:
+    """Check ``Authorization: Bearer <token>`` for ``what`` (``admin``, ``metrics``): 403
+    ``forbidden`` when it is missing or wrong, and always when ``token`` is unset; each
+    failure is logged (address, never the token) and counted: beyond
+    ``ADMIN_FAILURES_PER_MINUTE`` failures (of both kinds) an address gets 429
+    ``rate_limited`` whatever it sends."""
     limits = request.app.state.limits
     address = client_address(request)
     if not await limits.under("admin", address):
-        log.warning("admin authentication refused: %s is over its failure limit", address)
+        log.warning("%s authentication refused: %s is over its failure limit", what, address)
         raise HTTPException(
             429,
-            {"code": "rate_limited", "message": "too many failed admin attempts"},
+            {"code": "rate_limited", "message": f"too many failed {what} attempts"},
             headers={"Retry-After": "60"},
         )
     given = bearer(authorization)
     if not token or given is None or not secrets.compare_digest(given.encode(), token.encode()):
         await limits.allow("admin", address)
         log.warning(
-            "admin authentication failed from %s (%s)",
+            "%s authentication failed from %s (%s)",
+            what,
             address,
             "no bearer token" if given is None else "wrong token",
         )
-        raise HTTPException(403, {"code": "forbidden", "message": "admin token required"})
-    return token_id(token)
+        raise HTTPException(403, {"code": "forbidden", "message": f"{what} token required"})
 
 
 router = APIRouter(prefix="/api/admin", dependencies=[Depends(require_admin)])

@@ -329,8 +329,17 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         )
 
     @app.get("/metrics", include_in_schema=False)
-    async def metrics_endpoint() -> Response:
-        """Prometheus exposition text (:mod:`server.metrics`)."""
+    async def metrics_endpoint(
+        request: Request, authorization: str | None = Header(default=None)
+    ) -> Response:
+        """Prometheus exposition text (:mod:`server.metrics`), for ``Authorization: Bearer
+        <METRICS_TOKEN>`` only (403 ``forbidden`` otherwise, `admin_api.require_token`);
+        404 ``not_found`` without ``METRICS_TOKEN``. Its counters move with each answer a
+        seat sends, so read freely they would tell who could claim a discard."""
+        token = request.app.state.settings.metrics_token
+        if not token:
+            raise HTTPException(404, {"code": "not_found", "message": "metrics are off"})
+        await admin_api.require_token(request, token, authorization, "metrics")
         body, content_type = metrics.render()
         return Response(body, media_type=content_type)
 

@@ -73,11 +73,17 @@ def _total(samples: dict[str, float], name: str, **labels: str) -> float:
 async def test_metrics_move_when_a_hand_is_played_and_logs_stay_clean(tmp_path: Path) -> None:
     env = {**ENV, "DATABASE_URL": f"sqlite+aiosqlite:///{tmp_path / 'z.db'}"}
     env["LOG_FORMAT"] = "json"
+    env["METRICS_TOKEN"] = "scraper-token"
     app = ServerProcess(env, tmp_path / "app.log", args=["--log-level", "info"])
     try:
         app.wait_ready()
         async with httpx.AsyncClient(base_url=app.http, timeout=30) as client:
-            before = _samples((await client.get("/metrics")).text)
+            # only the scraper's token reads them (they move with every claim answer)
+            assert (await client.get("/metrics")).status_code == 403
+            wrong = {"Authorization": "Bearer scraper-tokem"}
+            assert (await client.get("/metrics", headers=wrong)).status_code == 403
+            scraper = {"Authorization": "Bearer scraper-token"}
+            before = _samples((await client.get("/metrics", headers=scraper)).text)
             code = (await client.post("/api/rooms", json=ROOM)).json()["code"]
             joined = (await client.post(f"/api/rooms/{code}/join", json={"name": "ann"})).json()
             player = Player(code, joined["seat"], joined["token"], app.ws)
@@ -89,7 +95,7 @@ async def test_metrics_move_when_a_hand_is_played_and_logs_stay_clean(tmp_path: 
                     headers={"Authorization": f"Bearer {joined['token']}"},
                 )
             ).is_success
-            during = _samples((await client.get("/metrics")).text)
+            during = _samples((await client.get("/metrics", headers=scraper)).text)
             end = await asyncio.wait_for(player.play(), 120)
             assert end["type"] == "hand_end"
             await player.close()
@@ -100,7 +106,7 @@ async def test_metrics_move_when_a_hand_is_played_and_logs_stay_clean(tmp_path: 
                 await ws.send(json.dumps({"type": "ready"}))
                 await ws.close()
             await asyncio.sleep(1.0)
-            after = _samples((await client.get("/metrics")).text)
+            after = _samples((await client.get("/metrics", headers=scraper)).text)
     finally:
         app.stop()
 

@@ -153,6 +153,9 @@ async def test_security_headers_on_every_answer(live: Live) -> None:
             assert h["x-frame-options"] == "DENY"
             assert h["referrer-policy"] == "no-referrer"
         assert [r.status_code for r in answers[:5]] == [200, 200, 200, 404, 200]
+        # /metrics is off without METRICS_TOKEN: read freely, its counters would tell who
+        # could claim a discard (tests/deploy/test_ops.py reads it with its token)
+        assert answers[-1].status_code == 404, answers[-1].text
         policy = dict(p.strip().split(" ", 1) for p in CSP.split(";"))
         assert policy["frame-ancestors"] == "'none'"
         assert "unsafe-inline" not in CSP and "unsafe-eval" not in CSP
