@@ -16,17 +16,20 @@ from typing import Any
 
 from fastapi import Depends, FastAPI, Header, HTTPException, Request
 from fastapi.encoders import jsonable_encoder
+from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import ValidationError
 from sqlalchemy.exc import DBAPIError
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from server import metrics
 from server.api import admin as admin_api
 from server.api import me as me_api
 from server.api import replays as replays_api
 from server.api.headers import SecurityHeaders
+from server.api.http import BodyLimit
 from server.api.limits import AddressLimits
 from server.api.messages import (
     BotsRequest,
@@ -57,6 +60,13 @@ from server.rules.registry import find_game, game_names
 from server.store import Store, profiles, schema
 
 log = logging.getLogger(__name__)
+
+#: Largest HTTP request body (bytes): room options, names and admin corrections are far
+#: smaller; a larger one is refused (413 ``too_large``, `BodyLimit`) before it is read whole.
+MAX_BODY_BYTES = 64 * 1024
+#: The ``code`` of an HTTP error raised with a bare message (Starlette's own: an unknown
+#: route, a body it cannot parse), by status.
+_PLAIN_CODES = {400: "bad_request", 404: "not_found", 405: "method_not_allowed"}
 
 _STATUS = {
     "unknown_room": 404,
@@ -292,6 +302,15 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         openapi_url="/openapi.json" if docs else None,
     )
 
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, err: StarletteHTTPException) -> Response:
+        """Every HTTP error as ``{"detail": {"code", "message"}}``: one raised with a bare
+        message (`_PLAIN_CODES`) gets the code of its status; its headers are kept."""
+        if isinstance(err.detail, str):
+            code = _PLAIN_CODES.get(err.status_code, f"http_{err.status_code}")
+            err = HTTPException(err.status_code, {"code": code, "message": err.detail}, err.headers)
+        return await http_exception_handler(request, err)
+
     @app.exception_handler(RequestValidationError)
     async def invalid_request(request: Request, err: RequestValidationError) -> JSONResponse:
         """FastAPI's 422 (``{"detail": [{"loc", "msg", "type", "input"?}]}``), with the
@@ -490,6 +509,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
     app.include_router(me_api.router)
 
     app.add_api_websocket_route("/ws/rooms/{code}", room_socket)
+    app.add_middleware(BodyLimit, max_bytes=MAX_BODY_BYTES)
     app.add_middleware(metrics.RequestMetrics)
     app.add_middleware(SecurityHeaders)  # outermost of ours: every answer gets them
 

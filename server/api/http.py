@@ -1,4 +1,5 @@
-"""HTTP/1.1 for uvicorn with a deadline for each request (slow clients, "slowloris").
+"""HTTP/1.1 for uvicorn with a deadline for each request (slow clients, "slowloris"), and
+the app's limit on request bodies (:class:`BodyLimit`).
 
 uvicorn closes an idle keep-alive connection after ``timeout_keep_alive`` seconds, but any
 byte received disarms that timer and nothing bounds how long a request may take to arrive:
@@ -20,6 +21,9 @@ import logging
 from typing import Any
 
 import h11
+from fastapi import HTTPException
+from fastapi.responses import JSONResponse
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 log = logging.getLogger(__name__)
@@ -101,3 +105,37 @@ def uvicorn_options(settings: Any) -> dict[str, Any]:
         "ws_per_message_deflate": settings.ws_deflate,
         "timeout_graceful_shutdown": max(1, round(getattr(settings, "shutdown_seconds", 3) / 4)),
     }
+
+
+class BodyLimit:
+    """ASGI middleware refusing an HTTP request body over ``max_bytes`` with 413
+    ``too_large`` (``{"detail": {"code", "message"}}``), before the app reads it: at once
+    when its ``Content-Length`` says so, else (a chunked body) as soon as the bytes read
+    pass the limit (an ``HTTPException`` from ``receive``, which the app's handler turns
+    into the same answer). uvicorn sets no limit of its own; FastAPI's ``max_body_size``
+    answers in plain text."""
+
+    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        too_large = {"code": "too_large", "message": f"the body is over {self.max_bytes} bytes"}
+        for name, value in scope["headers"]:
+            if name == b"content-length" and value.isdigit() and int(value) > self.max_bytes:
+                await JSONResponse({"detail": too_large}, status_code=413)(scope, receive, send)
+                return
+        seen = 0
+
+        async def limited() -> Message:
+            nonlocal seen
+            message = await receive()
+            seen += len(message.get("body", b""))
+            if seen > self.max_bytes:
+                raise HTTPException(413, too_large)
+            return message
+
+        await self.app(scope, limited, send)

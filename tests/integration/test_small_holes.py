@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import AsyncIterator
 
 import pytest
 from live_helpers import ADMIN_TOKEN, Live, create_room, recv
@@ -194,3 +195,47 @@ async def test_client_protocol_errors_are_warnings(live: Live) -> None:
     bad = [r for r in capture.records if "client protocol error" in r.getMessage()]
     assert [r.levelno for r in bad] == [logging.WARNING, logging.DEBUG, logging.DEBUG]
     assert not [r for r in capture.records if r.levelno >= logging.ERROR or r.exc_info]
+
+
+async def test_bodies_the_server_cannot_read_get_typed_errors(live: Live) -> None:
+    """Bad UTF-8, JSON nested beyond the parser and a body over 64 KiB: each a typed error
+    (``{"detail": {"code", "message"}}``), nothing made; the API answers on as before."""
+    async with live.client() as client:
+        json_type = {"content-type": "application/json"}
+        bad_utf8 = await client.post(
+            "/api/profiles",
+            content=b'{"name": "\\xff"}'.replace(b"\\xff", b"\xff"),
+            headers=json_type,
+        )
+        deep = await client.post(
+            "/api/profiles", content=b"[" * 5000 + b"]" * 5000, headers=json_type
+        )
+        large = await client.post(
+            "/api/profiles", content=b'{"name": "ann"' + b" " * 70_000 + b"}", headers=json_type
+        )
+
+        async def chunks() -> AsyncIterator[bytes]:  # no Content-Length: counted as it arrives
+            yield b'{"name": "ann"'
+            for _ in range(20):
+                yield b" " * 4096
+            yield b"}"
+
+        chunked = await client.post("/api/profiles", content=chunks(), headers=json_type)
+        assert "content-length" not in chunked.request.headers
+        unknown = await client.get("/api/nothing-here")
+        wrong_method = await client.delete("/api/profiles")
+        got = [
+            (r.status_code, r.json()["detail"]["code"])
+            for r in (bad_utf8, deep, large, chunked, unknown, wrong_method)
+        ]
+        assert got == [
+            (400, "bad_request"),
+            (400, "bad_request"),
+            (413, "too_large"),
+            (413, "too_large"),
+            (404, "not_found"),
+            (405, "method_not_allowed"),
+        ], [r.text for r in (bad_utf8, deep, large, chunked, unknown, wrong_method)]
+        assert wrong_method.headers["allow"]
+        made = await client.post("/api/profiles", json={"name": "ann"})
+        assert made.status_code == 201 and made.json()["id"] == 1  # the refused made none
