@@ -49,15 +49,26 @@ Seq = Annotated[int, Field(ge=0, le=MAX_SEQ)]
 NAME_MAX = 32
 
 
-#: The names the client gives bots (机器人3 / Bot 3, by seat: web/i18n.js ``botName``). A
-#: player may not take one: at the table a human so named would pass for a bot.
-BOT_NAME = re.compile(r"(机器人|bot)\s*\d+", re.IGNORECASE)
+#: The names bots go by (机器人3 / Bot 3, by seat: web/i18n.js ``botName``; the server's
+#: stored "Bot East" ...), matched after `_fold`. A player may not take one: at the table,
+#: and in the admin's lists, a human so named would pass for a bot.
+BOT_NAME = re.compile(r"(机器人|bot)[\W_]*(\d+|east|south|west|north)")
+#: Characters that pass for those of 机器人 / "bot" (Cyrillic, Greek, traditional 機, a zero),
+#: after NFKC (fullwidth Ｂｏｔ is Bot) and casefolding.
+_LOOKALIKES = str.maketrans(
+    {"в": "b", "β": "b", "о": "o", "ο": "o", "σ": "o", "0": "o", "т": "t", "τ": "t", "機": "机"}
+)
+
+
+def _fold(name: str) -> str:
+    """``name`` as `BOT_NAME` reads it: NFKC, casefolded, lookalikes replaced."""
+    return unicodedata.normalize("NFKC", name).casefold().translate(_LOOKALIKES)
 
 
 def _printable_name(name: str) -> str:
     if any(unicodedata.category(c) in ("Cc", "Cf") for c in name):
         raise ValueError("name must not contain control or format characters")
-    if BOT_NAME.fullmatch(name):
+    if BOT_NAME.fullmatch(_fold(name)):
         raise PydanticCustomError("bot_name", "this name is kept for bots")
     return name
 
