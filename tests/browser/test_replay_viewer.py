@@ -426,6 +426,9 @@ def test_the_replay_reads_in_english(live: LiveServer, browser: Any, shots_dir: 
         page.wait_for_selector("#rp-verify[data-ok='true']")
         assert page.title() == "Replay · Jintan Mahjong"
         assert page.locator("#home-link").inner_text() == "Jintan Mahjong"
+        whole = "(() => { const b = document.querySelector('#home-link');"
+        whole += " return b.scrollWidth <= b.clientWidth; })()"
+        assert page.evaluate(whole), "the game's name is cut short on a phone"
         assert page.locator("#rp-info").inner_text() == "Room JTEN · hand 1 · Jintan"
         assert page.locator("#rp-play").inner_text() == "Play"
         assert page.get_attribute("#rp-back", "title") == "One step back"
