@@ -6,7 +6,7 @@
 import { tileEl, sortTiles, tileName, setTileGame } from './tiles.js';
 import { h } from './dom.js';
 import { jintanWinEl } from './jintan.js';
-import { t, translator, getLang, setLang, reasonText, handTypeText, botName, chickenKindText } from './i18n.js';
+import { t, translator, getLang, setLang, reasonText, handTypeText, winKindText, botName, chickenKindText } from './i18n.js';
 import { checkSeed, verdictText } from './wall.js';
 
 const $ = (id) => document.getElementById(id);
@@ -24,7 +24,7 @@ const L = {
     play_title: '播放 / 暂停', fwd_title: '前进一步', last: '结尾 ▶|', last_title: '跳到结尾', speed: '速度',
     pos: '步数', log: '全部步骤', start: '开局', step: '第 {n} 步', wall_left: '余牌 {n}', acting: '行动中',
     river: '牌河', waits: '听', ding_que: '定缺', bao_ting: '（报听）', seat: '座位{n}',
-    settlement: '结算', deltas_seat: '座位', deltas_points: '得分', winners: '胡牌：', turned: '翻牌', chickens: '鸡',
+    settlement: '结算', deltas_seat: '座位', deltas_points: '得分', winners: '胡牌：', winner: '胡牌：', turned: '翻牌', chickens: '鸡',
     pay_from: '付', pay_to: '收', pay_points: '分', pay_reason: '原因', none: '无',
     ledger_ok: '✓ 回放的结算与账本一致', ledger_bad: '✗ 回放的结算与账本不一致',
     seed: '种子', hash_published: '开局公布的哈希', hash_computed: '页面计算的哈希', dealt: '{name} 起手', wall: '牌墙',
@@ -42,7 +42,7 @@ const L = {
     play_title: 'Play / pause', fwd_title: 'One step on', last: 'End ▶|', last_title: 'Jump to the end', speed: 'Speed',
     pos: 'Step', log: 'All steps', start: 'Deal', step: 'Step {n}', wall_left: '{n} tiles left', acting: 'to act',
     river: 'Discards', waits: 'Waits', ding_que: 'void suit', bao_ting: ' (ready, 报听)', seat: 'Seat {n}',
-    settlement: 'Settlement', deltas_seat: 'Seat', deltas_points: 'Points', winners: 'Winners: ', turned: 'Turned', chickens: 'chickens',
+    settlement: 'Settlement', deltas_seat: 'Seat', deltas_points: 'Points', winners: 'Winners: ', winner: 'Winner: ', turned: 'Turned', chickens: 'chickens',
     pay_from: 'Pays', pay_to: 'To', pay_points: 'Points', pay_reason: 'Reason', none: 'none',
     ledger_ok: '✓ The replay settles as the ledger has it', ledger_bad: '✗ The replay does not settle as the ledger has it',
     seed: 'Seed', hash_published: 'Hash published at the deal', hash_computed: 'Hash computed in this page',
@@ -224,7 +224,9 @@ function renderSettlement() {
   box.append(dt);
   if (winners.length) {
     const types = s.hand_types || {};
-    box.append(h('p', { id: 'rp-winners' }, rt('winners'), ...winners.map((w) => h('span', { class: 'winner', dataset: { seat: String(w) } }, seatName(w), ' ', handTypeText(types[w] ?? types[String(w)] ?? ''), ' '))));
+    // each winner's hand and how it won (平胡 · 自摸), as the table's settlement says it
+    const how = (w) => [handTypeText(types[w] ?? types[String(w)] ?? ''), winKindText(s.win_kind)].filter(Boolean).join(' · ');
+    box.append(h('p', { id: 'rp-winners' }, rt(winners.length > 1 ? 'winners' : 'winner'), ...winners.map((w) => h('span', { class: 'winner', dataset: { seat: String(w) } }, seatName(w), ' ', how(w), ' '))));
     // Jintan: how each win counts (花, 番, 底 and the sum), once per winner
     for (const w of winners) {
       const hu = (s.payments || []).find((p) => p.to === w && p.reason === 'hu' && p.detail && typeof p.detail.hua_total === 'number');

@@ -201,6 +201,10 @@ def test_seat_verifies_the_seed_and_watches_the_replay_to_the_ledger(
             assert texts[i] == f"{names[seat]} 摸 {name}", texts[i]
         winner = hand.settlement["winners"][0]
         assert texts[-1].startswith(names[winner]), texts[-1]
+        # the settlement's winner line says how the hand won, as the table's does (· 自摸)
+        how = {"zi_mo": "自摸", "dian_pao": "点炮", "gang_kai": "杠上开花", "qiang_gang": "抢杠"}
+        line = viewer.locator("#rp-winners").inner_text()
+        assert line.startswith("胡牌：") and f" · {how[hand.settlement['win_kind']]}" in line, line
         # step back shows the position before the end, with the seats' claim answers
         viewer.click("#rp-back")
         viewer.wait_for_selector("body[data-at-end=false]")
@@ -362,8 +366,10 @@ def test_a_jintan_hand_replays_with_its_flowers(
         assert line.locator(".hua").get_attribute("data-hua") == str(d["hua_total"])
         assert line.locator(".fan").get_attribute("data-fan") == str(d["fan_total"])
         unit = d["base"] + d["hua_total"] * d["flower_value"]
-        assert f"底{d['base']} + {d['hua_total']}花×{d['flower_value']} = {unit}" in (
-            line.locator(".formula").inner_text()
+        mult = 2 ** min(d["fan_total"], 2)
+        assert line.locator(".formula").inner_text() == (
+            f"底{d['base']} + {d['hua_total']}花×{d['flower_value']} = {unit}"
+            f" · ×{mult} ({d['fan_total']}番) = {unit * mult}"
         )
         _no_overflow(page)
         page.locator("#rp-settlement").screenshot(path=str(shots_dir / "replay-jintan-end-375.png"))
