@@ -52,11 +52,12 @@ NAME_MAX = 32
 #: The names bots go by (机器人3 / Bot 3, by seat: web/i18n.js ``botName``; the server's
 #: stored "Bot East" ...), matched after `_fold`. A player may not take one: at the table,
 #: and in the admin's lists, a human so named would pass for a bot.
-BOT_NAME = re.compile(r"(机器人|bot)[\W_]*(\d+|east|south|west|north)")
-#: Characters that pass for those of 机器人 / "bot" (Cyrillic, Greek, traditional 機, a zero),
-#: after NFKC (fullwidth Ｂｏｔ is Bot) and casefolding.
+BOT_NAME = re.compile(r"(机器人|b[o0]t)[\W_]*(\d+|east|south|west|north)")
+#: Letters that pass for those of 机器人 / "bot" (Cyrillic, Greek, traditional 機), after NFKC
+#: (fullwidth Ｂｏｔ is Bot) and casefolding; a zero for the o is in `BOT_NAME` itself (the
+#: seat's number may hold zeros: "Bot 10").
 _LOOKALIKES = str.maketrans(
-    {"в": "b", "β": "b", "о": "o", "ο": "o", "σ": "o", "0": "o", "т": "t", "τ": "t", "機": "机"}
+    {"в": "b", "β": "b", "о": "o", "ο": "o", "σ": "o", "т": "t", "τ": "t", "機": "机"}
 )
 
 

@@ -147,6 +147,7 @@ async def test_player_names(live: Live) -> None:
         bad = ["", "   ", "\t\n", "a\x00b", "ann\u202e", "a\u200bb", "x\x7f", "y" * 33, 7]
         bots = ["机器人2", "Bot 3", " bot4 ", "BOT 1"]  # the client's names for bots
         bots += ["Bot East", "Bot_3", "機器人1", "Ｂｏｔ 3", "B\u043et 3", "\u0412ot 3", "B0T-2"]
+        bots += ["Bot 10", "机器人10", "bot 007"]
         for name in bad + bots:
             r = await client.post(f"/api/rooms/{code}/join", json={"name": name})
             assert r.status_code == 422, (name, r.text)
