@@ -43,7 +43,7 @@ from server.room.cluster import Cluster, Lease, NoOwner, unreachable
 from server.rules.registry import DEFAULT_GAME, UnknownGame, find_game
 from server.rules.types import Action
 from server.store import transient as store_transient
-from server.store.store import AlreadySeated
+from server.store.store import AlreadySeated, NotFound
 
 log = logging.getLogger(__name__)
 
@@ -312,8 +312,10 @@ class RoomManager:
             lease.generation = await self.store.fence(code)
             if actor is None:
                 actor = await self._load(code)
-        except BaseException:
+        except BaseException as exc:
             await lease.release()
+            if isinstance(exc, NotFound):  # no such room: the lease of a code nobody uses
+                raise RoomError("unknown_room", f"no room {code}") from None
             raise
         if lease.lost:  # lost while the room was being rebuilt (a long stall): not ours
             return False

@@ -676,3 +676,16 @@ async def test_a_local_room_counts_its_listeners_again_every_few_seconds(redis_u
     finally:
         await bus.close()
         await other.close()
+
+
+async def test_an_unknown_room_is_unknown_in_a_cluster_too(store: Any, redis_url: str) -> None:
+    """A code of no room: ``unknown_room`` (404), as with one process, not the store's
+    NotFound (a 500); no lease of it is left behind."""
+    from server.room.actor import RoomError
+
+    async with _two_processes(store, store, redis_url) as (a, b):
+        for manager in (a, b):
+            with pytest.raises(RoomError) as err:
+                await manager.get("BCDFGK")
+            assert err.value.code == "unknown_room"
+        assert await a.cluster.owners(["BCDFGK"]) == {"BCDFGK": None}
