@@ -297,6 +297,27 @@ def test_gang_kai_is_a_self_draw_plus_one(scoring: str, each: int) -> None:
     assert s["deltas"] == [-each - 2, 3 * (each + 2), -each - 2, -each - 2]
 
 
+def test_re_pao_with_two_winners_pays_each_one_more_and_burns_once() -> None:
+    # §8.3 with multiple_winners: seat 2 kongs 6s, then discards 4p; seats 1 and 3 both win
+    # on it: each 平胡 1 + 热炮 1 from seat 2 alone, which is burned once (its chickens
+    # and 豆 pay nothing); the next dealer is the first winner from the dealer (§10.3).
+    w3 = "123m 456m 789m 56p 99s"
+    state = build(["9m +", W, "6666s 234m 567m 35p 9s", w3], "8p 4p 8s", "9s")
+    actions = [
+        [0, "discard", "9m"],
+        [1, "discard_drawn"],
+        [2, "kong", "6s"],
+        [2, "discard", "4p"],
+        [1, "win"],
+        [3, "win"],
+    ]
+    s = settle(play(state, actions))
+    assert s["win_kind"] == "re_pao" and s["winners"] == [3, 1]
+    assert by_reason(s, "hu") == {(2, 1): 2, (2, 3): 2}
+    assert s["burned"] == [2] and s["next_dealer"] == 1
+    assert s["deltas"] == [-2, 0, -6, 8]
+
+
 def test_re_pao_adds_one_and_burns_the_kong_maker() -> None:
     # Seat 2: 闷豆 6s, replacement 9s, then discards 4p (ready on 4p: 234m 567m 35p 99s).
     # Turned 8s makes 9s a chicken: burned seat 2 would have collected 豆 and chickens.
@@ -366,6 +387,31 @@ def test_qiang_gang_three_players_pays_two_times() -> None:
     s = settle(play(state, actions))
     assert s["win_kind"] == "qiang_gang" and s["burned"] == [2]
     assert by_reason(s, "hu") == {(2, 1): 2 * 2}
+
+
+def test_two_seats_rob_one_kong_each_paid_by_the_robbed_seat() -> None:
+    # §8.4 with multiple_winners: seats 1 and 3 both wait on 4p; each is paid (4 - 1) x
+    # (平胡 1 + 自摸 1) by the robbed seat alone, which is burned once; the next dealer is
+    # the first winner from the dealer's seat (§10.3).
+    state = build(["4p +", W, "44p 9m +", "123m 456m 789m 56p 99s"], "8p 8p 8p 4p 5s")
+    s = settle(play(state, [*ROB, [1, "win"], [3, "win"]]))
+    assert s["win_kind"] == "qiang_gang" and s["winners"] == [3, 1]
+    assert payments(s) == {(2, 1, "hu"): 6, (2, 3, "hu"): 6}
+    assert s["deltas"] == [0, 6, -12, 6]
+    assert s["burned"] == [2] and s["next_dealer"] == 1
+
+
+def test_qiang_gang_under_lian_zhuang_is_n_minus_one_self_draws_of_the_robbed_seat() -> None:
+    # §9.1: "For 抢杠 the robbed seat pays (n-1) times the self-draw value it would itself
+    # have paid": a streak of 2 adds to what the dealer pays, and the robbed seat (not the
+    # dealer) would have paid 平胡 1 + 自摸 1, so 3 x 2 = 6. (§8.4's "pays what all the
+    # other seats would have paid" reads 2 + 4 + 2 = 8 here: the spec's two sentences
+    # disagree when the dealer is a third party; the engine follows §9.1.)
+    state = build(["4p +", W, "44p 9m +", None], "8p 8p 8p 4p 5s", scoring="lian_zhuang", streak=2)
+    s = settle(play(state, [*ROB, [1, "win"]]))
+    assert s["win_kind"] == "qiang_gang"
+    assert payments(s) == {(2, 1, "hu"): 6}
+    assert s["deltas"] == [0, 6, -6, 0]
 
 
 # ---------------------------------------------------------------------------- §8.5 硬报
