@@ -1,5 +1,12 @@
 // WebSocket connection with exponential-backoff reconnect.
 
+/** A socket that has said nothing for QUIET_MS is pinged; one that then stays silent for
+ *  ANSWER_MS more is taken for dead (a network that dropped without closing it) and given
+ *  up for a new one. Checked every CHECK_MS. */
+const QUIET_MS = 15000;
+const ANSWER_MS = 6000;
+const CHECK_MS = 2000;
+
 export class RoomSocket {
   /**
    * @param {string} code room code
@@ -16,6 +23,14 @@ export class RoomSocket {
     this.closed = false;
     this.seq = 0;
     this.everOpened = false;
+    this.heardAt = 0;
+    this.pingAt = null;
+    // the browser's word on the network: offline gives the socket up at once (it would
+    // otherwise look connected until its silence is noticed), online tries again now
+    this.onOffline = () => this.drop();
+    this.onOnline = () => { if (!this.closed && !this.ws) { this.attempt = 0; this.connect(); } };
+    window.addEventListener('offline', this.onOffline);
+    window.addEventListener('online', this.onOnline);
   }
 
   url() {
@@ -39,11 +54,15 @@ export class RoomSocket {
     ws.onopen = () => {
       this.attempt = 0;
       this.everOpened = true;
+      this.heardAt = Date.now();
+      this.pingAt = null;
       this.h.onState('connected');
       clearInterval(this.pinger);
-      this.pinger = setInterval(() => this.send({ type: 'ping' }), 25000);
+      this.pinger = setInterval(() => this.checkAlive(), CHECK_MS);
     };
     ws.onmessage = (ev) => {
+      this.heardAt = Date.now();
+      this.pingAt = null;
       let msg;
       try { msg = JSON.parse(ev.data); } catch (e) { return; }
       this.h.onMessage(msg);
@@ -62,6 +81,28 @@ export class RoomSocket {
       this.scheduleReconnect();
     };
     ws.onerror = () => { /* onclose follows */ };
+  }
+
+  /** Ping a socket quiet for QUIET_MS; give it up if the answer has not come in ANSWER_MS. */
+  checkAlive() {
+    const now = Date.now();
+    if (this.pingAt !== null) {
+      if (now - this.pingAt > ANSWER_MS) this.drop();
+    } else if (now - this.heardAt > QUIET_MS && this.send({ type: 'ping' })) {
+      this.pingAt = now;
+    }
+  }
+
+  /** Give the open socket up (silent, or the browser went offline) and try again: the
+   *  first try in half a second, then the usual backoff. */
+  drop() {
+    const ws = this.ws;
+    if (this.closed || !ws) return;
+    this.ws = null; // its onclose, whenever it comes, is then ignored
+    clearInterval(this.pinger);
+    try { ws.close(); } catch (e) { /* already closing */ }
+    this.attempt = 0;
+    this.scheduleReconnect();
   }
 
   /** Next try after 0.5 s, 1 s, 2 s, ... up to 10 s (±20 % jitter); `delays` keeps them. */
@@ -98,6 +139,8 @@ export class RoomSocket {
 
   close() {
     this.closed = true;
+    window.removeEventListener('offline', this.onOffline);
+    window.removeEventListener('online', this.onOnline);
     clearTimeout(this.timer);
     clearInterval(this.pinger);
     if (this.ws) this.ws.close();

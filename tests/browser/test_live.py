@@ -634,6 +634,30 @@ def test_reconnect_after_server_restart(browser: Any, tmp_path: Path, shots_dir:
         srv.stop()
 
 
+def test_the_network_going_away_shows_at_once_and_coming_back_reconnects_at_once(
+    browser: Any, live: LiveServer
+) -> None:
+    """The browser goes offline mid-hand: 重连中 at once (the socket would otherwise look
+    connected until its silence was noticed); after 5 s offline the retries are seconds
+    apart, yet back online the page reconnects at once, to the same seat."""
+    ctx, page = phone_page(browser)
+    try:
+        create_room(page, live.base, "辛")
+        add_bots(page)
+        page.wait_for_selector("#hand .hand-tile", timeout=30000)
+        state = "document.querySelector('#conn-state').dataset.state"
+        ctx.set_offline(True)
+        page.wait_for_function(f"{state} === 'reconnecting'", timeout=1500)
+        page.wait_for_timeout(5000)
+        assert page.evaluate("Number(document.querySelector('#conn-state').dataset.attempt)") >= 3
+        ctx.set_offline(False)
+        page.wait_for_function(f"{state} === 'connected'", timeout=2500)
+        page.wait_for_selector("#hand .hand-tile")
+        assert page.evaluate("window.__gy.seat") == 0
+    finally:
+        ctx.close()
+
+
 @pytest.fixture(autouse=True)
 def _no_leftover_pages(browser: Any) -> None:
     """Every test closes its contexts."""
