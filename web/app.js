@@ -1,7 +1,7 @@
 // 贵阳捉鸡麻将 browser client. Plain ES modules, no build step.
 // The server sends each seat its own `view` and `legal` actions; we render `view` and offer `legal`.
 import { t, getLang, setLang, translateDom, botName, defaultName, reasonText, handTypeText, winKindText, termText, errorMessage, validationMessage, CHICKEN_KINDS, chickenKindText } from './i18n.js';
-import { tileEl, tileName, sortTiles, suitOf, suitChar, setTileGame } from './tiles.js';
+import { tileEl, tileName, sortTiles, suitOf, suitChar, setTileGame, dieEl } from './tiles.js';
 import { h } from './dom.js';
 import { JT_FANS, fanName, jintanWinEl } from './jintan.js';
 import { api, store, profile, ApiError } from './api.js';
@@ -932,6 +932,14 @@ function renderStatus() {
   const wc = $('#wall-count');
   wc.dataset.count = String(v.wall_count ?? '');
   wc.textContent = `${t('wall')} ${v.wall_count ?? '-'}`;
+  // the dice the deal rolled (guiyang.md §2), as the apps show them by the wall
+  const dice = $('#dice');
+  const rolled = Array.isArray(v.dice) ? v.dice : [];
+  if (dice.dataset.dice !== rolled.join(',')) {
+    dice.dataset.dice = rolled.join(',');
+    dice.title = rolled.length ? t('dice_title', { a: rolled[0], b: rolled[1] }) : '';
+    dice.replaceChildren(...rolled.map(dieEl));
+  }
   const di = $('#dealer-info');
   const streak = v.dealer_streak ?? r.dealer_streak;
   di.title = t('dealer_title');

@@ -113,6 +113,7 @@ const STRINGS = {
     jt_pay_robbed: '被抢杠 · 一家包三家 ×3',
     act_pass: '过',
     act_discard: '打出',
+    dice_title: '骰子 {a} 点、{b} 点',
     discard_btn: '打出', // the button under a tile raised by a tap (a verb, as 碰 / 杠)
     your_turn: '请出牌',
     choose_que: '请选择定缺',
@@ -380,6 +381,7 @@ const STRINGS = {
     jt_pay_robbed: 'Kong robbed · pays for all three ×3',
     act_pass: 'Pass',
     act_discard: 'discards',
+    dice_title: 'Dice: {a} and {b}',
     discard_btn: 'Discard',
     your_turn: 'Your turn',
     choose_que: 'Choose a void suit',

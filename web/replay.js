@@ -3,7 +3,7 @@
 // play / pause / step / speed, each seat's claim or pass, the settlement at the end. The wall
 // is rebuilt in the page from the revealed seed (wall.js) and checked against the hash
 // published at the deal. The admin (token in sessionStorage, /admin) needs no key.
-import { tileEl, sortTiles, tileName, setTileGame } from './tiles.js';
+import { tileEl, sortTiles, tileName, setTileGame, dieEl } from './tiles.js';
 import { h } from './dom.js';
 import { jintanWinEl } from './jintan.js';
 import { t, translator, getLang, setLang, reasonText, handTypeText, winKindText, botName, chickenKindText } from './i18n.js';
@@ -195,7 +195,9 @@ function renderTable() {
   $('rp-now').replaceChildren(
     h('span', { class: 'rp-step-no', text: rt('step', { n: R.pos }) }), ' ',
     h('b', { id: 'rp-action', text: actionText(frame.step, R.pos) }), ' ',
-    h('span', { class: 'muted', text: rt('wall_left', { n: st.wall_count }) }));
+    h('span', { class: 'muted', text: rt('wall_left', { n: st.wall_count }) }),
+    // the deal's dice (guiyang.md §2), at the deal as the table showed them
+    ...(R.pos === 0 && Array.isArray(st.dice) ? [' ', h('span', { id: 'rp-dice', class: 'rp-dice', title: t('dice_title', { a: st.dice[0], b: st.dice[1] }) }, ...st.dice.map(dieEl))] : []));
   $('rp-pos').value = String(R.pos);
   $('rp-count').textContent = `${R.pos} / ${R.frames.length - 1}`;
   $('rp-play').textContent = rt(R.timer ? 'pause' : 'play');

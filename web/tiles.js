@@ -159,3 +159,22 @@ export function tileRow(tiles, opts = {}) {
   for (const tl of tiles) row.appendChild(tileEl(tl, opts));
   return row;
 }
+
+/** Pip centres of a die face 1..6 on a 20-unit square. */
+const PIPS = {
+  1: [[10, 10]], 2: [[5, 5], [15, 15]], 3: [[5, 5], [10, 10], [15, 15]],
+  4: [[5, 5], [15, 5], [5, 15], [15, 15]], 5: [[5, 5], [15, 5], [10, 10], [5, 15], [15, 15]],
+  6: [[5, 5], [5, 10], [5, 15], [15, 5], [15, 10], [15, 15]],
+};
+
+/** One die showing ``n`` (1..6) as an inline SVG element; 1 and 4 in red, as Chinese dice
+ *  have them. */
+export function dieEl(n) {
+  const el = document.createElement('span');
+  el.className = 'die';
+  el.dataset.value = String(n);
+  const fill = n === 1 || n === 4 ? '#c81e1e' : '#1f2937';
+  const pips = (PIPS[n] || []).map(([x, y]) => `<circle cx="${x}" cy="${y}" r="${n === 1 ? 3.2 : 2.1}" fill="${fill}"/>`).join('');
+  el.innerHTML = `<svg viewBox="0 0 20 20" aria-hidden="true"><rect x="0.5" y="0.5" width="19" height="19" rx="4" fill="#fffdf5" stroke="#9ca3af"/>${pips}</svg>`;
+  return el;
+}

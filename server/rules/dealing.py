@@ -35,3 +35,13 @@ def shuffle_and_deal(
     hands[dealer].append(shuffled[pos])
     pos += 1
     return hands, shuffled[pos:]
+
+
+def roll_dice(seed: str, tile_count: int) -> tuple[int, int]:
+    """The two dice (each 1..6) a live deal rolls and shows (guiyang.md §2): the two rolls
+    that follow the shuffle of ``tile_count`` tiles from ``seed`` in the same generator
+    (`shuffle_and_deal`'s; a shuffle draws the same numbers whatever the tiles are). They
+    decide nothing: the deal is the seed's."""
+    rng = random.Random(seed)
+    rng.shuffle([0] * tile_count)
+    return rng.randint(1, 6), rng.randint(1, 6)

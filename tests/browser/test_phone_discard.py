@@ -9,6 +9,8 @@ from typing import Any
 from conftest import LiveServer
 from test_live import add_bots, create_room, new_page
 
+from server.rules.dealing import roll_dice
+
 RIVER = "#my-river .tile"
 
 
@@ -34,6 +36,11 @@ def test_phone_discard_needs_two_taps(browser: Any, live: LiveServer, shots_dir:
         live.fix_seeds(code, ["phone-two-taps"])
         add_bots(page)
         _wait_turn(page)  # the creator deals: its turn first
+        # the deal's dice by the wall (guiyang.md §2): the seed's two rolls after its shuffle
+        dice = page.locator("#dice")
+        a, b = roll_dice("phone-two-taps", 108)
+        assert dice.get_attribute("data-dice") == f"{a},{b}"
+        assert dice.locator(".die svg").count() == 2 and dice.bounding_box()["width"] > 30
         tiles = page.locator("#hand .hand-tile.playable")
         first, second = tiles.nth(0), tiles.nth(tiles.count() - 1)
         first.tap()

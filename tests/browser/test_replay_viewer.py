@@ -19,7 +19,7 @@ from scripted import Hand, find_seed
 from test_csp import WATCH, _csp_message
 from test_live import add_bots, as_rows, create_room, new_page, payment_rows, play_scripted
 
-from server.rules.dealing import seed_hash, shuffle_and_deal
+from server.rules.dealing import roll_dice, seed_hash, shuffle_and_deal
 from server.rules.registry import find_game
 
 OK = "✓ 牌墙与开局公布的哈希一致"
@@ -164,6 +164,9 @@ def test_seat_verifies_the_seed_and_watches_the_replay_to_the_ledger(
                 "els => els.map(e => e.dataset.tile)"
             )
             assert sorted(tiles) == sorted(hands[seat]), seat
+        # and the deal's dice, as the table showed them (guiyang.md §2)
+        dice = viewer.locator("#rp-dice .die").evaluate_all("els => els.map(e => +e.dataset.value)")
+        assert tuple(dice) == roll_dice(hand.seed, 108)
         _play_to_end(viewer)
         assert Counter(map(tuple, _viewer_rows(viewer))) == as_rows(ledger)
         # a chicken's payment names its chicken, as the table's settlement does

@@ -1617,6 +1617,25 @@ def test_deal_is_determined_by_the_seed_and_publishes_its_hash() -> None:
     assert guiyang.view(a, 0)["seed"] is None
 
 
+def test_the_deal_rolls_two_dice_from_the_shuffles_generator() -> None:
+    # §2: "rolls two dice from the same generator and shows them": the two rolls after the
+    # shuffle of the 108 tiles, in every view (spectators too); a fixture's hand, dealt from
+    # given tiles with no seed, has none.
+    import random
+
+    from server.rules.dealing import roll_dice
+
+    rng = random.Random("seed-1")
+    rng.shuffle(list(range(108)))
+    want = (rng.randint(1, 6), rng.randint(1, 6))
+    state = guiyang.deal(GuiyangOptions(), "seed-1", dealer=2)
+    assert state.dice == want == roll_dice("seed-1", 108)
+    assert all(guiyang.view(state, seat)["dice"] == list(want) for seat in (0, 2, None))
+    rolls = {roll_dice(f"seed-{i}", 108) for i in range(200)}
+    assert {d for pair in rolls for d in pair} == set(range(1, 7)) and len(rolls) > 20
+    assert build([None] * 4).dice is None and guiyang.view(build([None] * 4), 0)["dice"] is None
+
+
 def test_kong_replacement_comes_from_the_back_of_the_wall() -> None:
     state = build(["9m +", "7777s +", None, None], "8p", "3s")
     state = play(state, [[0, "discard", "9m"], [1, "kong", "7s"]])

@@ -20,7 +20,7 @@ from datetime import datetime
 from functools import cache, lru_cache
 from zoneinfo import ZoneInfo
 
-from ..dealing import seed_hash, shuffle_and_deal
+from ..dealing import roll_dice, seed_hash, shuffle_and_deal
 from ..hand import is_complete
 from ..tiles import (
     NUM_KINDS,
@@ -129,9 +129,13 @@ def deal(
     Four tiles a seat for three rounds from the dealer, then one each, then one more for the
     dealer. The same seed always gives the same hand; ``state.seed_hash`` is published.
     ``weekday`` is the deal's weekday for 星期鸡 (`weekday_at`, §9.6), stored with the hand.
+    The state's ``dice`` are the two the deal rolls (`roll_dice`), shown in every view.
     """
-    hands, wall = shuffle_and_deal(full_set(), seed, options.players, dealer)
-    return new_hand(options, hands, wall, dealer, dealer_streak, seed, weekday)
+    tiles = full_set()
+    hands, wall = shuffle_and_deal(tiles, seed, options.players, dealer)
+    state = new_hand(options, hands, wall, dealer, dealer_streak, seed, weekday)
+    state.dice = roll_dice(seed, len(tiles))
+    return state
 
 
 # ---------------------------------------------------------------------------- legality
@@ -771,6 +775,7 @@ def views(state: State, seats: Sequence[int | None], hints: bool = True) -> list
         "seed_hash": state.seed_hash,
         "seed": state.seed if state.ended else None,
         "weekday": state.weekday,
+        "dice": list(state.dice) if state.dice is not None else None,
     }
     after: dict[str, object] = {  # (after "seats", as the protocol lists them)
         "last_discard": (

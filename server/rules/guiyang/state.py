@@ -118,6 +118,8 @@ class State:
     burned: frozenset[int] = frozenset()
     #: The hand's weekday (1 = Monday .. 7 = Sunday) taken at the deal, for 星期鸡 (§9.6).
     weekday: int | None = None
+    #: The two dice the deal rolled and shows (§2; `dealing.roll_dice`), None without a seed.
+    dice: tuple[int, int] | None = None
 
     @property
     def ended(self) -> bool:
