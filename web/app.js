@@ -1,6 +1,6 @@
 // 贵阳捉鸡麻将 browser client. Plain ES modules, no build step.
 // The server sends each seat its own `view` and `legal` actions; we render `view` and offer `legal`.
-import { t, getLang, setLang, translateDom, botName, defaultName, reasonText, handTypeText, winKindText, termText, errorMessage, validationMessage, CHICKEN_KINDS, chickenKindText } from './i18n.js';
+import { t, getLang, setLang, translateDom, botName, defaultName, reasonText, handTypeText, winKindText, termText, errorMessage, validationMessage, CHICKEN_KINDS, chickenKindText, chickenName } from './i18n.js';
 import { tileEl, tileName, sortTiles, suitOf, suitChar, setTileGame, dieEl } from './tiles.js';
 import { h } from './dom.js';
 import { JT_FANS, fanName, jintanWinEl } from './jintan.js';
@@ -1446,7 +1446,7 @@ function detailEl(d, reason) {
   if (CHICKEN_REASONS.has(reason)) {
     const kind = chickenKind(d, reason);
     if (kind) box.append(h('small', { class: 'ji-kind', text: kind }));
-    if (reason !== 'ji' && d.bao_ji) box.append(h('small', { class: 'ji-kind', text: '包鸡' }));
+    if (reason !== 'ji' && d.bao_ji) box.append(h('small', { class: 'ji-kind', text: chickenName('包鸡') }));
   } else if (d.kind) box.append(h('small', { text: douText(d.kind) || kindText(d.kind) }));
   if (typeof d.tile === 'string') box.append(tileEl(d.tile, { size: 'xs' }));
   if (d.jin && reason !== 'ji') box.append(h('small', { class: 'badge', text: t('jin') }));
@@ -1617,7 +1617,7 @@ function renderSettlement() {
       const el = tileEl(tile, { size: 'sm', classes: ['chicken'].concat(v && v.jin ? ['jin'] : []) });
       if (v) el.title = `${(v.kinds || []).map((k) => CHICKEN_KINDS[k] || k).join(' / ')} ×${v.value}`;
       cl.append(el);
-      if (v && v.jin) cl.append(h('span', { class: 'badge', text: tile === '8p' ? '金乌骨' : '金鸡' }));
+      if (v && v.jin) cl.append(h('span', { class: 'badge', text: chickenName(tile === '8p' ? '金乌骨' : '金鸡') }));
     }
     if (s.chui_feng) cl.append(h('span', { class: 'badge', id: 'settle-chui-feng', text: t('chui_feng_blown') }));
     if (s.weekday && S.room && S.room.options && S.room.options.xing_qi_ji) {
@@ -1841,7 +1841,7 @@ function groupOf(p) {
     case 'hu': return { key: `hu|${p.to}`, sub: '' };
     case 'dou': return { key: `dou|${d.kind}|${d.tile}`, sub: douText(d.kind) || d.kind || '', tile: d.tile, kind: d.kind };
     case 'ji': case 'chong_feng_ji': case 'ze_ren_ji':
-      return { key: `${p.reason}|${d.tile}|${d.kind}|${!!d.jin}|${!!d.bao_ji}`, sub: [chickenKind(d, p.reason), p.reason !== 'ji' && d.bao_ji ? '包鸡' : ''].filter(Boolean).join(' · '), tile: d.tile, kind: d.kind, jin: !!d.jin, baoJi: !!d.bao_ji, perTile: p.reason === 'ji' };
+      return { key: `${p.reason}|${d.tile}|${d.kind}|${!!d.jin}|${!!d.bao_ji}`, sub: [chickenKind(d, p.reason), p.reason !== 'ji' && d.bao_ji ? chickenName('包鸡') : ''].filter(Boolean).join(' · '), tile: d.tile, kind: d.kind, jin: !!d.jin, baoJi: !!d.bao_ji, perTile: p.reason === 'ji' };
     case 'cha_que': return { key: 'cha_que', sub: d.suit ? `${t('que')}${suitChar(d.suit)}` : '' };
     case 'yuan_que': return { key: 'yuan_que', sub: d.suit ? `${t('que')}${suitChar(d.suit)}` : '' };
     default: return { key: p.reason, sub: '' };

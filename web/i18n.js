@@ -817,7 +817,7 @@ const CHICKENS_EN = {
 };
 
 /** A chicken's Chinese name ``zh`` as the page's language shows it: 金鸡, "golden chicken (金鸡)". */
-function chickenName(zh) {
+export function chickenName(zh) {
   return lang === 'en' && CHICKENS_EN[zh] ? `${CHICKENS_EN[zh]} (${zh})` : zh;
 }
 

@@ -3,6 +3,7 @@ the room's rules, and their chickens explained in the settlement (kind, tile, �
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -67,9 +68,41 @@ def test_wu_gu_ji_and_ben_ji_from_lobby_to_settlement(
         golden = [c["tile"] for c in s["chicken_values"] if c["jin"]]
         assert badges == [("金乌骨" if t == "8p" else "金鸡") for t in golden]
         page.screenshot(path=str(shots_dir / "chickens-settlement.png"), full_page=True)
+        # in English every chicken's name says what it is, the Chinese name beside it
+        page.click("#lang-toggle")
+        names = page.locator(
+            "#settle-payments .ji-kind, #settle-chickens .badge"
+        ).all_text_contents()
+        assert names and all(re.search("[a-z]", n) for n in names), names
+        page.click("#lang-toggle")
         page.set_viewport_size({"width": 375, "height": 812})
         page.wait_for_timeout(200)
         page.screenshot(path=str(shots_dir / "chickens-settlement-375.png"), full_page=True)
         assert not page.errors, page.errors  # type: ignore[attr-defined]
+    finally:
+        ctx.close()
+
+
+def _golden(hand: Hand) -> bool:
+    """A won hand whose turned tile made 幺鸡 golden (金鸡)."""
+    s = hand.settlement
+    return s["result"] == "win" and any(c["jin"] for c in s["chicken_values"])
+
+
+def test_a_golden_chicken_is_named_in_english(live: LiveServer, browser: Any) -> None:
+    ctx, page = new_page(browser)
+    try:
+        page.add_init_script("localStorage.setItem('gy.lang', 'en')")
+        code = create_room(page, live.base, "Gold")
+        hand = find_seed(live.room(code)["options"], _golden, prefix="golden")
+        live.fix_seeds(code, [hand.seed])
+        add_bots(page)
+        page.wait_for_selector("#hand .hand-tile", timeout=15000)
+        play_scripted({0: page}, hand)
+        page.wait_for_selector("#settle-row-0", timeout=30000)
+        badges = page.locator("#settle-chickens .badge").all_text_contents()
+        golden = [c["tile"] for c in hand.settlement["chicken_values"] if c["jin"]]
+        names = {"1s": "golden chicken (金鸡)", "8p": "golden black-bone (金乌骨)"}
+        assert badges == [names[t] for t in golden], badges
     finally:
         ctx.close()
