@@ -285,6 +285,16 @@ async def test_owner_that_loses_its_lease_during_the_outage_stops_writing(
         proxy.close()
 
 
+async def _until_ready(http: str, timeout: float = 30.0) -> None:
+    """Until ``/readyz`` answers 200: after a cut, the server's first statements meet the
+    pool's broken connections (503 ``unavailable``) before it has new ones."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    async with httpx.AsyncClient(base_url=http, timeout=5) as client:
+        while (await client.get("/readyz")).status_code != 200:
+            assert asyncio.get_running_loop().time() < deadline, "the server did not recover"
+            await asyncio.sleep(0.1)
+
+
 async def _bots_turn_room(
     server: ServerProcess, store: Store, proxy: TcpProxy
 ) -> tuple[str, Watcher, int]:
@@ -319,6 +329,7 @@ async def _bots_turn_room(
             ) == "discard":
                 return code, p0, len(actions)
             proxy.restore()
+            await _until_ready(server.http)  # the cut left the server's pool to heal first
         paused.cancel()
         p0.task.cancel()
         await p0.close()
