@@ -239,9 +239,15 @@ async function relabelGameOptions() {
   await renderGameOptions();
   for (const [name, value] of Object.entries(entered)) {
     const el = document.querySelector(`#game-options [data-option="${name}"]`);
-    if (!el) continue;
-    if (el.dataset.kind === 'bool') el.checked = value; else el.value = String(value);
+    if (el) setControl(el, value);
   }
+}
+
+/** Put ``value`` in a form control of the create form (a checkbox ticked or not; a radio
+ *  button is chosen by its own value, not here). */
+function setControl(el, value) {
+  if (el.type === 'checkbox') el.checked = Boolean(value);
+  else if (el.type !== 'radio') el.value = String(value);
 }
 
 function readGameOptions() {
@@ -320,9 +326,7 @@ async function restoreRules(saved) {
     const radio = form.querySelector(`input[type="radio"][name="${k}"][value="${v}"]`);
     if (radio) { radio.checked = true; continue; }
     const el = form.querySelector(`#game-options [data-option="${k}"]`) || document.getElementById(`opt-${k.replaceAll('_', '-')}`);
-    if (!el || !form.contains(el)) continue;
-    if (el.type === 'checkbox') el.checked = Boolean(v);
-    else if (el.type !== 'radio') el.value = String(v);
+    if (el && form.contains(el)) setControl(el, v);
   }
 }
 
