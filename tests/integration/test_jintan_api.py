@@ -49,7 +49,15 @@ async def test_a_jintan_room_takes_its_own_options_only(live: Live) -> None:
         assert r.status_code == 201 and r.json()["options"].items() >= chosen.items()
         info = (await client.get(f"/api/rooms/{r.json()['code']}")).json()
         assert info["game"] == "jintan" and info["options"] == r.json()["options"]
-        for field, value in [("yao_bai_ji", True), ("players", 3), ("base", 0), ("chow", "maybe")]:
+        for field, value in [
+            ("yao_bai_ji", True),
+            ("players", 3),
+            ("base", 0),
+            ("chow", "maybe"),
+            ("chow", "off"),  # not coerced (it would be False)
+            ("base", "10"),
+            ("flower_value", 5.0),
+        ]:
             r = await client.post("/api/rooms", json={"game": "jintan", "options": {field: value}})
             assert r.status_code == 422, (field, r.text)
             assert r.json()["detail"][0]["loc"][-1] == field

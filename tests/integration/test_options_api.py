@@ -72,6 +72,10 @@ async def test_scoring_checkboxes(live: Live) -> None:
         assert r.status_code == 422
         message = str(r.json()["detail"])
         assert "lian_zhuang" in message and "yi_kou_san" in message
+        for flags in ({"lian_zhuang": "false"}, {"yi_kou_san": 1}):
+            r = await client.post("/api/rooms", json={"game": "guiyang", "options": flags})
+            assert r.status_code == 422, flags
+            assert next(iter(flags)) in str(r.json()["detail"])
 
 
 @pytest.mark.parametrize(
@@ -92,6 +96,16 @@ async def test_scoring_checkboxes(live: Live) -> None:
         ("xing_qi_ji", "often"),
         ("chui_feng_ji", [1]),
         ("time_zone", "Nowhere/Atlantis"),
+        # no coercion, as in the WebSocket messages: a string, a number or a float that
+        # would pass for the value is refused
+        ("players", "3"),
+        ("base_points", "10"),
+        ("base_points", True),
+        ("hands", "8"),
+        ("base_points", 5.0),
+        ("yao_bai_ji", "off"),
+        ("man_tang_ji", 0),
+        ("claim_seconds", "7"),
     ],
 )
 async def test_a_bad_value_is_refused_naming_its_field(

@@ -15,12 +15,14 @@ Scoring = Literal["yi_kou_er", "yi_kou_san", "lian_zhuang"]
 class GuiyangOptions(BaseModel):
     """The options of a Guiyang room, all with the defaults of §14.
 
-    Raises ``pydantic.ValidationError`` (naming the field) for an unknown key or a bad value.
+    Raises ``pydantic.ValidationError`` (naming the field) for an unknown key or a bad value;
+    values are not coerced (``"10"`` is no number, ``"off"`` / ``0`` no boolean), as in the
+    WebSocket messages.
     The scoring modes 一扣二 / 一扣三 / 连庄 are one choice (§10.1), so "一扣三 with 连庄"
     cannot be expressed here; a client sending both flags is refused by the API layer.
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
     players: Literal[4, 3, 2] = Field(
         default=4,
@@ -101,6 +103,9 @@ class GuiyangOptions(BaseModel):
         data = dict(data)
         lz = data.pop("lian_zhuang", False)
         yks = data.pop("yi_kou_san", False)
+        for name, value in (("lian_zhuang", lz), ("yi_kou_san", yks)):
+            if not isinstance(value, bool):  # strict, as the fields are: "false" is no bool
+                raise ValueError(f"{name} must be true or false, not {value!r}")
         if lz and yks:
             raise ValueError(
                 "lian_zhuang (连庄) and yi_kou_san (一扣三) exclude each other (§10.1)"

@@ -15,10 +15,10 @@ class JintanOptions(BaseModel):
     ``base`` (底数, §J6) and ``flower_value`` (花分值) set the points of a win: (base + 花 ×
     flower_value) × 2^番, capped at ×4; ``chow`` allows 吃 (§J3). ``hands`` and the timers are
     room settings, as for Guiyang. Raises ``pydantic.ValidationError`` (naming the field) for
-    an unknown key or a bad value.
+    an unknown key or a bad value (not coerced: ``"10"`` is no number).
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
     base: int = Field(
         default=10,
