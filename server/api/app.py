@@ -23,13 +23,14 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import ValidationError
 from sqlalchemy.exc import DBAPIError
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match, Mount
 
 from server import metrics
 from server.api import admin as admin_api
 from server.api import me as me_api
 from server.api import replays as replays_api
 from server.api.headers import SecurityHeaders
-from server.api.http import BodyLimit
+from server.api.http import BodyLimit, InternalErrors
 from server.api.limits import AddressLimits
 from server.api.messages import (
     BotsRequest,
@@ -67,6 +68,7 @@ MAX_BODY_BYTES = 64 * 1024
 #: The ``code`` of an HTTP error raised with a bare message (Starlette's own: an unknown
 #: route, a body it cannot parse), by status.
 _PLAIN_CODES = {400: "bad_request", 404: "not_found", 405: "method_not_allowed"}
+_ALL_METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
 
 _STATUS = {
     "unknown_room": 404,
@@ -508,9 +510,35 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
     app.include_router(replays_api.router)
     app.include_router(me_api.router)
 
+    @app.api_route("/api/{path:path}", methods=list(_ALL_METHODS), include_in_schema=False)
+    async def unknown_api(request: Request, path: str) -> Response:
+        """An ``/api`` path and method no route serves, answered here rather than by the
+        static files mounted at ``/`` (a POST there is their 405): 405
+        ``method_not_allowed`` (with ``Allow``) when routes serve the path with other
+        methods (each method is tried on every route: routers included by FastAPI keep
+        their own), else 404 ``not_found``."""
+        allowed = [
+            method
+            for method in _ALL_METHODS
+            if any(
+                route.matches({**request.scope, "method": method})[0] is Match.FULL
+                for route in app.router.routes
+                if getattr(route, "endpoint", None) is not unknown_api
+                and not isinstance(route, Mount)
+            )
+        ]
+        if allowed:
+            raise HTTPException(
+                405,
+                {"code": "method_not_allowed", "message": f"{request.method} is not allowed"},
+                headers={"Allow": ", ".join(allowed)},
+            )
+        raise HTTPException(404, {"code": "not_found", "message": f"no API path /api/{path}"})
+
     app.add_api_websocket_route("/ws/rooms/{code}", room_socket)
     app.add_middleware(BodyLimit, max_bytes=MAX_BODY_BYTES)
     app.add_middleware(metrics.RequestMetrics)
+    app.add_middleware(InternalErrors)
     app.add_middleware(SecurityHeaders)  # outermost of ours: every answer gets them
 
     web = _web_dir()

@@ -1,5 +1,6 @@
-"""HTTP/1.1 for uvicorn with a deadline for each request (slow clients, "slowloris"), and
-the app's limit on request bodies (:class:`BodyLimit`).
+"""HTTP/1.1 for uvicorn with a deadline for each request (slow clients, "slowloris"), the
+app's limit on request bodies (:class:`BodyLimit`) and its answer to a bug
+(:class:`InternalErrors`).
 
 uvicorn closes an idle keep-alive connection after ``timeout_keep_alive`` seconds, but any
 byte received disarms that timer and nothing bounds how long a request may take to arrive:
@@ -139,3 +140,36 @@ class BodyLimit:
             return message
 
         await self.app(scope, limited, send)
+
+
+class InternalErrors:
+    """ASGI middleware answering an exception nothing else handled (a bug) with 500
+    ``internal`` (``{"detail": {"code", "message"}}``, no traceback) and logging it with its
+    traceback; it sits inside :class:`server.api.headers.SecurityHeaders`, so the answer
+    carries them. Starlette's own answer comes from outside every middleware (plain text, no
+    headers) and re-raises to the server, which may then close the connection under the
+    answer; here the exception ends with the answer. An exception after the response has
+    started (nothing can be answered any more) and any WebSocket's go on up as before."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def watched(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, receive, watched)
+        except Exception:
+            if started:
+                raise
+            log.exception("%s %s failed", scope.get("method"), scope.get("path"))
+            internal = {"code": "internal", "message": "the server failed; it is logged"}
+            await JSONResponse({"detail": internal}, status_code=500)(scope, receive, send)

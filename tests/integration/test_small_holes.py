@@ -223,19 +223,55 @@ async def test_bodies_the_server_cannot_read_get_typed_errors(live: Live) -> Non
         chunked = await client.post("/api/profiles", content=chunks(), headers=json_type)
         assert "content-length" not in chunked.request.headers
         unknown = await client.get("/api/nothing-here")
+        # an unknown /api path is a 404 whatever the method (the static files mounted at /
+        # would answer a POST with their 405)
+        unknown_post = await client.post("/api/nothing-here", json={})
         wrong_method = await client.delete("/api/profiles")
-        got = [
-            (r.status_code, r.json()["detail"]["code"])
-            for r in (bad_utf8, deep, large, chunked, unknown, wrong_method)
-        ]
+        answers = (bad_utf8, deep, large, chunked, unknown, unknown_post, wrong_method)
+        got = [(r.status_code, r.json()["detail"]["code"]) for r in answers]
         assert got == [
             (400, "bad_request"),
             (400, "bad_request"),
             (413, "too_large"),
             (413, "too_large"),
             (404, "not_found"),
+            (404, "not_found"),
             (405, "method_not_allowed"),
-        ], [r.text for r in (bad_utf8, deep, large, chunked, unknown, wrong_method)]
-        assert wrong_method.headers["allow"]
+        ], [r.text for r in answers]
+        assert wrong_method.headers["allow"] == "POST"
+        put = await client.put("/api/rooms/ABCDEF/join", json={"name": "ann"})
+        assert (put.status_code, put.headers["allow"]) == (405, "POST")
+        head = await client.head("/api/health")
+        assert (head.status_code, head.headers["allow"]) == (405, "GET")
         made = await client.post("/api/profiles", json={"name": "ann"})
         assert made.status_code == 201 and made.json()["id"] == 1  # the refused made none
+
+
+async def test_a_bug_is_a_typed_500_with_the_headers(
+    live: Live, caplog: pytest.LogCaptureFixture
+) -> None:
+    """An exception nothing handles (a bug, injected here into the room lookup) answers 500
+    ``internal`` as JSON, with the security headers, and logs its traceback; the same
+    connection then serves the next request."""
+    manager = live.app.state.manager
+
+    async def broken(code: str) -> None:
+        raise RuntimeError("a bug")
+
+    async with live.client() as client:
+        code = await create_room(client)
+        manager.info, real = broken, manager.info
+        try:
+            with caplog.at_level(logging.ERROR, logger="server.api.http"):
+                r = await client.get(f"/api/rooms/{code}")
+        finally:
+            manager.info = real
+        assert r.status_code == 500, r.text
+        assert r.json() == {
+            "detail": {"code": "internal", "message": "the server failed; it is logged"}
+        }
+        assert r.headers["content-security-policy"] == CSP
+        assert r.headers["x-frame-options"] == "DENY"
+        assert any(rec.exc_info and "a bug" in str(rec.exc_info[1]) for rec in caplog.records)
+        again = await client.get(f"/api/rooms/{code}")
+        assert again.status_code == 200 and again.json()["code"] == code
