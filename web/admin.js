@@ -1,5 +1,8 @@
 // The admin console (/admin): the admin API's lists with filters, pages, CSV download, a
 // hand's breakdown and void. The token is kept in sessionStorage only (gone with the tab).
+// Chinese by default, English by the toggle, as the rest of the site (localStorage gy.lang).
+import { t, translator, getLang, setLang, reasonText, errorMessage, ERRORS } from './i18n.js';
+
 const $ = (id) => document.getElementById(id);
 const KEY = "zhuoji-admin-token";
 let cursor = null;
@@ -12,20 +15,108 @@ const PATHS = {
   corrections: "/api/admin/corrections",
 };
 
+/** The page's own words (the shared ones, games and results, come from i18n.js). */
+const L = {
+  zh: {
+    title: "战绩管理 · 贵阳捉鸡麻将", heading: "战绩管理", token: "管理员令牌", log_in: "登录",
+    log_out: "退出登录", logged_in: "已登录", list: "列表", list_rooms: "房间",
+    list_player: "玩家的牌局", list_leaderboard: "排行榜", list_ledger: "支付明细",
+    list_corrections: "更正记录", player_filter: "玩家（完整昵称，或 #玩家ID）", room_filter: "房间号",
+    game_filter: "玩法", since: "开始日期", until: "截止日期", limit: "每页行数", show: "查询",
+    csv: "下载 CSV", next: "下一页", void_reason: "作废原因", void_admin: "你的名字",
+    void: "作废这一局", replay_link: "回放", fixture: "牌局记录（fixture 格式）",
+    rows_n: "共 {n} 行", room_hands: "房间 {code}：共 {n} 局",
+    hand_title: "房间 {room} 第{n}局{voided} · {result}", voided_mark: "（已作废）",
+    in_play: "这一局还在进行中：结束后才显示种子和回放。",
+    by_name: "按昵称", who_name: "{player}（按昵称，无玩家档案）", who_profile: "{player} #{profile}",
+    totals: "{who} · 局数 {hands} · 胡牌 {wins} 次 · 积分 {points}", adjustment: "调整",
+    token_refused: "令牌无效", yes: "是", no: "否",
+    status_open: "等人", status_playing: "进行中", status_between: "局间", status_finished: "已结束",
+    status_dissolved: "已解散", kind_void: "作废", kind_adjust: "调整",
+  },
+  en: {
+    title: "Admin · Score history", heading: "Score history (admin)", token: "Admin token",
+    log_in: "Log in", log_out: "Log out", logged_in: "logged in", list: "List",
+    list_rooms: "rooms", list_player: "player's hands", list_leaderboard: "leaderboard",
+    list_ledger: "payments", list_corrections: "corrections",
+    player_filter: "Player (exact name, or #profile id)", room_filter: "Room", game_filter: "Game",
+    since: "Since", until: "Until", limit: "Rows", show: "Show", csv: "Download CSV",
+    next: "Next page", void_reason: "Reason", void_admin: "Your name", void: "Void this hand",
+    replay_link: "Watch the replay (回放)", fixture: "Replay (fixture)",
+    rows_n: "{n} rows", room_hands: "room {code}: {n} hands",
+    hand_title: "Room {room} hand {n}{voided} · {result}", voided_mark: " (voided)",
+    in_play: "In play: its seed and replay show once the hand has ended.",
+    by_name: "by name", who_name: "{player} (name, no profile)", who_profile: "{player} #{profile}",
+    totals: "{who} · hands {hands} · wins {wins} · points {points}", adjustment: "adjustment",
+    token_refused: "The token was refused", yes: "yes", no: "no",
+    status_open: "open", status_playing: "playing", status_between: "between hands",
+    status_finished: "finished", status_dissolved: "dissolved", kind_void: "void", kind_adjust: "adjustment",
+  },
+};
+const at = translator(L);
+
+/** Column headers by the API's field names (each header's title keeps the field's name, as
+ *  the CSV's header row has it). */
+const COLUMNS = {
+  zh: {
+    code: "房间号", room: "房间号", game: "玩法", status: "状态", created_at: "时间", seats: "玩家",
+    hands: "局数", standings: "累计积分", id: "编号", hand_no: "局", seat: "座位", name: "昵称",
+    profile: "玩家ID", bot: "机器人", started_at: "开始时间", ended_at: "结束时间", result: "结果",
+    delta: "本局得分", deltas: "各家得分", adjust: "调整", effective: "计入得分", voided: "已作废",
+    points: "积分", won: "胡牌", rank: "名次", player: "玩家", wins: "胡牌次数", from: "付分座位",
+    to: "收分座位", from_name: "付分", to_name: "收分", reason: "原因", kind: "类型", actor: "操作人",
+    counts: "计入得分",
+  },
+  en: {
+    code: "Room", room: "Room", game: "Game", status: "Status", created_at: "Time", seats: "Players",
+    hands: "Hands", standings: "Standings", id: "ID", hand_no: "Hand", seat: "Seat", name: "Name",
+    profile: "Profile", bot: "Bot", started_at: "Started", ended_at: "Ended", result: "Result",
+    delta: "Hand score", deltas: "Scores", adjust: "Adjustment", effective: "Counted", voided: "Voided",
+    points: "Points", won: "Won", rank: "Rank", player: "Player", wins: "Wins", from: "From seat",
+    to: "To seat", from_name: "Pays", to_name: "Receives", reason: "Reason", kind: "Kind", actor: "By",
+    counts: "Counted",
+  },
+};
+const column = (k) => (COLUMNS[getLang()] || COLUMNS.zh)[k] || COLUMNS.zh[k] || k;
+
+/** What is on the page, kept so that a switch of language redraws it as it stands. */
+const V = { rows: [], onRow: null, count: null, totals: null, hand: null, error: null };
+
 function token() { return sessionStorage.getItem(KEY); }
+
+/** An API error's text in the page's language: the site's message for its code, else the
+ *  server's own words. */
+function apiError(status, body) {
+  const d = body && body.detail;
+  const code = d && !Array.isArray(d) ? d.code : null;
+  if (code && ERRORS.zh[code]) return () => errorMessage(code);
+  const text = (d && d.message) || `HTTP ${status}`;
+  return () => text;
+}
+
+class ApiError extends Error {
+  constructor(text) { super(text()); this.text = text; }
+}
 
 async function call(path, opts = {}) {
   const r = await fetch(path, {
     ...opts,
     headers: { Authorization: `Bearer ${token()}`, ...(opts.headers || {}) },
   });
-  if (r.status === 403) { logout("the token was refused"); throw new Error("forbidden"); }
+  if (r.status === 403) { logout(() => at("token_refused")); throw new ApiError(() => at("token_refused")); }
   if (!r.ok) {
     const body = await r.json().catch(() => ({}));
-    throw new Error((body.detail && body.detail.message) || `HTTP ${r.status}`);
+    throw new ApiError(apiError(r.status, body));
   }
   return r;
 }
+
+function showError(e) {
+  V.error = e && e.text ? e.text : () => (e ? e.message || String(e) : "");
+  $("error").textContent = V.error();
+}
+
+function clearError() { V.error = null; $("error").textContent = ""; }
 
 function params(extra = {}) {
   const p = new URLSearchParams();
@@ -46,13 +137,36 @@ function params(extra = {}) {
   return p;
 }
 
-function cell(v, k) {
+/** An ISO time as the admin's clock reads it: 2026-01-01 12:40:00. */
+function localTime(iso) {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return String(iso);
+  const p = (n) => String(n).padStart(2, "0");
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
+}
+
+function resultText(v) {
+  if (v === "win") return t("result_win");
+  if (v === "huang_zhuang") return t("result_huang");
+  return v || "";
+}
+
+/** A cell's text for field ``k`` of ``row``, in the page's language. */
+function cell(v, k, row) {
   // a player profile's id as "#17" (what the player filter takes); "by name" for a seat without
   // a profile (taken before profiles existed, or a bot), counted by its exact name
-  if (k === "profile") return v === null || v === undefined ? "by name" : `#${v}`;
+  if (k === "profile") return v === null || v === undefined ? at("by_name") : `#${v}`;
   if (v === null || v === undefined) return "";
+  if (typeof v === "boolean") return at(v ? "yes" : "no");
   if (Array.isArray(v)) return v.map((x) => (typeof x === "object" ? x.name : x)).join(" ");
   if (typeof v === "object") return JSON.stringify(v);
+  if (k.endsWith("_at")) return localTime(v);
+  if (k === "game" && (v === "guiyang" || v === "jintan")) return t(`game_${v}`);
+  if (k === "status" && L.zh[`status_${v}`]) return at(`status_${v}`);
+  if (k === "result") return resultText(v);
+  if (k === "kind" && L.zh[`kind_${v}`]) return at(`kind_${v}`);
+  // a payment's reason is a code (hu, ji, ...); a correction's is the admin's own words
+  if (k === "reason" && row.kind === undefined) return reasonText(v);
   return String(v);
 }
 
@@ -61,22 +175,53 @@ function table(el, rows, onRow) {
   if (!rows.length) return;
   const keys = Object.keys(rows[0]).filter((k) => k !== "options" && k !== "detail");
   const head = el.insertRow();
-  for (const k of keys) { const th = document.createElement("th"); th.textContent = k; head.append(th); }
+  for (const k of keys) {
+    const th = document.createElement("th");
+    th.textContent = column(k);
+    th.title = k; // the field's name, as in the CSV
+    th.dataset.key = k;
+    head.append(th);
+  }
   for (const row of rows) {
     const tr = el.insertRow();
     if (row.voided) tr.className = "voided";
     for (const k of keys) {
       const td = tr.insertCell();
-      td.textContent = cell(row[k], k);
+      td.textContent = cell(row[k], k, row);
+      if (k.endsWith("_at") && row[k]) td.title = row[k];
       if (typeof row[k] === "number" && k !== "profile") td.className = "num";
     }
     if (onRow) { tr.style.cursor = "pointer"; tr.addEventListener("click", () => onRow(row)); }
   }
 }
 
+function showRows(rows, onRow) {
+  V.rows = rows; V.onRow = onRow;
+  table($("rows"), rows, onRow);
+}
+
+function renderCount() {
+  const el = $("count");
+  const c = V.count;
+  el.textContent = !c ? "" : c.room ? at("room_hands", { code: c.room, n: c.n }) : at("rows_n", { n: c.n });
+  if (c && c.room) el.dataset.room = c.room; else delete el.dataset.room;
+}
+
+function renderTotals() {
+  const tt = V.totals;
+  if (!tt) { $("totals").textContent = ""; return; }
+  const who = tt.profile == null ? at("who_name", { player: tt.player })
+    : at("who_profile", { player: tt.player, profile: tt.profile });
+  const sep = getLang() === "zh" ? "，" : ", ";
+  const reasons = Object.entries(tt.by_reason || {})
+    .map(([r, v]) => `${r === "adjustment" ? at("adjustment") : reasonText(r)} ${v}`).join(sep);
+  $("totals").textContent = at("totals", { who, hands: tt.hands, wins: tt.wins, points: tt.points })
+    + (reasons ? ` · ${reasons}` : "");
+}
+
 let shown = [];
 async function show(more = false) {
-  $("error").textContent = "";
+  clearError();
   const list = $("list").value;
   if (!more) { shown = []; cursor = null; }
   try {
@@ -85,18 +230,17 @@ async function show(more = false) {
     shown = shown.concat(body.rooms || body.rows);
     cursor = body.next;
     $("next").hidden = !cursor;
-    $("count").textContent = `${shown.length} rows`;
+    V.count = { n: shown.length };
+    renderCount();
     const open = (row) => (row.room || row.code) && row.hand_no ? openHand(row.room, row.hand_no)
       : row.code ? openRoom(row.code) : list === "leaderboard" ? openPlayer(row) : null;
-    table($("rows"), shown, open);
-    if (!more) $("totals").textContent = "";
+    showRows(shown, open);
+    if (!more) { V.totals = null; renderTotals(); }
     if (list === "player" && !more) {
-      const t = await (await call(`/api/admin/player?${params()}`)).json();
-      const who = t.profile == null ? `${t.player} (name, no profile)` : `${t.player} #${t.profile}`;
-      $("totals").textContent = `${who} · hands ${t.hands} · wins ${t.wins} · points ${t.points}`
-        + ` · ${JSON.stringify(t.by_reason)}`;
+      V.totals = await (await call(`/api/admin/player?${params()}`)).json();
+      renderTotals();
     }
-  } catch (e) { $("error").textContent = e.message; }
+  } catch (e) { showError(e); }
 }
 
 // a leaderboard row: that player's hands and totals (by profile id, or by the seat name for a
@@ -108,10 +252,27 @@ function openPlayer(row) {
 }
 
 async function openRoom(code) {
-  const body = await (await call(`/api/admin/rooms/${code}/hands?limit=1000`)).json();
-  shown = body.rows; cursor = null; $("next").hidden = true;
-  $("count").textContent = `room ${code}: ${shown.length} hands`;
-  table($("rows"), shown, (row) => openHand(code, row.hand_no));
+  try {
+    const body = await (await call(`/api/admin/rooms/${code}/hands?limit=1000`)).json();
+    shown = body.rows; cursor = null; $("next").hidden = true;
+    V.count = { room: code, n: shown.length };
+    renderCount();
+    showRows(shown, (row) => openHand(code, row.hand_no));
+  } catch (e) { showError(e); }
+}
+
+function renderHand() {
+  const h = V.hand;
+  if (!h) return;
+  $("hand-title").textContent = at("hand_title", {
+    room: h.room, n: h.hand_no, voided: h.voided ? at("voided_mark") : "", result: resultText(h.result),
+  });
+  table($("hand-deltas"), h.seats.map((s) => ({
+    seat: s.seat, name: s.name, delta: h.deltas[s.seat], adjust: h.adjust[s.seat],
+    counts: h.effective[s.seat],
+  })));
+  table($("hand-payments"), h.payments);
+  $("hand-replay").textContent = h.replay ? JSON.stringify(h.replay, null, 1) : at("in_play");
 }
 
 let current = null;
@@ -119,21 +280,14 @@ async function openHand(code, handNo) {
   try {
     const h = await (await call(`/api/admin/rooms/${code}/hands/${handNo}`)).json();
     current = h;
+    V.hand = h;
     $("hand").hidden = false;
-    $("hand-title").textContent =
-      `Room ${h.room} hand ${h.hand_no}${h.voided ? " (voided)" : ""} · ${h.result || ""}`;
-    table($("hand-deltas"), h.seats.map((s) => ({
-      seat: s.seat, name: s.name, delta: h.deltas[s.seat], adjust: h.adjust[s.seat],
-      counts: h.effective[s.seat],
-    })));
-    table($("hand-payments"), h.payments);
+    renderHand();
     $("void").hidden = h.voided;
-    $("hand-replay").textContent = h.replay ? JSON.stringify(h.replay, null, 1)
-      : "In play: its seed and replay show once the hand has ended.";
     const link = $("hand-replay-link"); // the 回放 viewer; it reads the token from sessionStorage
     link.hidden = !h.hand_id || !h.ended_at;
     link.href = h.hand_id ? `/replay?hand=${h.hand_id}` : "#";
-  } catch (e) { $("error").textContent = e.message; }
+  } catch (e) { showError(e); }
 }
 
 async function downloadCsv() {
@@ -144,26 +298,43 @@ async function downloadCsv() {
     a.href = url; a.download = `${$("list").value}.csv`; a.id = "csv-link";
     document.body.append(a); a.click(); a.remove();
     setTimeout(() => URL.revokeObjectURL(url), 10000);
-  } catch (e) { $("error").textContent = e.message; }
+  } catch (e) { showError(e); }
 }
 
 function logout(why) {
   sessionStorage.removeItem(KEY);
   $("console").hidden = true; $("login").hidden = false;
-  if (why) $("error").textContent = why;
+  if (why) { V.error = why; $("error").textContent = why(); }
 }
 
 function loggedIn() {
   $("login").hidden = true; $("console").hidden = false;
-  $("who").textContent = "logged in";
+  $("who").textContent = at("logged_in");
 }
 
+/** The page's fixed words in its language, and what is shown redrawn in it. */
+function translatePage() {
+  document.title = at("title");
+  document.querySelectorAll("[data-at]").forEach((el) => { el.textContent = at(el.dataset.at); });
+  $("lang-toggle").textContent = t("lang_toggle");
+  if (!$("console").hidden) $("who").textContent = at("logged_in");
+  table($("rows"), V.rows, V.onRow);
+  renderCount();
+  renderTotals();
+  renderHand();
+  $("error").textContent = V.error ? V.error() : "";
+}
+
+$("lang-toggle").addEventListener("click", () => {
+  setLang(getLang() === "zh" ? "en" : "zh");
+  translatePage();
+});
 $("login").addEventListener("submit", async (ev) => {
   ev.preventDefault();
   sessionStorage.setItem(KEY, $("token").value);
   $("token").value = "";
   const r = await fetch("/api/admin/corrections?limit=1", { headers: { Authorization: `Bearer ${token()}` } });
-  if (r.ok) { loggedIn(); show(); } else { logout(); alert("token refused"); }
+  if (r.ok) { loggedIn(); show(); } else { logout(); alert(at("token_refused")); }
 });
 $("logout").addEventListener("click", () => logout());
 $("query").addEventListener("submit", (ev) => { ev.preventDefault(); show(); });
@@ -179,6 +350,8 @@ $("void").addEventListener("submit", async (ev) => {
       body: JSON.stringify({ reason: $("void-reason").value, admin: $("void-admin").value || null }),
     });
     await openHand(current.room, current.hand_no);
-  } catch (e) { $("error").textContent = e.message; }
+  } catch (e) { showError(e); }
 });
+setLang(getLang());
+translatePage();
 if (token()) { loggedIn(); show(); }

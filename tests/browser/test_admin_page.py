@@ -1,6 +1,7 @@
 """The admin console /admin in Debian's Chromium (issue 14): token login kept in
-sessionStorage, a player's history paged, a CSV downloaded and parsed back to the API's
-numbers, a hand opened and voided."""
+sessionStorage, Chinese column headers by default and English by the language switch, a
+player's history paged, a CSV downloaded and parsed back to the API's numbers, a hand opened
+and voided."""
 
 from __future__ import annotations
 
@@ -54,6 +55,26 @@ def test_admin_pages_a_history_downloads_csv_and_voids_a_hand(
     page.wait_for_selector("#console", state="visible")
     page.wait_for_selector("#rows tr >> nth=1")
     assert page.evaluate("sessionStorage.getItem('zhuoji-admin-token')") == ADMIN_TOKEN
+
+    # Chinese by default, as the rest of the site: readable headers (the field's name in the
+    # header's title, as the CSV has it), values in words
+    heads = "[...document.querySelectorAll('#rows th')].map(th => [th.title, th.textContent])"
+    assert dict(page.evaluate(heads))["code"] == "房间号"
+    assert page.text_content("#admin h1") == "战绩管理"
+    assert page.text_content("#lang-toggle") == "EN"
+    status = page.eval_on_selector_all(
+        "#rows tr:not(:first-child)", "trs => trs.map(tr => tr.cells[2].textContent)"
+    )
+    assert set(status) <= {"等人", "进行中", "局间", "已结束", "已解散"} and "已结束" in status
+    page.screenshot(path=str(shots_dir / "admin-rooms-zh-1280.png"))
+    # the switch: English at once, the rows drawn again, kept for the next visit (gy.lang)
+    page.click("#lang-toggle")
+    assert dict(page.evaluate(heads))["code"] == "Room"
+    assert page.text_content("#lang-toggle") == "中文"
+    assert page.text_content("#query button[type=submit]") == "Show"
+    assert page.evaluate("document.documentElement.lang") == "en"
+    assert page.evaluate("localStorage.getItem('gy.lang')") == "en"
+    page.screenshot(path=str(shots_dir / "admin-rooms-en-1280.png"))
 
     # a player's history, 5 rows a page
     page.select_option("#list", "player")
@@ -117,6 +138,8 @@ def test_admin_pages_a_history_downloads_csv_and_voids_a_hand(
     page.click("#rows tr:nth-child(2)")
     page.wait_for_selector("#hand", state="visible")
     assert "Room BOTS hand 1" in page.text_content("#hand-title")
+    # the breakdown is a block of tables, not laid out as the table's hand row (style.css #hand)
+    assert page.evaluate("getComputedStyle(document.querySelector('#hand')).display") == "block"
     hand = live.get("/api/admin/rooms/BOTS/hands/1", admin=True)
     assert page.locator("#hand-payments tr").count() == len(hand["payments"]) + 1
     page.fill("#void-reason", "misdeal")

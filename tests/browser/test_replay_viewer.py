@@ -254,7 +254,7 @@ def test_seat_verifies_the_seed_and_watches_the_replay_to_the_ledger(
         admin.click("#login button")
         admin.wait_for_selector("#console", state="visible")
         admin.locator("#rows tr", has_text=code).first.click()
-        admin.wait_for_selector("#count:has-text('hands')")
+        admin.wait_for_selector(f"#count[data-room='{code}']")  # the room's hands
         admin.locator("#rows tr").nth(1).click()
         admin.wait_for_selector("#hand-replay-link:not([hidden])")
         console.clear()  # from here on: the viewer's messages only
