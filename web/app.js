@@ -396,6 +396,7 @@ function showLobby(code) {
   $('#room-badge').hidden = true;
   $('#conn-state').hidden = true;
   $('#reconnect-btn').hidden = true;
+  $('#conn-banner').hidden = true;
   S.degraded = [];
   renderDegraded();
   $('#name').value = store.name();
@@ -1591,9 +1592,13 @@ function renderSettlement() {
     for (const w of winners) {
       const ht = handTypeOf(s, w);
       const extras = winExtrasOf(s, w);
+      // how it was won (点炮, 自摸, ...) right after the name, then the hand type: each a tag
+      // kept whole, so a phone in English wraps between tags, never inside one, and the win's
+      // kind stays on the name's line
       wl.append(h('div', { class: 'winner', dataset: { seat: String(w), handType: ht || '' } },
-        h('div', { class: 'winner-title' }, h('span', { class: 'label', text: t('winners') }), h('b', { text: seatName(w) }), ' ',
-          h('span', { class: 'hand-type', text: handTypeText(ht) }), extras.length ? ` · ${extras.join(' ')}` : ''),
+        h('div', { class: 'winner-title' }, h('span', { class: 'label', text: t('winners') }), h('b', { class: 'winner-name', text: seatName(w) }),
+          ...extras.map((x) => h('span', { class: 'win-kind', text: x })),
+          ht ? h('span', { class: 'hand-type', text: handTypeText(ht) }) : null),
         winningHandEl(s, w, pays)));
     }
     body.append(wl);
@@ -2049,7 +2054,13 @@ function renderConnText() {
     text += ` ${t('retry_n', { n: info.attempt })}${secs ? ` · ${secs}s` : ''}`;
   }
   if (el.textContent !== text) el.textContent = text;
-  el.title = text; // a phone shows "connected" as a dot only (style.css)
+  el.title = text; // a phone shows "connected" as a dot only, the others as a mark (style.css)
+  // ... and says the words over the table instead (a phone only: style.css)
+  const banner = $('#conn-banner');
+  const down = S.conn === 'reconnecting' || S.conn === 'closed'; // not the first connecting
+  banner.hidden = !down || !!S.replaced;
+  banner.dataset.state = S.conn;
+  if (banner.textContent !== text) banner.textContent = text;
 }
 
 // ------------------------------------------------------------------ countdown
@@ -2315,7 +2326,7 @@ function renderSocial() {
   renderBubbles();
   const rb = $('#replaced-banner');
   rb.hidden = !S.replaced;
-  if (S.replaced) $('#reconnect-btn').hidden = true;
+  if (S.replaced) { $('#reconnect-btn').hidden = true; $('#conn-banner').hidden = true; } // the banner says why
   const spectator = !!S.code && (S.seat === null || S.seat === undefined);
   $('#spectator-badge').hidden = !spectator;
   $('#spectator-chip').hidden = !spectator;

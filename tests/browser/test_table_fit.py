@@ -1,0 +1,196 @@
+"""What a UI review found not fitting (Debian's Chromium, 1280x800 and 375x812):
+
+* the settlement's winner line on a phone in English: how the hand was won ("on a discard
+  (点炮)") stays on the winner's name's line, whole, and never starts a line of its own;
+* a 2-player room (二丁拐): the table's centre is a compact middle of the table, not a large
+  empty panel filling the screen between 对家 and you;
+* reconnecting on a phone: the top bar keeps the game's name whole (the connection is a mark
+  there, its words stand over the table), in Chinese and in English.
+
+Reads bounding boxes; screenshots under screenshots/ (fit-*.png)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from conftest import LiveServer
+from scripted import Hand, find_seed
+from test_live import add_bots, create_room, new_page, phone_page, play_scripted
+from test_review import assert_one_line
+
+# The win kind's text ``kind`` in the winner's title, wherever it stands (an element of its
+# own or part of a text node): each line box it covers, and the winner's name's box.
+_KIND_BOXES = """kind => {
+  const title = document.querySelector('#settle-winners .winner-title');
+  const name = title.querySelector('b').getBoundingClientRect();
+  const walker = document.createTreeWalker(title, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const i = node.data.indexOf(kind);
+    if (i < 0) continue;
+    const range = document.createRange();
+    range.setStart(node, i);
+    range.setEnd(node, i + kind.length);
+    const lines = [...range.getClientRects()]
+      .map(r => ({ top: r.top, bottom: r.bottom, right: r.right }));
+    return { name: { top: name.top, bottom: name.bottom }, lines, width: title.clientWidth,
+             left: title.getBoundingClientRect().left };
+  }
+  return null;
+}"""
+
+
+def _dian_pao_with_a_hand_type(hand: Hand) -> bool:
+    """A win on a discard with a hand type longer than 平胡 (a long English line)."""
+    s = hand.settlement
+    if s.get("result") != "win" or s.get("win_kind") != "dian_pao" or len(s["winners"]) != 1:
+        return False
+    return s["hand_types"][str(s["winners"][0])] != "ping_hu"
+
+
+def _kind_on_the_name_line(page: Any, kind: str, label: str) -> None:
+    g = page.evaluate(_KIND_BOXES, kind)
+    assert g is not None, (label, kind, page.inner_text("#settle-winners .winner-title"))
+    name, lines = g["name"], g["lines"]
+    # whole: one line box (a text broken over two lines has a box per line)
+    tops = {round(r["top"]) for r in lines}
+    assert len(tops) == 1, (label, "broken", lines)
+    # on the name's line: the kind's box and the name's box share their vertical span
+    kind_box = lines[0]
+    assert kind_box["top"] < name["bottom"] and name["top"] < kind_box["bottom"], (label, g)
+    assert kind_box["right"] <= g["left"] + g["width"] + 0.5, (label, "cut", g)
+
+
+def test_the_win_kind_stays_on_the_winners_line_on_a_phone(
+    live: LiveServer, browser: Any, shots_dir: Path
+) -> None:
+    ctx, page = phone_page(browser)
+    try:
+        page.add_init_script("localStorage.setItem('gy.lang', 'en')")
+        code = create_room(page, live.base, "Me")
+        hand = find_seed(live.room(code)["options"], _dian_pao_with_a_hand_type, prefix="fit-dp")
+        live.fix_seeds(code, [hand.seed])
+        add_bots(page)
+        page.wait_for_selector("#hand .hand-tile", timeout=15000)
+        play_scripted({0: page}, hand)
+        page.wait_for_selector("#settle-winners .winner-title", timeout=30000)
+        page.locator("#settle-winners").scroll_into_view_if_needed()
+        page.screenshot(path=str(shots_dir / "fit-settlement-en-375.png"))
+        _kind_on_the_name_line(page, "on a discard (点炮)", "en 375")
+        # the hand type is said too, in English with its Chinese name
+        assert page.inner_text("#settle-winners .winner-title .hand-type").endswith(")")
+        page.click("#lang-toggle")
+        page.wait_for_function(
+            "document.querySelector('#settle-winners .winner-title').textContent.includes('点炮')"
+        )
+        _kind_on_the_name_line(page, "点炮", "zh 375")
+        page.screenshot(path=str(shots_dir / "fit-settlement-zh-375.png"))
+        assert not page.errors, page.errors  # type: ignore[attr-defined]
+    finally:
+        ctx.close()
+
+
+_TABLE_BOXES = """() => {
+  const box = (sel) => { const r = document.querySelector(sel).getBoundingClientRect();
+    return { x: r.x, y: r.y, width: r.width, height: r.height }; };
+  return { board: box('#board'), center: box('#center'), me: box('#me'),
+           top: box('#opponents .seat-panel.pos-top') };
+}"""
+
+
+def test_a_two_player_table_has_a_compact_centre(
+    browser: Any, live_server: str, shots_dir: Path
+) -> None:
+    ctx, page = new_page(browser, 1280, 800)
+    try:
+        create_room(page, live_server, "我", players=2)
+        add_bots(page)
+        page.wait_for_selector("#hand .hand-tile", timeout=15000)
+        page.wait_for_selector("#opponents .seat-panel.pos-top")
+        for width, height in ((1280, 800), (375, 812)):
+            page.set_viewport_size({"width": width, "height": height})
+            page.wait_for_timeout(200)
+            page.screenshot(path=str(shots_dir / f"fit-two-players-{width}.png"))
+            g = page.evaluate(_TABLE_BOXES)
+            board, center, me, top = g["board"], g["center"], g["me"], g["top"]
+            # the middle of the table, not a panel filling the board: at most 420 px wide
+            # and a few lines high, centred between 对家 (above) and you (below)
+            assert center["width"] <= 421, (width, center)
+            assert center["height"] <= 200, (width, center)
+            mid = center["x"] + center["width"] / 2
+            assert abs(mid - (board["x"] + board["width"] / 2)) <= 2, (width, center, board)
+            assert center["y"] >= top["y"] + top["height"], (width, center, top)
+            assert center["y"] + center["height"] <= me["y"], (width, center, me)
+            # the wall count is still there
+            assert page.locator("#center #wall-count").inner_text().strip()
+        assert not page.errors, page.errors  # type: ignore[attr-defined]
+    finally:
+        ctx.close()
+
+
+# The top bar's game name (#home-link) shown whole, and the connection's mark and words.
+_BAR = """() => {
+  const brand = document.querySelector('#home-link');
+  const conn = document.querySelector('#conn-state').getBoundingClientRect();
+  const banner = document.querySelector('#conn-banner');
+  const b = banner && banner.getBoundingClientRect();
+  return { brandScroll: brand.scrollWidth, brandClient: brand.clientWidth,
+           brandWidth: brand.getBoundingClientRect().width, connWidth: conn.width,
+           banner: banner && !banner.hidden && b.width > 0 ? { text: banner.textContent,
+             x: b.x, y: b.y, width: b.width, height: b.height } : null };
+}"""
+
+
+def _bar_keeps_the_name(page: Any, words: str, label: str) -> None:
+    assert_one_line(page, "#topbar", label)
+    g = page.evaluate(_BAR)
+    assert g["brandScroll"] <= g["brandClient"], (label, "the name is cut", g)
+    assert g["brandWidth"] >= 80, (label, g)
+    assert g["connWidth"] <= 24, (label, g)  # a mark, not the words
+    banner = g["banner"]
+    assert banner is not None and words in banner["text"], (label, g)
+    assert banner["x"] >= 0 and banner["x"] + banner["width"] <= 375, (label, banner)
+    assert banner["y"] >= 0 and banner["y"] + banner["height"] <= 812, (label, banner)
+    assert banner["height"] <= 44, (label, "one line", banner)
+
+
+def test_reconnecting_keeps_the_game_name_whole_on_a_phone(
+    browser: Any, live: LiveServer, shots_dir: Path
+) -> None:
+    ctx, page = phone_page(browser)
+    state = "document.querySelector('#conn-state').dataset.state"
+    try:
+        create_room(page, live.base, "断线")
+        add_bots(page)
+        page.wait_for_selector("#hand .hand-tile", timeout=30000)
+        assert page.locator("#conn-banner").is_hidden()
+        ctx.set_offline(True)
+        page.wait_for_function(f"{state} === 'reconnecting'", timeout=3000)
+        page.wait_for_function(
+            "Number(document.querySelector('#conn-state').dataset.attempt) >= 2", timeout=10000
+        )
+        _bar_keeps_the_name(page, "重连中", "zh")
+        page.screenshot(path=str(shots_dir / "fit-reconnecting-zh-375.png"))
+        page.click("#lang-toggle")
+        _bar_keeps_the_name(page, "Reconnecting", "en")
+        page.screenshot(path=str(shots_dir / "fit-reconnecting-en-375.png"))
+        # a desktop's bar has room for the words: no banner there
+        page.set_viewport_size({"width": 1280, "height": 800})
+        page.wait_for_timeout(100)
+        assert page.locator("#conn-banner").is_hidden()
+        assert "Reconnecting" in page.inner_text("#conn-state")
+        page.set_viewport_size({"width": 375, "height": 812})
+        ctx.set_offline(False)
+        page.wait_for_function(f"{state} === 'connected'", timeout=5000)
+        assert page.locator("#conn-banner").is_hidden()
+        # closed (a token refused, the room gone): the name stays whole beside 重新连接
+        page.evaluate("window.__gy.socket.h.onState('closed')")
+        page.wait_for_selector("#reconnect-btn", state="visible")
+        _bar_keeps_the_name(page, "Disconnected", "en closed")
+        page.screenshot(path=str(shots_dir / "fit-closed-en-375.png"))
+        page.click("#lang-toggle")
+        _bar_keeps_the_name(page, "已断开", "zh closed")
+        page.screenshot(path=str(shots_dir / "fit-closed-zh-375.png"))
+        assert not page.errors, page.errors  # type: ignore[attr-defined]
+    finally:
+        ctx.close()
