@@ -25,7 +25,16 @@ from server.rules.guiyang import GuiyangOptions, settle
 from server.store import Store
 
 #: Timers long enough never to fire while the test plays (no test waits for a game timer).
-ENV = {"CLAIM_MIN_MS": "0", "TURN_SECONDS": "300", "CLAIM_SECONDS": "300", "ADMIN_TOKEN": ""}
+#: The test clients answer each prompt the moment it arrives, in rooms whose bots play at full
+#: speed: on a fast machine more than a person's 20 messages a second (MESSAGES_PER_SECOND).
+ENV = {
+    "CLAIM_MIN_MS": "0",
+    "TURN_SECONDS": "300",
+    "CLAIM_SECONDS": "300",
+    "ADMIN_TOKEN": "",
+    "MESSAGES_PER_SECOND": "1000",
+    "MESSAGE_BURST": "1000",
+}
 
 
 async def _join(http: str, code: str, name: str) -> tuple[int, str]:
