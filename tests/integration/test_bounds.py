@@ -171,6 +171,9 @@ async def raw_request(
             data = await asyncio.wait_for(reader.read(65536), pause)
         except TimeoutError:
             continue
+        except ConnectionResetError:
+            # closed by the server with bytes of ours still unread there: TCP resets
+            data = b""
         if data == b"":  # closed by the server
             return b"", sent, writer
         return data + await asyncio.wait_for(reader.read(65536), 5), sent, writer
