@@ -1,7 +1,8 @@
 """What a UI review found not fitting (Debian's Chromium, 1280x800 and 375x812):
 
 * the settlement's winner line on a phone in English: how the hand was won ("on a discard
-  (点炮)") stays on the winner's name's line, whole, and never starts a line of its own;
+  (点炮)") stays on the winner's name's line, whole, and never starts a line of its own; the
+  winning hand's fourteen tiles stand in one row;
 * a 2-player room (二丁拐): the table's centre is a compact middle of the table, not a large
   empty panel filling the screen between 对家 and you;
 * reconnecting on a phone: the top bar keeps the game's name whole (the connection is a mark
@@ -77,6 +78,11 @@ def test_the_win_kind_stays_on_the_winners_line_on_a_phone(
         page.locator("#settle-winners").scroll_into_view_if_needed()
         page.screenshot(path=str(shots_dir / "fit-settlement-en-375.png"))
         _kind_on_the_name_line(page, "on a discard (点炮)", "en 375")
+        # the winning hand in one row, the winning tile too (at 21 px it wrapped alone)
+        tops = page.eval_on_selector_all(
+            "#settle-winners .win-hand .tile", "ts => ts.map(t => t.getBoundingClientRect().top)"
+        )
+        assert len(tops) == 14 and max(tops) - min(tops) < 8, tops
         # the hand type is said too, in English with its Chinese name
         assert page.inner_text("#settle-winners .winner-title .hand-type").endswith(")")
         page.click("#lang-toggle")
