@@ -929,11 +929,10 @@ class RoomActor:
             await self._publish_auto(seat)
         if future is not None and not future.done():
             future.set_result(None)
-        await self._publish_events(events)
-        closing_now = self._resolve_now is not None and self.inbox.empty()
-        if not events and not closing_now and self.publisher.has_listener(seat):
-            # a claim answer: only its seat learns of it, by a fresh snapshot (unless the
-            # window closes with it in this turn: the closing's message tells it then)
+        published = await self._publish_events(events)
+        if not published and self.publisher.has_listener(seat):
+            # a claim answer that changed nothing public and did not close the window: only
+            # its seat learns of it, by a fresh snapshot
             await self.publisher.publish(seat, self._snapshot(seat))
 
     async def _resolve(self, window: int) -> None:
@@ -945,22 +944,23 @@ class RoomActor:
         self.state, events = self.game.resolve_claims(self.state)
         await self._publish_events(events)
 
-    async def _publish_events(self, events: list[Event]) -> None:
+    async def _publish_events(self, events: list[Event]) -> bool:
         """Re-arm prompts and timers and publish the change ``events`` made: **one message
         per audience that listens** (an ``event`` with the change's ``events`` projected for
         that audience, the new ``version``, the prompt, and the audience's view, legal
-        actions and deadline, each computed once), all in one round trip. A change that
-        ends the hand is published as its ``hand_end`` instead (`_end_hand`), after the
-        settlement is stored."""
+        actions and deadline, each computed once), all in one round trip. A claim window
+        the change left decided, with no minimum wait and no command queued, is closed
+        first (`_close_decided`): its events join this change's message (a discard nobody
+        may claim and the next draw are one message, not two). A change that ends the hand
+        is published as its ``hand_end`` instead (`_end_hand`), after the settlement is
+        stored. Returns False when nothing was published (no events)."""
         assert self.state is not None
-        self.version += len(events)  # one per engine event (as the log replay counts them)
-        metrics.observe_change(e.type for e in events)
+        events = self._close_decided(events)
         if self.game.ended(self.state):
             await self._end_hand(events)
-            return
-        self._after_change()
+            return True
         if not events:
-            return
+            return False
 
         view_of = self._change_views()
 
@@ -981,6 +981,31 @@ class RoomActor:
             }
 
         await self.publisher.each(message)  # this change's messages, sent at once
+        return True
+
+    def _close_decided(self, events: list[Event]) -> list[Event]:
+        """Count ``events`` in ``version`` (one per engine event, as the log replay counts
+        them) and re-arm (`_after_change`); while that leaves a decided claim window due now
+        (`_resolve_now`) and no command is queued (those come first, `_resolve_due`), close
+        it here (`Game.resolve_claims`) and count its events too. Returns all the events,
+        in order."""
+        assert self.state is not None
+        events = list(events)
+        new = events
+        while True:
+            self.version += len(new)
+            metrics.observe_change(e.type for e in new)
+            if self.game.ended(self.state):
+                return events
+            self._after_change()
+            window = self._resolve_now
+            if window is None or not self.inbox.empty():
+                return events
+            self._resolve_now = None
+            if not self.game.claims_decided(self.state):
+                return events
+            self.state, new = self.game.resolve_claims(self.state)
+            events += new
 
     async def _end_hand(self, events: list[Event] | None = None) -> None:
         """Settle the ended hand (once: stored with the room status and totals in one

@@ -227,8 +227,10 @@ async def test_turn_timeout_bank_and_auto_play(live_clock: Live) -> None:
     auto, _ = await recv_until(w0, "auto")
     assert auto == {"type": "auto", "auto": [0]}
     discard, _ = await recv_until(w0, "event")
-    assert [e["type"] for e in discard["events"]] == ["discard"]
-    assert discard["version"] == version + 1
+    # the discard, and the next draw when nobody may claim it (the window closes at once)
+    kinds = [e["type"] for e in discard["events"]]
+    assert kinds in (["discard"], ["discard", "draw"])
+    assert discard["version"] == version + len(kinds)
     # the default: the drawn tile (the dealer's first turn has none: the last tile)
     assert discard["events"][0]["tile"] == (s0["view"]["drawn"] or s0["view"]["hand"][-1])
     actor = await live.actor(code)
@@ -248,7 +250,7 @@ async def test_turn_timeout_bank_and_auto_play(live_clock: Live) -> None:
     tile = snap1["view"]["drawn"] or snap1["view"]["hand"][-1]
     await send(w1, action_msg("discard", snap1["prompt"], 4, tile=tile))
     ev, _ = await recv_until(w1, "event")
-    assert ev["events"] == [{"type": "discard", "seat": 1, "tile": tile, "bao_ting": False}]
+    assert ev["events"][0] == {"type": "discard", "seat": 1, "tile": tile, "bao_ting": False}
     assert actor.prompts.bank[1] == pytest.approx(5.0)
 
     # seat 0 is on auto-play: its turns take auto_seconds (1 s) until it acts itself
