@@ -950,12 +950,12 @@ class RoomActor:
         that audience, the new ``version``, the prompt, and the audience's view, legal
         actions and deadline, each computed once), all in one round trip. A claim window
         the change left decided, with no minimum wait and no command queued, is closed
-        first (`_close_decided`): its events join this change's message (a discard nobody
+        first (`_complete_change`): its events join this change's message (a discard nobody
         may claim and the next draw are one message, not two). A change that ends the hand
         is published as its ``hand_end`` instead (`_end_hand`), after the settlement is
         stored. Returns False when nothing was published (no events)."""
         assert self.state is not None
-        events = self._close_decided(events)
+        events = self._complete_change(events)
         if self.game.ended(self.state):
             await self._end_hand(events)
             return True
@@ -983,7 +983,7 @@ class RoomActor:
         await self.publisher.each(message)  # this change's messages, sent at once
         return True
 
-    def _close_decided(self, events: list[Event]) -> list[Event]:
+    def _complete_change(self, events: list[Event]) -> list[Event]:
         """Count ``events`` in ``version`` (one per engine event, as the log replay counts
         them) and re-arm (`_after_change`); while that leaves a decided claim window due now
         (`_resolve_now`) and no command is queued (those come first, `_resolve_due`), close
@@ -998,12 +998,9 @@ class RoomActor:
             if self.game.ended(self.state):
                 return events
             self._after_change()
-            window = self._resolve_now
-            if window is None or not self.inbox.empty():
+            if self._resolve_now is None or not self.inbox.empty():
                 return events
-            self._resolve_now = None
-            if not self.game.claims_decided(self.state):
-                return events
+            self._resolve_now = None  # (`_after_change` set it: the window is decided)
             self.state, new = self.game.resolve_claims(self.state)
             events += new
 
