@@ -13,7 +13,8 @@ name) and knows no ruleset by name. Each command is a typed value, dispatched wi
    spectators): the change's events projected for the audience (``project_event``), the
    new version, the prompt, and the audience's view, legal actions and deadline, each
    encoded to JSON once (by the bus); an audience nobody subscribes to (known with the
-   in-process bus; bot seats in a cluster) gets nothing computed;
+   in-process bus; bot seats in a cluster) gets nothing computed; a claim window the change
+   left decided with no minimum wait is closed first and its events join the message;
 5. on hand end: settle once, in the store (one transaction), and publish the change that
    ended the hand as its ``hand_end`` (the settlement's one copy, each seat's replay link).
 
@@ -269,7 +270,7 @@ class RoomActor:
         #: Quick phrases' rate limit.
         self.phrases = PhraseLimit(self.clock)
         self._resolving = -1  # the claim window whose closing is scheduled
-        self._resolve_now: int | None = None  # ... and due at the end of this command
+        self._resolve_now: int | None = None  # ... and due now (`_complete_change`)
         self.connected: dict[int, int] = {}
         #: Sockets per seat on each server process of a cluster (process id -> seat -> n).
         self.presence: dict[str, dict[int, int]] = {}
@@ -657,9 +658,10 @@ class RoomActor:
             raise
 
     async def _resolve_due(self) -> None:
-        """Close a decided claim window that needs no minimum wait in the same turn, unless
-        other commands are already queued (they come first, as they would before a queued
-        `Resolve`)."""
+        """Close a decided claim window that needs no minimum wait and that its change left
+        open (`_complete_change` found commands queued then) at the end of the command,
+        unless other commands are still queued (they come first, as they would before a
+        queued `Resolve`)."""
         while (window := self._resolve_now) is not None:
             self._resolve_now = None
             if self.inbox.empty():
@@ -1217,9 +1219,10 @@ class RoomActor:
 
         A claim window or a 定缺 round keeps its deadline while its seats answer one by one;
         anything else opens a new window (new deadlines). A decided claim window is closed
-        ``claim_min_ms`` after it opened (if that has passed: at the end of this command, after
-        any commands already queued), even while seats it offered a claim have not answered:
-        their answers, accepted until then, cannot change its outcome (spec §3).
+        ``claim_min_ms`` after it opened (if that has passed: in this same change unless
+        commands are queued, `_complete_change`; else after them), even while seats it
+        offered a claim have not answered: their answers, accepted until then, cannot
+        change its outcome (spec §3).
         """
         kind = self.game.prompt_kind(self.state)
         acting = frozenset(self._acting())
@@ -1242,7 +1245,7 @@ class RoomActor:
             if delay > 0:
                 self.clock.call_later(delay, lambda: self.inbox.put_nowait(Resolve(window)))
             else:
-                self._resolve_now = window  # closed at the end of this command (`_resolve_due`)
+                self._resolve_now = window  # closed now (`_complete_change`, `_resolve_due`)
 
     def _open_claim_window(self, acting: frozenset[int]) -> None:
         """A claim window opens, offered to ``acting`` (`ClaimHold.open`): the seats' auto
