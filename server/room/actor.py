@@ -593,8 +593,10 @@ class RoomActor:
                 ):
                     await self._end_hand()  # rebuilt after a crash between last action and settle
                 elif self.status == "between":
+                    self.prompts.reopen()  # (the same number: `_begin_ready` opens it)
                     self._begin_ready()
                 elif self.status == "playing":
+                    self.prompts.reopen()  # (the same number: `_after_change` opens it)
                     self._after_change()
                     await self._resolve_due()
             except asyncio.CancelledError:

@@ -837,11 +837,13 @@ async def rebuild(actor: RoomActor) -> None:
     )
     actor.action_idx = len(actions)
     actor.last_replay = replay_link(last.id, last.replay_key)
-    # The prompt number the old owner had reached (an answer in flight carries it): a hand
-    # in play reopens it when the actor starts (its ``_after_change`` counts one more).
+    # The prompt number the old owner had reached (an answer in flight carries it), shown
+    # by this actor's snapshots from now on, started or not (its start reopens the same
+    # number, `Prompts.reopen`): a hand in play, or ended but not settled, at the log's
+    # count; after the settlement one further (the pause between hands, or the session's
+    # end); a session ended by a vote as the live room counted it (below).
     window = prompt_of_log(actor.game, actor.players, last.hand_no, states)
-    ongoing = last.settlement is None and not actor.game.ended(actor.state)
-    actor.prompts.window = window - 1 if ongoing else window
+    actor.prompts.window = window
     if last.settlement is not None:  # settled: next dealer from the settlement
         actor.last_settlement = last.settlement
         nd = last.settlement["next_dealer"]
@@ -849,15 +851,13 @@ async def rebuild(actor: RoomActor) -> None:
         actor.dealer = nd
         actor.version += 1
         actor.status = "finished" if last.hand_no >= actor.opts.hands else "between"
+        actor.prompts.window = window + 1
     else:
         actor.status = "playing"
     if dissolved:  # ended early by a vote: stays ended, the open hand is not settled
         actor.status = "dissolved"
         if last.settlement is None:
             actor.last_settlement = None
-    # An ended session's last prompt is over (as the live room counts it: one more after
-    # the last hand's end, one more for the pause between hands a vote ended).
-    if actor.status == "finished":
-        actor.prompts.window = window + 1
-    elif actor.status == "dissolved":
+    # (a vote ends the hand in play's prompt, or the pause between hands after the end's)
+    if actor.status == "dissolved":
         actor.prompts.window = window + (1 if last.settlement is None else 2)

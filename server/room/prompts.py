@@ -126,6 +126,13 @@ class Prompts:
         self.window += 1
         self.answered.clear()
 
+    def reopen(self) -> None:
+        """The room resumes its current prompt window (rebuilt from its log, or restarted):
+        the next window opened (`change`, `advance`) is this one again, under the number
+        the room's snapshots already showed and its players' answers carry."""
+        self.window -= 1
+        self.prompt = ("", frozenset())
+
     def change(self, kind: str, acting: frozenset[int]) -> bool:
         """The prompt is now ``(kind, acting)``: open a new window (cancelling every timer)
         if it is one (:func:`opens_prompt`), else drop the timers of seats that no longer

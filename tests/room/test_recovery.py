@@ -101,6 +101,13 @@ async def test_rebuilt_room_restores_versions_and_prompt_numbers(
     checked = set()
     for _ in range(3000):
         other = RoomManager(store, MemoryBus(), ManualClock(), TIMING)
+        # Loaded but not started yet: a process taking the room over answers its calls
+        # from the moment it holds the lease, before the actor's task has run.
+        loaded = await other._load(code)
+        assert not loaded.running
+        live, early = actor._snapshot(0), await loaded.snapshot(0)
+        for key in ("hand_no", "version", "prompt", "legal", "view"):
+            assert early[key] == live[key], (key, live["hand_no"], live["version"], "unstarted")
         rebuilt = await other.get(code)
         await rebuilt.wait_started()
         await rebuilt.idle()
