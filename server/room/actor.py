@@ -925,15 +925,20 @@ class RoomActor:
             committed=logged,
         )
         self.action_idx += 1
-        self.state = new_state
         self._note_claim_answer(seat, decided)
+        # From the new state to its version and prompt number (`_complete_change`, first in
+        # `_publish_events`) nothing awaits: a snapshot served meanwhile (`snapshot` while
+        # the bus or the store is away) must not show the new state under the old numbers.
+        self.state = new_state
         self.prompts.answered.add(seat)
-        if source == "player" and seat in self.auto:
+        back = source == "player" and seat in self.auto  # a player takes the seat back
+        if back:
             self.auto.discard(seat)
-            await self._publish_auto(seat)
         if future is not None and not future.done():
             future.set_result(None)
         published = await self._publish_events(events)
+        if back:
+            await self._publish_auto(seat)
         if not published and self.publisher.has_listener(seat):
             # a claim answer that changed nothing public and did not close the window: only
             # its seat learns of it, by a fresh snapshot

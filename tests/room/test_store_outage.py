@@ -359,6 +359,38 @@ async def test_failed_publish_is_retried_before_anything_else(store: Any) -> Non
     await bus.close()
 
 
+async def test_a_snapshot_while_a_publish_waits_shows_numbers_of_its_state(store: Any) -> None:
+    """A seat on auto takes its seat back with an action while the bus is away. A snapshot
+    served meanwhile (at once: the room waits for its bus) shows the state of a published
+    message with that message's version, prompt number and legal actions, never the new
+    state under the numbers of the old one (an answer to it would be refused as stale)."""
+    bus = FlakyBus(10**9, 0, lambda: None)
+    actor = await make_room(store, bus, [False, True, True, True])
+    seat0 = await bus.subscribe(seat_channel(CODE, 0))
+    actor.start()
+    await actor.wait_started()
+    await actor.idle()
+    assert actor._acting() == [0]
+    await actor.set_auto(0, True)  # (the auto delay runs on the manual clock: never)
+    await actor.idle()
+    snap = await actor.snapshot(0)
+    bus.fail_from, bus.times = bus.calls + 1, 50  # the publishes after the action fail
+    act = asyncio.ensure_future(actor.act(0, Action.from_dict(snap["legal"][-1]), snap["prompt"]))
+    async with asyncio.timeout(5):
+        while not actor.outages.waiting:
+            await asyncio.sleep(0)
+    during = await actor.snapshot(0)
+    await act
+    await actor.idle()
+    assert 0 not in actor.auto and len(bus.seen) == 50
+    shown = {m["version"]: m for m in [snap, *await drain(seat0)] if "view" in m}
+    assert during["version"] in shown, (during["version"], sorted(shown))
+    same = shown[during["version"]]
+    for key in ("hand_no", "prompt", "legal", "view"):
+        assert during[key] == same[key], key
+    await actor.stop()
+
+
 async def test_a_write_without_answer_tells_the_seats(
     store: Any, bus: MemoryBus, monkeypatch: pytest.MonkeyPatch
 ) -> None:
