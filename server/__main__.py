@@ -1,4 +1,4 @@
-"""Command line: ``python -m server [serve|migrate|replay|audit] ...``.
+"""Command line: ``python -m server [serve|migrate|replay|audit|admin] ...``.
 
 * ``serve`` (the default): migrate the database, then run the app with uvicorn;
   ``--no-migrate``: do not migrate, only check that the schema serves this release.

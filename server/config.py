@@ -76,10 +76,10 @@ class Settings(BaseSettings):
         sockets_per_address: WebSockets open at once from one client address (this process);
             beyond that the socket gets ``too_many_sockets`` and is closed (4430).
         sockets_per_room: WebSockets open at once on one room (this process); beyond that a
-            spectator gets ``room_crowded`` (4430). A seat's own socket is never refused by
+            spectator gets ``too_many_spectators`` (4430). A seat's own socket is never refused by
             a room cap (it replaces the seat's previous one).
         spectators_per_room: spectator sockets open at once on one room (this process);
-            beyond that ``room_crowded`` (4430).
+            beyond that ``too_many_spectators`` (4430).
         messages_per_second, message_burst: the client-message budget (a token bucket) of
             one client address in one room, shared by all its sockets there, so reconnecting
             does not refill it.
