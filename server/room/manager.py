@@ -837,13 +837,7 @@ async def rebuild(actor: RoomActor) -> None:
     )
     actor.action_idx = len(actions)
     actor.last_replay = replay_link(last.id, last.replay_key)
-    # The prompt number the old owner had reached (an answer in flight carries it), shown
-    # by this actor's snapshots from now on, started or not (its start reopens the same
-    # number, `Prompts.reopen`): a hand in play, or ended but not settled, at the log's
-    # count; after the settlement one further (the pause between hands, or the session's
-    # end); a session ended by a vote as the live room counted it (below).
     window = prompt_of_log(actor.game, actor.players, last.hand_no, states)
-    actor.prompts.window = window
     if last.settlement is not None:  # settled: next dealer from the settlement
         actor.last_settlement = last.settlement
         nd = last.settlement["next_dealer"]
@@ -851,13 +845,14 @@ async def rebuild(actor: RoomActor) -> None:
         actor.dealer = nd
         actor.version += 1
         actor.status = "finished" if last.hand_no >= actor.opts.hands else "between"
-        actor.prompts.window = window + 1
     else:
         actor.status = "playing"
     if dissolved:  # ended early by a vote: stays ended, the open hand is not settled
         actor.status = "dissolved"
         if last.settlement is None:
             actor.last_settlement = None
-    # (a vote ends the hand in play's prompt, or the pause between hands after the end's)
-    if actor.status == "dissolved":
-        actor.prompts.window = window + (1 if last.settlement is None else 2)
+    # The prompt number the old owner had reached (an answer in flight carries it), shown
+    # by this actor's snapshots from now on, started or not (its start opens the same
+    # number again, `Prompts.reopen`): the log's count in a hand (ended or not), one more
+    # once settled (the pause between hands or the session's end), one more for a vote's end.
+    actor.prompts.window = window + (last.settlement is not None) + dissolved
