@@ -506,14 +506,18 @@ class RoomActor:
             out[aud] = wire
         return out
 
-    def _change_views(self) -> Callable[[int | None], dict[str, Any] | None]:
+    def _change_views(
+        self, audiences: Sequence[int | None] | None = None
+    ) -> Callable[[int | None], dict[str, Any] | None]:
         """The views of the state after a change, for `Publisher.each`'s messages: made for
-        every listening audience together on the first ask."""
+        ``audiences`` (default: every listening one) together on the first ask."""
         views: dict[int | None, dict[str, Any] | None] = {}
 
         def view_of(aud: int | None) -> dict[str, Any] | None:
             if aud not in views:
-                views.update(self._views(self.publisher.listening()))
+                views.update(
+                    self._views(self.publisher.listening() if audiences is None else audiences)
+                )
                 if aud not in views:
                     views.update(self._views([aud]))
             return views[aud]
@@ -971,7 +975,8 @@ class RoomActor:
         if not events:
             return False
 
-        view_of = self._change_views()
+        audiences = self.publisher.listening()  # (asked once: it counts subscriptions)
+        view_of = self._change_views(audiences)
 
         def message(aud: int | None) -> dict[str, Any] | None:
             projected = self.publisher.project(events, aud)
@@ -989,7 +994,7 @@ class RoomActor:
                 "bank_from": self._bank_from(aud),
             }
 
-        await self.publisher.each(message)  # this change's messages, sent at once
+        await self.publisher.each(message, audiences)  # this change's messages, at once
         return True
 
     def _complete_change(self, events: list[Event]) -> list[Event]:

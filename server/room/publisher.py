@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from server.room.clock import Clock
@@ -248,15 +248,16 @@ class Publisher:
     async def each(
         self,
         message_for: Callable[[int | None], dict[str, Any] | None],
+        audiences: Sequence[int | None] | None = None,
         *,
         retried: bool = True,
     ) -> None:
         """Publish ``message_for(audience)`` to every listening audience (one message each,
         computed only for those; None: nothing for that audience), stamped, in one round
         trip: retried (`send`), or one attempt (not ``retried``: the bus's errors
-        propagate)."""
+        propagate). ``audiences``: `listening` as the caller asked it in the same step."""
         out: list[Outgoing] = []
-        for audience in self.listening():
+        for audience in self.listening() if audiences is None else audiences:
             message = message_for(audience)
             if message is not None:
                 out.append((self.channel(audience), self.stamp(audience, message)))
