@@ -174,9 +174,11 @@ def test_views_from_the_seat_memo_are_the_views_made_afresh(
     options: GuiyangOptions, seed: str, policy: int
 ) -> None:
     """`views` reuses a seat's table entry while that seat's river and melds are the same
-    objects and its other public values are equal (`engine._public_seat`): every view of
-    every state equals the one made with the memo emptied, also after a replay's open table
-    (which lays the hands open in its own copies of the entries) was made of that state."""
+    objects and its other public values are equal (`engine._public_seat`), and its own part
+    while its concealed tiles, melds, void suit and drawn tile are (`engine._own_part`):
+    every view of every state equals the one made with both memos emptied, also after a
+    replay's open table (which lays the hands open in its own copies of the entries) was
+    made of that state."""
     audiences = [*range(options.players), None]
     game = find_game("guiyang")
     for _, _, _, after, _ in play_hand(options, seed, policy):
@@ -184,6 +186,7 @@ def test_views_from_the_seat_memo_are_the_views_made_afresh(
         open_table(game, after)
         again = engine.views(after, audiences)
         engine._PUBLIC_SEATS.clear()
+        engine._OWN_PARTS.clear()
         assert reused == again == engine.views(after, audiences)
         assert not [s for v in again for s in v["seats"] if "hand" in s]  # type: ignore[union-attr]
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from functools import cache, lru_cache
+from functools import cache
 from zoneinfo import ZoneInfo
 
 from ..dealing import roll_dice, seed_hash, shuffle_and_deal
@@ -37,9 +37,10 @@ from .options import GuiyangOptions, hand_type_values
 from .scoring import (
     hand_type,
     hand_waits,
+    hint_table,
+    hint_waits,
     is_ready,
     settle,
-    ting_hints,
 )
 from .state import Action, Discard, IllegalAction, Meld, State
 
@@ -634,19 +635,6 @@ def _hand_names(counts: Sequence[int], drawn: int | None) -> list[str]:
     return names
 
 
-@lru_cache(maxsize=8192)  # (the hands in play: 1,000 rooms hold 4,000)
-def _own_part(
-    counts: tuple[int, ...], melds: tuple[tuple[int, int], ...], void: int | None, drawn: int | None
-) -> tuple[tuple[str, ...], tuple[int, ...], bool]:
-    """What a seat's own view shows of its concealed ``counts`` (with its melds as (tile,
-    size) and void suit): its tiles' names without the drawn one (`_hand_names`), its waits
-    (`waits_of`) and whether it holds a void-suit tile (`holds_void`). A hand is viewed
-    after every change of the table but changes only on its seat's own turns, so the three
-    are looked up together, once per view."""
-    held_void = void is not None and any(counts[void * 9 : void * 9 + 9])
-    return tuple(_hand_names(counts, drawn)), tuple(hand_waits(counts, melds, void)), held_void
-
-
 def _seen(state: State) -> list[int]:
     """Copies of each kind that lie open on the table: in any meld or (unclaimed) river."""
     seen = [0] * NUM_KINDS
@@ -730,6 +718,51 @@ def _public_seat(state: State, s: int, revealed: bool) -> dict[str, object]:
     return entry
 
 
+#: A seat's own part of its view: its concealed tiles' names (without the drawn one), its
+#: waits, whether it holds a void-suit tile; and its concealed counts and melds as (tile,
+#: size), as `hint_waits` takes them.
+OwnPart = tuple[
+    tuple[str, ...], tuple[int, ...], bool, tuple[int, ...], tuple[tuple[int, int], ...]
+]
+
+_OWN_PARTS = _SeatMemo()
+
+
+def _own_part(state: State, s: int) -> OwnPart:
+    """Seat ``s``'s `OwnPart`, made again only when its concealed tiles, melds, void suit or
+    drawn tile changed: a hand is viewed after every change of the table but changes only
+    on its own turns (slots as `_public_seat`'s). Shared: never to be changed."""
+    wall = state.wall
+    held = state.hands[s]
+    melds = state.melds[s]
+    void = state.ding_que[s]
+    drawn = state.drawn[s]
+    key = (id(wall), s)
+    hit = _OWN_PARTS.get(key)
+    if (
+        hit is not None
+        and hit[0] is wall
+        and hit[2] is melds
+        and hit[1] == held
+        and hit[3] == void
+        and hit[4] == drawn
+    ):
+        return hit[5]  # type: ignore[return-value]
+    counts = tuple(held)
+    shaped = tuple((m.tile, m.size) for m in melds)
+    part: OwnPart = (
+        tuple(_hand_names(counts, drawn)),
+        hand_waits(counts, shaped, void),
+        void is not None and any(counts[void * 9 : void * 9 + 9]),
+        counts,
+        shaped,
+    )
+    if len(_OWN_PARTS) >= PUBLIC_SEATS_KEPT:
+        _OWN_PARTS.clear()
+    _OWN_PARTS[key] = (wall, list(held), melds, void, drawn, part)
+    return part
+
+
 def _river_last(state: State) -> dict[str, int] | None:
     """The latest discard while it still lies in its river (not claimed): ``{"seat",
     "index"}`` (its place in that seat's ``discards``), else None. Public: everyone saw it."""
@@ -794,25 +827,18 @@ def views(state: State, seats: Sequence[int | None], hints: bool = True) -> list
     for seat in seats:
         own = seat is not None and 0 <= seat < state.players
         seat_views = table
-        if own and not revealed:  # its own 定缺 before all are revealed: its own copy
+        if own and not revealed:
             assert seat is not None
             dq = state.ding_que[seat]
-            seat_views = list(table)
-            seat_views[seat] = {
-                **table[seat],
-                "ding_que": SUIT_LETTERS[dq] if dq is not None else None,
-            }
+            if dq is not None:  # its own 定缺, chosen before all are revealed: its own copy
+                seat_views = list(table)
+                seat_views[seat] = {**table[seat], "ding_que": SUIT_LETTERS[dq]}
         v: dict[str, object] = {**common, "seats": seat_views, **after}
         if own:
             assert seat is not None
             held = state.hands[seat]
             drawn = state.drawn[seat]
-            tiles, seat_waits, void_held = _own_part(
-                tuple(held),
-                tuple((m.tile, m.size) for m in state.melds[seat]),
-                state.ding_que[seat],
-                drawn,
-            )
+            tiles, seat_waits, void_held, counts, shaped = _own_part(state, seat)
             v["hand"] = list(tiles)
             v["drawn"] = names[drawn] if drawn is not None else None
             if hints:
@@ -822,7 +848,11 @@ def views(state: State, seats: Sequence[int | None], hints: bool = True) -> list
             v["void_held"] = void_held
             if hints:
                 own_turn = state.phase == "turn" and state.turn == seat
-                v["ting_hints"] = ting_hints(state, seat, seen) if own_turn else {}
+                v["ting_hints"] = (
+                    hint_table(hint_waits(counts, shaped, state.ding_que[seat]), held, seen)
+                    if own_turn
+                    else {}
+                )
         if settlement is not None:
             v["settlement"] = settlement
         out.append(v)

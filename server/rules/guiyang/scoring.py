@@ -89,36 +89,34 @@ class TileCounts(Protocol):
     def __getitem__(self, kind: int, /) -> int: ...
 
 
-def unseen_copies(held: list[int], seen: TileCounts, kind: int) -> int:
+def unseen_copies(held: Sequence[int], seen: TileCounts, kind: int) -> int:
     """Copies of tile ``kind`` a seat cannot see: 4 less those in its concealed ``held``
     counts and those open on the table (``seen``: every meld and unclaimed river tile), at
     least 0 (§6.3's 听牌提示 counts)."""
     return max(0, 4 - held[kind] - seen[kind])
 
 
-def ting_hints(state: State, seat: int, seen: TileCounts) -> dict[str, list[list[object]]]:
-    """听牌提示 (出牌提示) for a seat about to discard: each tile kind it holds whose discard
-    would leave it ready (§6.3) -> ``[[wait tile, unseen copies], ...]`` (waits sorted).
-
-    ``seen[k]``: copies of kind k open on the table (`unseen_copies` counts the rest against
-    the seat's own hand of 14 - 3 * melds tiles; the discarded tile lands in its own river,
-    so the count holds after the discard too). Empty unless the seat holds 14 - 3 * melds
-    tiles.
-    """
-    held = state.hands[seat]
-    melds = state.melds[seat]
-    found = _hint_waits(tuple(held), tuple((m.tile, m.size) for m in melds), state.ding_que[seat])
+def hint_table(
+    found: tuple[tuple[int, tuple[int, ...]], ...], held: Sequence[int], seen: TileCounts
+) -> dict[str, list[list[object]]]:
+    """听牌提示 (出牌提示) for a seat about to discard (§6.3), from ``found`` (`hint_waits` of
+    its hand): each tile kind whose discard would leave it ready -> ``[[wait tile, unseen
+    copies], ...]`` (waits sorted). ``held``: the seat's concealed counts; ``seen[k]``:
+    copies of kind k open on the table (`unseen_copies` counts the rest against the seat's
+    own hand of 14 - 3 * melds tiles; the discarded tile lands in its own river, so the
+    count holds after the discard too). Empty when ``found`` is."""
     return {
         tile_name(k): [[tile_name(w), unseen_copies(held, seen, w)] for w in ws] for k, ws in found
     }
 
 
 @lru_cache(maxsize=16384)
-def _hint_waits(
+def hint_waits(
     counts: tuple[int, ...], melds: tuple[tuple[int, int], ...], void: int | None
 ) -> tuple[tuple[int, tuple[int, ...]], ...]:
-    """(discard kind, its waits) of `ting_hints`, for a hand's counts, melds (tile, size) and
-    void suit: the same hand is viewed many times in a turn."""
+    """(discard kind, its waits) of `hint_table`, for a hand's counts, melds (tile, size) and
+    void suit (0..2 or None): each kind whose discard leaves the hand ready; empty unless the
+    hand holds 14 - 3 * melds tiles one from ready."""
     hand = list(counts)
     if sum(hand) != 14 - 3 * len(melds) or shanten(hand, len(melds)) > 0:
         return ()  # more than one tile from ready: no discard leaves it ready (most turns)
