@@ -665,12 +665,26 @@ class _Seen:
 
 
 class _SeatMemo(dict[tuple[int, int], tuple[object, ...]]):
-    """`_public_seat`'s entries: one slot per seat of each hand (keyed by the id of the
-    hand's wall, which every state of the hand shares and never changes), holding the
-    wall, river and melds its entry was made of (kept alive, so their ids are not reused
-    while the slot holds them), the seat's other public values and the entry. Emptied when
-    it reaches `PUBLIC_SEATS_KEPT` slots (ended hands' slots are never taken out one by
-    one); ``cache_clear`` as functools' memo tables have."""
+    """A memo of per-seat parts of the views: one slot per seat of each hand (keyed by the
+    id of the hand's wall, which every state of the hand shares and never changes), holding
+    the signature its entry was made under (ids of the objects it was made of, which a
+    change replaces rather than alters, and the other values it depends on), those objects
+    (kept alive, so their ids are not reused while the slot holds them) and the entry.
+    Emptied when it reaches `PUBLIC_SEATS_KEPT` slots (ended hands' slots are never taken
+    out one by one); ``cache_clear`` as functools' memo tables have."""
+
+    def kept(self, key: tuple[int, int], sig: tuple[object, ...]) -> object | None:
+        """The entry of slot ``key`` if it was made under ``sig``, else None."""
+        hit = self.get(key)
+        return hit[2] if hit is not None and hit[0] == sig else None
+
+    def keep(
+        self, key: tuple[int, int], sig: tuple[object, ...], alive: object, entry: object
+    ) -> None:
+        """Keep ``entry``, made under ``sig`` of the objects ``alive``, in slot ``key``."""
+        if len(self) >= PUBLIC_SEATS_KEPT:
+            self.clear()
+        self[key] = (sig, alive, entry)
 
     def cache_clear(self) -> None:
         self.clear()
@@ -690,31 +704,24 @@ def _public_seat(state: State, s: int, revealed: bool) -> dict[str, object]:
     river = state.discards[s]
     melds = state.melds[s]
     dq = state.ding_que[s]
-    rest = (sum(state.hands[s]), state.bao_ting[s], dq, revealed)
+    count = sum(state.hands[s])
     key = (id(wall), s)
-    hit = _PUBLIC_SEATS.get(key)
-    if (
-        hit is not None
-        and hit[0] is wall
-        and hit[1] is river
-        and hit[2] is melds
-        and hit[3] == rest
-    ):
-        return hit[4]  # type: ignore[return-value]
+    sig = (id(river), id(melds), count, state.bao_ting[s], dq, revealed)
+    hit = _PUBLIC_SEATS.kept(key, sig)
+    if hit is not None:
+        return hit  # type: ignore[return-value]
     names = TILE_NAMES
     entry: dict[str, object] = {
         "seat": s,
-        "concealed_count": rest[0],
+        "concealed_count": count,
         "melds": [m.to_dict() for m in melds],
         "discards": [names[d.tile] for d in river],
         "claimed": [i for i, d in enumerate(river) if d.claimed],
-        "bao_ting": rest[1],
+        "bao_ting": state.bao_ting[s],
         "ding_que": SUIT_LETTERS[dq] if dq is not None and revealed else None,
         "ding_que_chosen": dq is not None,
     }
-    if len(_PUBLIC_SEATS) >= PUBLIC_SEATS_KEPT:
-        _PUBLIC_SEATS.clear()
-    _PUBLIC_SEATS[key] = (wall, river, melds, rest, entry)
+    _PUBLIC_SEATS.keep(key, sig, (wall, river, melds), entry)
     return entry
 
 
@@ -731,23 +738,16 @@ _OWN_PARTS = _SeatMemo()
 def _own_part(state: State, s: int) -> OwnPart:
     """Seat ``s``'s `OwnPart`, made again only when its concealed tiles, melds, void suit or
     drawn tile changed: a hand is viewed after every change of the table but changes only
-    on its own turns (slots as `_public_seat`'s). Shared: never to be changed."""
+    on its own turns. Shared: never to be changed."""
     wall = state.wall
     held = state.hands[s]
     melds = state.melds[s]
     void = state.ding_que[s]
     drawn = state.drawn[s]
     key = (id(wall), s)
-    hit = _OWN_PARTS.get(key)
-    if (
-        hit is not None
-        and hit[0] is wall
-        and hit[2] is melds
-        and hit[1] == held
-        and hit[3] == void
-        and hit[4] == drawn
-    ):
-        return hit[5]  # type: ignore[return-value]
+    hit = _OWN_PARTS.kept(key, (id(melds), held, void, drawn))
+    if hit is not None:
+        return hit  # type: ignore[return-value]
     counts = tuple(held)
     shaped = tuple((m.tile, m.size) for m in melds)
     part: OwnPart = (
@@ -757,9 +757,8 @@ def _own_part(state: State, s: int) -> OwnPart:
         counts,
         shaped,
     )
-    if len(_OWN_PARTS) >= PUBLIC_SEATS_KEPT:
-        _OWN_PARTS.clear()
-    _OWN_PARTS[key] = (wall, list(held), melds, void, drawn, part)
+    # (a copy of the hand: the slot must not see a later change of the list)
+    _OWN_PARTS.keep(key, (id(melds), list(held), void, drawn), (wall, melds), part)
     return part
 
 
