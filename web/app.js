@@ -3,7 +3,7 @@
 import { t, getLang, setLang, translateDom, botName, defaultName, reasonText, handTypeText, winKindText, termText, errorMessage, validationMessage, CHICKEN_KINDS, chickenKindText, chickenName } from './i18n.js';
 import { tileEl, tileName, sortTiles, suitOf, suitChar, setTileGame, dieEl } from './tiles.js';
 import { h } from './dom.js';
-import { JT_FANS, fanName, jintanWinEl } from './jintan.js';
+import { JT_FANS, fanName, jintanWinEl, winnerHandText } from './jintan.js';
 import { api, store, profile, ApiError } from './api.js';
 import { RoomSocket } from './net.js';
 import { verifyEl } from './wall.js';
@@ -799,7 +799,7 @@ function noteEvent(ev) {
     case 'kong': case 'kong_declared': text = `${who} ${t('act_kong')} ${tn}`; break;
     case 'win': {
       const ws = (ev.winners || []).map(seatName).join(', ');
-      text = `${ws} ${t('act_win')} ${tn}${winKindText(ev.kind) ? ' · ' + winKindText(ev.kind) : ''}`;
+      text = `${ws} ${t('act_win')} ${tn}${winKindText(ev.kind) ? ' · ' + winKindText(ev.kind, true) : ''}`;
       break;
     }
     case 'discard': if (ev.bao_ting) text = `${who} ${t('bao_ting')}`; break; // a plain discard clears "X 碰 …"
@@ -1491,11 +1491,11 @@ function winExtrasOf(s, seat) {
   if (Array.isArray(s.wins)) {
     const w = s.wins.find((x) => (x.seat ?? x.winner) === seat);
     if (w) {
-      for (const k of ['how', 'kind', 'method', 'win_kind']) if (winKindText(w[k])) out.push(winKindText(w[k]));
-      for (const k of ['extras', 'flags']) if (Array.isArray(w[k])) w[k].forEach((x) => out.push(winKindText(x) || x));
+      for (const k of ['how', 'kind', 'method', 'win_kind']) if (winKindText(w[k])) out.push(winKindText(w[k], true));
+      for (const k of ['extras', 'flags']) if (Array.isArray(w[k])) w[k].forEach((x) => out.push(winKindText(x, true) || x));
     }
   }
-  for (const k of ['win_kind', 'how']) if (typeof s[k] === 'string' && winKindText(s[k])) out.push(winKindText(s[k]));
+  for (const k of ['win_kind', 'how']) if (typeof s[k] === 'string' && winKindText(s[k])) out.push(winKindText(s[k], true));
   if (s.self_draw === true || s.zi_mo === true) out.push(winKindText('zi_mo'));
   return [...new Set(out)];
 }
@@ -1572,6 +1572,9 @@ function renderSettlement() {
     return d;
   })();
   const tots = Array.isArray(st.totals) ? st.totals : totals();
+  // Guiyang: who was ready (叫牌, spec §6.3) decides 包鸡 and 查叫, so each seat but a
+  // winner is marked; Jintan has no such payments (its `ready` is its winners)
+  const ready = (S.room && S.room.game === 'jintan') || !Array.isArray(s.ready) ? null : new Set(s.ready);
   const dt = h('table', { id: 'settle-totals', class: 'grid' },
     h('thead', {}, h('tr', {}, h('th', { text: t('seat') }), h('th', { text: t('delta') }), h('th', { text: t('total') }))));
   const tb2 = h('tbody');
@@ -1579,18 +1582,25 @@ function renderSettlement() {
     const d = deltas[i] ?? 0;
     const tot = tots[i];
     tb2.append(h('tr', { class: `settle-row ${winners.includes(i) ? 'winner-row' : ''}`, id: `settle-row-${i}`, dataset: { seat: String(i), delta: String(d), total: String(tot ?? '') } },
-      h('td', { text: seatName(i) }),
+      h('td', {}, seatName(i), ready && !winners.includes(i)
+        ? h('small', { class: `badge ${ready.has(i) ? 'ready-tag' : 'not-ready-tag'}`, dataset: { ready: String(ready.has(i)) }, text: t(ready.has(i) ? 'ready_tag' : 'not_ready_tag') })
+        : null),
       h('td', { class: `num delta ${d > 0 ? 'pos' : d < 0 ? 'neg' : ''}`, text: fmtPts(d) }),
       h('td', { class: 'num total', text: tot === undefined ? '' : fmtPts(tot) })));
   }
   dt.append(tb2);
   body.append(h('div', { class: 'scroll-x', id: 'settle-totals-box' }, dt));
+  if (ready && result !== 'win') { // 黄庄: why it paid what it paid (spec §12)
+    const why = ready.size === n ? 'huang_all_ready' : ready.size === 0 ? 'huang_none_ready' : 'huang_cha_jiao';
+    body.append(h('div', { class: 'settle-line muted', id: 'settle-huang', dataset: { why }, text: t(why) }));
+  }
 
   // winners, each with the winning hand: concealed tiles, melds, the winning tile apart
   if (winners.length) {
     const wl = h('div', { id: 'settle-winners', class: 'settle-block' });
     for (const w of winners) {
       const ht = handTypeOf(s, w);
+      const htText = ht ? winnerHandText(ht, w, pays) : '';
       const extras = winExtrasOf(s, w);
       // how it was won (点炮, 自摸, ...) right after the name, then the hand type: each a tag
       // kept whole, so a phone in English wraps between tags, never inside one, and the win's
@@ -1598,7 +1608,7 @@ function renderSettlement() {
       wl.append(h('div', { class: 'winner', dataset: { seat: String(w), handType: ht || '' } },
         h('div', { class: 'winner-title' }, h('span', { class: 'label', text: t('winners') }), h('b', { class: 'winner-name', text: seatName(w) }),
           ...extras.map((x) => h('span', { class: 'win-kind', text: x })),
-          ht ? h('span', { class: 'hand-type', text: handTypeText(ht) }) : null),
+          htText ? h('span', { class: 'hand-type', text: htText }) : null),
         winningHandEl(s, w, pays)));
     }
     body.append(wl);
@@ -1715,6 +1725,9 @@ function fanTable(o) {
   return o.fan_table === 'app' ? FAN_TABLES.app : FAN_TABLES.standard;
 }
 
+/** `label：value` with the page language's colon (full-width in Chinese). */
+const labelled = (label, value) => `${label}${getLang() === 'zh' ? '：' : ': '}${value}`;
+
 /** The room's rules, complete and in the page's language, reachable at any time (规则). */
 function rulesEl(room) {
   const o = (room && room.options) || {};
@@ -1785,8 +1798,8 @@ function rulesEl(room) {
     for (const k of CHICKEN_OPTIONS) if (o[k]) ji.push([k, t(`j_${k}`)]);
     section('r_chickens', ji);
     const claims = [
-      ['multiple_winners', `${t('multiple_winners')}: ${onOff(o.multiple_winners !== false)}`],
-      ['pass_pong_lock', `${t('pass_pong_lock')}: ${onOff(!!o.pass_pong_lock)}`],
+      ['multiple_winners', labelled(t('multiple_winners'), onOff(o.multiple_winners !== false))],
+      ['pass_pong_lock', labelled(t('pass_pong_lock'), onOff(!!o.pass_pong_lock))],
       ['guo_hu', t('c_guo_hu')],
     ];
     if (o.players === 3 || o.players === 2) claims.push(['ding_que', t('c_ding_que')]);

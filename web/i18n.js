@@ -141,6 +141,11 @@ const STRINGS = {
     close: '关闭',
     spectator: '观战中',
     no_payments: '无支付',
+    ready_tag: '叫牌',
+    not_ready_tag: '未叫',
+    huang_all_ready: '黄庄不算豆和鸡；各家都叫牌，不查叫',
+    huang_none_ready: '黄庄不算豆和鸡；各家都未叫，不查叫',
+    huang_cha_jiao: '黄庄不算豆和鸡；未叫的赔给叫牌的（查叫）',
     hands_revealed: '各家手牌',
     error: '错误',
     back_lobby: '返回大厅',
@@ -240,7 +245,7 @@ const STRINGS = {
     j_yao_bai_ji: '摇摆鸡：翻牌两边的两张都是鸡',
     j_jin_ji: '金鸡：幺鸡也被翻中时每张幺鸡 ×2',
     j_chong_feng_ji: '冲锋鸡：第一张打出的幺鸡无人要，2（金 4）',
-    j_ze_ren_ji: '责任鸡：第一张幺鸡被碰/杠，放的人赔 2（金 4）',
+    j_ze_ren_ji: '责任鸡：第一张幺鸡被碰/杠：碰/杠的人叫牌，放的人赔他 2（金 4）；碰/杠的人未叫而放的人叫牌，反过来碰/杠的人赔 2',
     j_man_tang_ji: '满堂鸡：手牌、碰杠和打出未被要的牌都算鸡',
     j_shou_shang_ji: '手上鸡：只算手牌和碰杠的鸡，打出的不算',
     j_bao_ji: '包鸡：未叫牌者按打出和碰杠的幺鸡赔给叫牌者',
@@ -409,6 +414,11 @@ const STRINGS = {
     close: 'Close',
     spectator: 'Spectating',
     no_payments: 'No payments',
+    ready_tag: 'ready (叫牌)',
+    not_ready_tag: 'not ready (未叫)',
+    huang_all_ready: 'Exhausted: no kongs (豆) or chickens are paid; everyone is ready, so no ready check (查叫)',
+    huang_none_ready: 'Exhausted: no kongs (豆) or chickens are paid; nobody is ready, so no ready check (查叫)',
+    huang_cha_jiao: 'Exhausted: no kongs (豆) or chickens are paid; each seat not ready pays each ready seat (查叫)',
     hands_revealed: 'Hands',
     error: 'Error',
     back_lobby: 'Lobby',
@@ -508,7 +518,7 @@ const STRINGS = {
     j_yao_bai_ji: 'Swinging chicken (摇摆鸡): both neighbours of the turned tile are chickens',
     j_jin_ji: 'Golden chicken (金鸡): 1s (幺鸡) turned too, each 1s ×2',
     j_chong_feng_ji: 'Charging chicken (冲锋鸡): the first 1s discarded, unclaimed: 2 (golden 4)',
-    j_ze_ren_ji: 'Liable chicken (责任鸡): the first 1s ponged or konged: the discarder pays 2 (golden 4)',
+    j_ze_ren_ji: 'Liable chicken (责任鸡): the first 1s ponged or konged: if the claimer is ready, the discarder pays it 2 (golden 4); if the claimer is not ready and the discarder is, the claimer pays the discarder 2',
     j_man_tang_ji: 'Full table (满堂鸡): hand, melds and unclaimed discards count',
     j_shou_shang_ji: 'In hand only (手上鸡): hand and melds count, discards do not',
     j_bao_ji: 'Paying for chickens (包鸡): a seat not ready pays the ready seats for its open 1s',
@@ -835,7 +845,7 @@ const TERMS_EN = {
   qing_qi_dui: 'full-flush seven pairs', qing_long_bei: 'full-flush dragon seven pairs',
   qing_dan_diao: 'full-flush single wait', standard: 'win', ba_hua: 'eight flowers',
   hun_yi_se: 'half flush', dui_dui_hu: 'all pongs', gang_kai: 'win on a kong', du_diao: 'single wait',
-  zi_mo: 'self-draw', self_draw: 'self-draw', dian_pao: 'on a discard', discard: 'on a discard',
+  zi_mo: 'self-draw', self_draw: 'self-draw', dian_pao: 'on a discard', jie_pao: 'on a discard', ji_hu: 'chicken hand', discard: 'on a discard',
   re_pao: 'hot discard', qiang_gang: 'robbing a kong', ruan_bao: 'soft ready', ying_bao: 'hard ready',
   sha_bao: 'kill-ready', men_dou: 'concealed kong', ming_dou: 'exposed kong', zhuan_wan_dou: 'added kong',
 };
@@ -846,8 +856,10 @@ export function termText(key, zh) {
   return lang === 'en' ? `${TERMS_EN[key] || key} (${zh})` : zh;
 }
 
-/** How a hand was won (`WIN_KINDS`) in the page's language; '' for an unknown kind. */
-export function winKindText(k) {
+/** How a hand was won (`WIN_KINDS`) in the page's language; '' for an unknown kind.
+ * ``winner``: said of the winner, for whom a win on a discard is 接炮 (点炮 is the payer's). */
+export function winKindText(k, winner = false) {
+  if (winner && (k === 'dian_pao' || k === 'discard')) return termText('jie_pao', '接炮');
   return WIN_KINDS[k] ? termText(k, WIN_KINDS[k]) : '';
 }
 

@@ -1,6 +1,6 @@
 // Jintan's (金坛麻将) words and win line, shared by the table and 回放.
 import { h } from './dom.js';
-import { t, getLang, termText } from './i18n.js';
+import { t, getLang, termText, handTypeText } from './i18n.js';
 import { tileName } from './tiles.js';
 
 /** Jintan's 番 patterns by name (jintan.md §J6). */
@@ -9,6 +9,18 @@ const FAN_NAMES = { hun_yi_se: '混一色', dui_dui_hu: '对对胡', gang_kai: '
 export const JT_FANS = { hun_yi_se: 1, dui_dui_hu: 1, gang_kai: 1, du_diao: 1, qing_yi_se: 2, qi_dui: 2 };
 /** A 番 pattern's name in the page's language: 混一色, "half flush (混一色)". */
 export const fanName = (k) => termText(k, FAN_NAMES[k] || k);
+/** A winner's hand as its badge names it: a Jintan hand of type ``standard`` (not 七对) by
+ * its 番 (清一色, 混一色 对对胡), or 鸡胡 with none (jintan.md §J6; '' for 杠开 alone), from the ``payments`` of
+ * the settlement (the winner ``w``'s 胡 line's detail); any other type by its name. */
+export function winnerHandText(ht, w, payments) {
+  if (ht !== 'standard') return handTypeText(ht);
+  const hu = (payments || []).find((p) => p.to === w && p.reason === 'hu' && p.detail && Array.isArray(p.detail.fan));
+  if (!hu) return handTypeText(ht);
+  if (!hu.detail.fan.length) return termText('ji_hu', '鸡胡');
+  // (杠开 is said by how it was won, 杠上开花)
+  return hu.detail.fan.filter((k) => k !== 'gang_kai').map(fanName).join(' ');
+}
+
 /** What each 花 item of a win is (jintan.md §J5), put before its tile: a flower is named by
  * its tile alone. */
 const HUA_ITEMS = {

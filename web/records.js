@@ -3,7 +3,7 @@
 // over the player's hands, and a session's standings hand by hand. Opened with ./?records.
 // Data: GET /api/me/... with the player code (docs/protocol.md).
 import { request, profile, ensureProfile, ApiError } from './api.js';
-import { botName, translator } from './i18n.js';
+import { botName, translator, winKindText } from './i18n.js';
 import { h } from './dom.js';
 import { showStoredSettlement, optionsSummary } from './app.js';
 
@@ -16,6 +16,7 @@ const L = {
     status_dissolved: '已解散', voided: '作废', game_guiyang: '贵阳捉鸡', game_jintan: '金坛麻将',
     players_n: '{n}人', hands_n: '{n}局', total_after: '共{n}局 · 累计 {total}', rank: '第{n}名',
     back_rooms: '返回房间列表', player: '玩家', chart_empty: '打完一局后这里会画出积分走势',
+    huang: '黄庄', won_mark: '胡', dealt_in_mark: '炮', won: '胡牌', dealt_in: '点炮',
   },
   en: {
     records: 'Records', replay: 'Replay', back: 'Lobby', running_total: 'Running total', rooms: 'My rooms', more: 'More',
@@ -25,6 +26,7 @@ const L = {
     status_dissolved: 'dissolved', voided: 'void', game_guiyang: 'Guiyang Zhuoji', game_jintan: 'Jintan',
     players_n: '{n} players', hands_n: '{n} hands', total_after: 'hands: {n} · total {total}', rank: '#{n}',
     back_rooms: 'All rooms', player: 'Player', chart_empty: 'The chart appears after your first hand',
+    huang: 'exhausted', won_mark: 'W', dealt_in_mark: 'D', won: 'won', dealt_in: 'dealt in',
   },
 };
 const rt = translator(L);
@@ -245,10 +247,18 @@ function renderRoom() {
   const tb = h('tbody');
   for (const row of rows) {
     const tr = h('tr', { class: `rec-hand ${row.voided ? 'voided' : ''}`, dataset: { handNo: String(row.hand_no), handId: String(row.id), deltas: row.effective.join(',') } });
-    tr.append(h('td', { text: String(row.hand_no) }));
+    // how the hand ended (自摸, 点炮, 黄庄 ...) under its number; the winner's and the
+    // dealer-in's cells marked 胡 / 炮
+    const winners = row.winners || [];
+    const how = winners.length ? winKindText(row.win_kind) : rt('huang');
+    tr.dataset.result = winners.length ? (row.win_kind || 'win') : 'huang_zhuang';
+    tr.append(h('td', {}, String(row.hand_no), how ? h('small', { class: 'rec-result', text: how }) : null));
     for (let i = 0; i < n; i++) {
       const d = row.effective[i] ?? 0;
-      tr.append(h('td', { class: `num ${d > 0 ? 'pos' : d < 0 ? 'neg' : ''} ${i === room.seat ? 'me' : ''}`, text: row.voided ? rt('voided') : fmt(d) }));
+      const role = winners.includes(i) ? 'won' : i === row.loser ? 'dealt_in' : null;
+      const mark = role && !row.voided ? h('small', { class: `rec-mark ${role}`, title: rt(role), text: rt(`${role}_mark`) }) : null;
+      tr.append(h('td', { class: `num ${d > 0 ? 'pos' : d < 0 ? 'neg' : ''} ${i === room.seat ? 'me' : ''}`, dataset: role ? { role } : {} },
+        mark, row.voided ? rt('voided') : fmt(d)));
     }
     // 查看 and 回放 share one cell, so that both fit a phone's width beside four seats
     tr.append(h('td', {}, h('span', { class: 'rec-links' }, h('button', { type: 'button', class: 'ghost view-hand', text: rt('view'), onclick: () => openHand(code, row.hand_no) }), replaySlot(row))));

@@ -5,8 +5,8 @@
 // published at the deal. The admin (token in sessionStorage, /admin) needs no key.
 import { tileEl, sortTiles, tileName, setTileGame, dieEl } from './tiles.js';
 import { h } from './dom.js';
-import { jintanWinEl } from './jintan.js';
-import { t, translator, getLang, setLang, reasonText, handTypeText, winKindText, botName, chickenKindText } from './i18n.js';
+import { jintanWinEl, winnerHandText } from './jintan.js';
+import { t, translator, getLang, setLang, reasonText, winKindText, botName, chickenKindText } from './i18n.js';
 import { checkSeed, verdictText } from './wall.js';
 
 const $ = (id) => document.getElementById(id);
@@ -19,7 +19,7 @@ const CLAIM_EVENTS = new Set(['pong', 'kong', 'win', 'chow']);
 const L = {
   zh: {
     title: '回放', room: '房间 {code} · 第 {n} 局 · {game}', guiyang: '贵阳', jintan: '金坛',
-    verifying: '正在验证牌墙…', wall_summary: '牌墙（由种子在页面中重建）',
+    verifying: '正在验证牌墙…', wall_summary: '种子、哈希与牌墙（由种子在页面中重建）',
     first: '|◀ 开局', first_title: '回到开局', back_title: '后退一步', play: '播放', pause: '暂停',
     play_title: '播放 / 暂停', fwd_title: '前进一步', last: '结尾 ▶|', last_title: '跳到结尾', speed: '速度',
     pos: '步数', log: '全部步骤', start: '开局', step: '第 {n} 步', wall_left: '余牌 {n}', acting: '行动中',
@@ -37,7 +37,7 @@ const L = {
   },
   en: {
     title: 'Replay', room: 'Room {code} · hand {n} · {game}', guiyang: 'Guiyang', jintan: 'Jintan',
-    verifying: 'Checking the wall…', wall_summary: 'The wall (rebuilt in this page from the seed)',
+    verifying: 'Checking the wall…', wall_summary: 'Seed, hashes and the wall (rebuilt in this page from the seed)',
     first: '|◀ Start', first_title: 'Back to the deal', back_title: 'One step back', play: 'Play', pause: 'Pause',
     play_title: 'Play / pause', fwd_title: 'One step on', last: 'End ▶|', last_title: 'Jump to the end', speed: 'Speed',
     pos: 'Step', log: 'All steps', start: 'Deal', step: 'Step {n}', wall_left: '{n} tiles left', acting: 'to act',
@@ -227,7 +227,7 @@ function renderSettlement() {
   if (winners.length) {
     const types = s.hand_types || {};
     // each winner's hand and how it won (平胡 · 自摸), as the table's settlement says it
-    const how = (w) => [handTypeText(types[w] ?? types[String(w)] ?? ''), winKindText(s.win_kind)].filter(Boolean).join(' · ');
+    const how = (w) => [winnerHandText(types[w] ?? types[String(w)] ?? '', w, s.payments), winKindText(s.win_kind, true)].filter(Boolean).join(' · ');
     box.append(h('p', { id: 'rp-winners' }, rt(winners.length > 1 ? 'winners' : 'winner'), ...winners.map((w) => h('span', { class: 'winner', dataset: { seat: String(w) } }, seatName(w), ' ', how(w), ' '))));
     // Jintan: how each win counts (花, 番, 底 and the sum), once per winner
     for (const w of winners) {

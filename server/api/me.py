@@ -176,8 +176,9 @@ async def my_room_hands(
 ) -> dict[str, Any]:
     """One of the caller's rooms and its settled hands in order: ``{"room": {"code", "game",
     "options", "status", "created_at", "seat", "seats"}, "rows": [{"id", "replay_key", "room",
-    "hand_no", "started_at", "ended_at", "result", "deltas", "adjust", "voided", "effective",
-    "standings"}], "next"}``; 404 ``not_found`` for a room the caller did not sit in."""
+    "hand_no", "started_at", "ended_at", "result", "winners", "win_kind", "loser", "deltas",
+    "adjust", "voided", "effective", "standings"}], "next"}``; 404 ``not_found`` for a room
+    the caller did not sit in."""
     room, rows, nxt = await _guard(
         profiles.my_room_hands(_store(request), player.id, code, limit=limit, cursor=cursor)
     )

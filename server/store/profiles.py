@@ -286,8 +286,10 @@ async def my_room_hands(
     """One of the profile's rooms and its settled hands in order: ``(room, rows, next)``.
     ``room``: ``{"code", "game", "options", "status", "created_at", "seat", "seats"}``;
     rows as :func:`server.store.admin.room_hands` gives them (``deltas``, ``effective``,
-    ``standings`` after each hand, ...) plus ``"id"`` (the hand's id, for its replay link).
-    :class:`NotFound` unless the profile sat in the room."""
+    ``standings`` after each hand, ...) plus ``"id"`` (the hand's id, for its replay link)
+    and, from its stored settlement, how it ended: ``"winners"`` (seats), ``"win_kind"``
+    (``zi_mo``, ``dian_pao``, ...; None for 黄庄) and ``"loser"`` (the seat that dealt in or
+    was robbed, else None). :class:`NotFound` unless the profile sat in the room."""
 
     def head(conn: Conn) -> dict[str, Any]:
         me = _my_seat(conn, profile_id, code)
@@ -306,23 +308,33 @@ async def my_room_hands(
     rows, nxt = await queries.room_hands(store, code, limit=limit, cursor=cursor)
     if rows:
 
-        def ids(conn: Conn) -> dict[int, tuple[int, str | None]]:
+        def ids(conn: Conn) -> dict[int, dict[str, Any]]:
             got = conn.execute(
-                select(Hand.hand_no, Hand.id, Hand.replay_key)
+                select(Hand.hand_no, Hand.id, Hand.replay_key, Hand.settlement)
                 .join(Room, Room.id == Hand.room_id)
                 .where(Room.code == code, Hand.hand_no.in_([r["hand_no"] for r in rows]))
             ).all()
-            return {int(no): (int(hid), key) for no, hid, key in got}
+            return {int(no): _hand_links(hid, key, st) for no, hid, key, st in got}
 
         by_no = await _read(store, ids)
         # the replay key of a settled hand goes to its players only (this profile sat here)
-        rows = [
-            {"id": by_no[r["hand_no"]][0], "replay_key": by_no[r["hand_no"]][1], **r}
-            if r["hand_no"] in by_no
-            else {"id": None, "replay_key": None, **r}
-            for r in rows
-        ]
+        rows = [{**by_no.get(r["hand_no"], _hand_links(None, None, None)), **r} for r in rows]
     return room, rows, nxt
+
+
+def _hand_links(
+    hand_id: int | None, replay_key: str | None, settlement: dict[str, Any] | None
+) -> dict[str, Any]:
+    """A `my_room_hands` row's own fields: the hand's id and replay key, and how it ended
+    (its settlement's ``winners``, ``win_kind`` and ``loser``)."""
+    st = settlement or {}
+    return {
+        "id": None if hand_id is None else int(hand_id),
+        "replay_key": replay_key,
+        "winners": list(st.get("winners") or []),
+        "win_kind": st.get("win_kind"),
+        "loser": st.get("loser"),
+    }
 
 
 async def my_hand(store: Store, profile_id: int, code: str, hand_no: int) -> dict[str, Any]:

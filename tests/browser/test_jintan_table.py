@@ -20,6 +20,7 @@ FANS_EN = {
     "gang_kai": "win on a kong (杠开)", "du_diao": "single wait (独吊)",
     "qing_yi_se": "full flush (清一色)", "qi_dui": "seven pairs (七对)",
 }  # fmt: skip
+FANS_ZH = {en: zh[zh.index("(") + 1 : -1] for en, zh in FANS_EN.items()}
 HUA_EN = {
     "flower": "", "honour_pong": "pong ", "honour_concealed_triplet": "concealed triplet ",
     "honour_exposed_kong": "exposed kong ", "honour_concealed_kong": "concealed kong ",
@@ -117,6 +118,13 @@ def test_a_jintan_hand_with_a_chosen_chow_to_its_settlement(
         )
         assert hua == [p["detail"]["hua_total"] for p in s["payments"]]
         assert fan == [p["detail"]["fan_total"] for p in s["payments"]]
+        # the winner's badge names the hand by its 番, or 鸡胡 with none (§J6)
+        for w in s["winners"]:
+            d = next(p["detail"] for p in s["payments"] if p["to"] == w)
+            fans = [FANS_ZH[f] for f in d["fan"] if f != "gang_kai"]
+            badge = page.locator(f'#settle-winners .winner[data-seat="{w}"] .hand-type')
+            want = " ".join(fans) if d["fan"] else "鸡胡"
+            assert badge.inner_text() == ("七对" if s["hand_types"][str(w)] == "qi_dui" else want)
         # in English the win line names its 番 and 花 items in English, the Chinese after
         page.click("#lang-toggle")
         lines = page.locator("#settle-payments .jt-win").evaluate_all(
@@ -132,7 +140,7 @@ def test_a_jintan_hand_with_a_chosen_chow_to_its_settlement(
             assert not re.search("[碰刻杠]", hua_text), hua_text
             for item in d["hua"]:
                 assert HUA_EN[item["what"]] in hua_text, (item, hua_text)
-        how = {"zi_mo": "self-draw (自摸)", "dian_pao": "on a discard (点炮)"}.get(s["win_kind"])
+        how = {"zi_mo": "self-draw (自摸)", "dian_pao": "on a discard (接炮)"}.get(s["win_kind"])
         assert how is None or how in page.locator("#settle-winners").inner_text()
         page.screenshot(path=str(shots_dir / "jintan-settlement-en.png"), full_page=True)
         page.set_viewport_size({"width": 375, "height": 812})

@@ -163,6 +163,17 @@ def test_records_of_a_hand_played_and_the_player_code(
         hand_row = page.locator('#record-hands tr.rec-hand[data-hand-no="1"]')
         hand_row.wait_for()
         assert hand_row.get_attribute("data-deltas") == ",".join(map(str, nets))
+        # how it ended: the win's kind under the hand's number, the winner's cell marked 胡
+        # (and a dealer-in's 炮)
+        st = hand.settlement
+        assert hand_row.get_attribute("data-result") == st["win_kind"]
+        word = {"zi_mo": "自摸", "dian_pao": "点炮", "gang_kai": "杠上开花", "qiang_gang": "抢杠"}
+        assert hand_row.locator(".rec-result").inner_text() == word[st["win_kind"]]
+        roles = hand_row.locator("td.num").evaluate_all("els => els.map(e => e.dataset.role || '')")
+        assert roles == [
+            "won" if i in st["winners"] else "dealt_in" if i == st["loser"] else ""
+            for i in range(4)
+        ]
         assert page.locator("#standings-chart g.series").count() == 4
         final = page.locator("#record-hands tfoot td[data-seat]").all_inner_texts()
         assert final == [f"+{d}" if d > 0 else str(d) for d in nets]

@@ -204,8 +204,9 @@ def test_seat_verifies_the_seed_and_watches_the_replay_to_the_ledger(
             assert texts[i] == f"{names[seat]} 摸 {name}", texts[i]
         winner = hand.settlement["winners"][0]
         assert texts[-1].startswith(names[winner]), texts[-1]
-        # the settlement's winner line says how the hand won, as the table's does (· 自摸)
-        how = {"zi_mo": "自摸", "dian_pao": "点炮", "gang_kai": "杠上开花", "qiang_gang": "抢杠"}
+        # the settlement's winner line says how the hand won, as the table's does (· 自摸; the
+        # winner of a discard 接炮, the payer's word being 点炮)
+        how = {"zi_mo": "自摸", "dian_pao": "接炮", "gang_kai": "杠上开花", "qiang_gang": "抢杠"}
         line = viewer.locator("#rp-winners").inner_text()
         assert line.startswith("胡牌：") and f" · {how[hand.settlement['win_kind']]}" in line, line
         # step back shows the position before the end, with the seats' claim answers

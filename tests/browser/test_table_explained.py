@@ -535,3 +535,47 @@ def test_phone_tap_shows_the_hint_of_the_raised_tile(
         assert not page.errors, page.errors  # type: ignore[attr-defined]
     finally:
         ctx.close()
+
+
+def test_who_was_ready_is_marked(live: LiveServer, browser: Any, shots_dir: Path) -> None:
+    """A 黄庄 with 查叫 (spec §12): each seat's row says 叫牌 / 未叫 as the settlement's
+    ``ready`` has it, and a line says why the hand paid what it paid (no 豆 or 鸡 on a 黄庄;
+    the seats not ready pay the ready ones). In English too."""
+    ctx, page = new_page(browser, *SIZES["desktop"])
+    try:
+        code = create_room(page, live.base, "叫")
+        options = live.room(code)["options"]
+
+        def cha_jiao(h: Hand) -> bool:
+            s = h.settlement
+            return s["result"] == "huang_zhuang" and 0 < len(s["ready"]) < 4
+
+        hand = find_seed(options, cha_jiao, prefix="ready")
+        live.fix_seeds(code, [hand.seed])
+        add_bots(page)
+        page.wait_for_selector("#hand .hand-tile", timeout=15000)
+        play_scripted({0: page}, hand)
+        page.wait_for_selector("#settle-row-0", timeout=30000)
+        s = hand.settlement
+        marks = [
+            page.locator(f"#settle-row-{i} .badge[data-ready]").get_attribute("data-ready")
+            for i in range(4)
+        ]
+        assert marks == [str(i in s["ready"]).lower() for i in range(4)]
+        texts = [page.locator(f"#settle-row-{i} .badge[data-ready]").inner_text() for i in range(4)]
+        assert texts == ["叫牌" if i in s["ready"] else "未叫" for i in range(4)]
+        note = page.locator("#settle-huang")
+        assert note.get_attribute("data-why") == "huang_cha_jiao"
+        assert note.inner_text() == "黄庄不算豆和鸡；未叫的赔给叫牌的（查叫）"
+        assert {p["reason"] for p in s["payments"]} <= {"cha_jiao", "cha_que"}
+        _shots(page, shots_dir, "settlement-ready-marks")
+        page.click("#lang-toggle")
+        assert page.locator("#settle-row-0 .badge[data-ready]").inner_text() in (
+            "ready (叫牌)",
+            "not ready (未叫)",
+        )
+        assert "each seat not ready pays each ready seat" in note.inner_text()
+        page.click("#lang-toggle")
+        assert not page.errors, page.errors  # type: ignore[attr-defined]
+    finally:
+        ctx.close()

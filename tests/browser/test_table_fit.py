@@ -1,7 +1,7 @@
 """What a UI review found not fitting (Debian's Chromium, 1280x800 and 375x812):
 
 * the settlement's winner line on a phone in English: how the hand was won ("on a discard
-  (点炮)") stays on the winner's name's line, whole, and never starts a line of its own; the
+  (接炮)") stays on the winner's name's line, whole, and never starts a line of its own; the
   winning hand's fourteen tiles stand in one row;
 * a 2-player room (二丁拐): the table's centre is a compact middle of the table, not a large
   empty panel filling the screen between 对家 and you;
@@ -77,7 +77,7 @@ def test_the_win_kind_stays_on_the_winners_line_on_a_phone(
         page.wait_for_selector("#settle-winners .winner-title", timeout=30000)
         page.locator("#settle-winners").scroll_into_view_if_needed()
         page.screenshot(path=str(shots_dir / "fit-settlement-en-375.png"))
-        _kind_on_the_name_line(page, "on a discard (点炮)", "en 375")
+        _kind_on_the_name_line(page, "on a discard (接炮)", "en 375")
         # the winning hand in one row, the winning tile too (at 21 px it wrapped alone)
         tops = page.eval_on_selector_all(
             "#settle-winners .win-hand .tile", "ts => ts.map(t => t.getBoundingClientRect().top)"
@@ -87,9 +87,9 @@ def test_the_win_kind_stays_on_the_winners_line_on_a_phone(
         assert page.inner_text("#settle-winners .winner-title .hand-type").endswith(")")
         page.click("#lang-toggle")
         page.wait_for_function(
-            "document.querySelector('#settle-winners .winner-title').textContent.includes('点炮')"
+            "document.querySelector('#settle-winners .winner-title').textContent.includes('接炮')"
         )
-        _kind_on_the_name_line(page, "点炮", "zh 375")
+        _kind_on_the_name_line(page, "接炮", "zh 375")
         page.screenshot(path=str(shots_dir / "fit-settlement-zh-375.png"))
         assert not page.errors, page.errors  # type: ignore[attr-defined]
     finally:

@@ -121,6 +121,11 @@ async def test_records_of_a_profile(store: Store) -> None:
     assert room["seat"] == 0 and room["code"] == "R1"
     assert [h["deltas"] for h in hands] == [s["deltas"] for s in r1]
     assert all(isinstance(h["id"], int) for h in hands)
+    # how each hand ended, from its stored settlement (the 战绩 table's result column)
+    assert any(s["winners"] for s in r1), "the seeds give a won hand"
+    assert [(h["winners"], h["win_kind"], h["loser"]) for h in hands] == [
+        (s["winners"], s["win_kind"], s["loser"]) for s in r1
+    ]
     running = [0] * 4
     for h, s in zip(hands, r1, strict=True):
         running = [a + b for a, b in zip(running, s["deltas"], strict=True)]
