@@ -24,7 +24,7 @@ const L = {
     play_title: '播放 / 暂停', fwd_title: '前进一步', last: '结尾 ▶|', last_title: '跳到结尾', speed: '速度',
     pos: '步数', log: '全部步骤', start: '开局', step: '第 {n} 步', wall_left: '余牌 {n}', acting: '行动中',
     river: '牌河', waits: '听', ding_que: '定缺', bao_ting: '（报听）', seat: '座位{n}',
-    settlement: '结算', deltas_seat: '座位', deltas_points: '得分', winners: '胡牌：', winner: '胡牌：', turned: '翻牌', chickens: '鸡',
+    settlement: '结算', deltas_seat: '座位', deltas_points: '本局', by_reason: '明细', winners: '胡牌：', winner: '胡牌：', turned: '翻牌', chickens: '鸡',
     pay_from: '付', pay_to: '收', pay_points: '分', pay_reason: '原因', none: '无',
     ledger_ok: '✓ 回放的结算与账本一致', ledger_bad: '✗ 回放的结算与账本不一致',
     seed: '种子', hash_published: '开局公布的哈希', hash_computed: '页面计算的哈希', dealt: '{name} 起手', wall: '牌墙',
@@ -42,7 +42,7 @@ const L = {
     play_title: 'Play / pause', fwd_title: 'One step on', last: 'End ▶|', last_title: 'Jump to the end', speed: 'Speed',
     pos: 'Step', log: 'All steps', start: 'Deal', step: 'Step {n}', wall_left: '{n} tiles left', acting: 'to act',
     river: 'Discards', waits: 'Waits', ding_que: 'void suit', bao_ting: ' (ready, 报听)', seat: 'Seat {n}',
-    settlement: 'Settlement', deltas_seat: 'Seat', deltas_points: 'Points', winners: 'Winners: ', winner: 'Winner: ', turned: 'Turned', chickens: 'chickens',
+    settlement: 'Settlement', deltas_seat: 'Seat', deltas_points: 'This hand', by_reason: 'By reason', winners: 'Winners: ', winner: 'Winner: ', turned: 'Turned', chickens: 'chickens',
     pay_from: 'Pays', pay_to: 'To', pay_points: 'Points', pay_reason: 'Reason', none: 'none',
     ledger_ok: '✓ The replay settles as the ledger has it', ledger_bad: '✗ The replay does not settle as the ledger has it',
     seed: 'Seed', hash_published: 'Hash published at the deal', hash_computed: 'Hash computed in this page',
@@ -218,12 +218,32 @@ function renderSettlement() {
   if (!s) return;
   const winners = Array.isArray(s.winners) ? s.winners : [];
   box.append(h('h2', {}, `${rt('settlement')} `, h('span', { id: 'rp-result', class: `result ${s.result}`, dataset: { result: s.result }, text: s.result === 'win' ? t('result_win') : t('result_huang') })));
-  const dt = h('table', { id: 'rp-deltas', class: 'grid' }, h('thead', {}, h('tr', {}, h('th', { text: rt('deltas_seat') }), h('th', { text: rt('deltas_points') }))));
+  // each seat: its points, and what they are made of by reason (胡 +4 · 鸡 +3 · 豆 -1), as
+  // the table's 各家明细 sums them; Guiyang's seats but the winners marked 叫牌 / 未叫
+  const dt = h('table', { id: 'rp-deltas', class: 'grid' }, h('thead', {}, h('tr', {}, h('th', { text: rt('deltas_seat') }), h('th', { text: rt('deltas_points') }), h('th', { text: rt('by_reason') }))));
   const tb = h('tbody');
-  s.deltas.forEach((d, i) => tb.append(h('tr', { class: `rp-delta ${winners.includes(i) ? 'winner-row' : ''}`, dataset: { seat: String(i), delta: String(d) } },
-    h('td', { text: seatName(i) }), h('td', { class: `num ${d > 0 ? 'pos' : d < 0 ? 'neg' : ''}`, text: d > 0 ? `+${d}` : String(d) }))));
+  const ready = R.data.game === 'jintan' || !Array.isArray(s.ready) ? null : new Set(s.ready);
+  const fmt = (d) => (d > 0 ? `+${d}` : String(d));
+  s.deltas.forEach((d, i) => {
+    const nets = new Map();
+    for (const p of s.payments || []) {
+      const sign = p.to === i ? 1 : p.from === i ? -1 : 0;
+      if (sign) nets.set(p.reason, (nets.get(p.reason) || 0) + sign * p.points);
+    }
+    const parts = [...nets].filter(([, v]) => v !== 0).map(([r, v]) => h('span', { class: 'rp-part', dataset: { reason: r, points: String(v) } }, `${reasonText(r)} ${fmt(v)}`));
+    const mark = ready && !winners.includes(i)
+      ? h('small', { class: `badge ${ready.has(i) ? 'ready-tag' : 'not-ready-tag'}`, dataset: { ready: String(ready.has(i)) }, text: t(ready.has(i) ? 'ready_tag' : 'not_ready_tag') })
+      : null;
+    tb.append(h('tr', { class: `rp-delta ${winners.includes(i) ? 'winner-row' : ''}`, dataset: { seat: String(i), delta: String(d) } },
+      h('td', {}, seatName(i), mark), h('td', { class: `num ${d > 0 ? 'pos' : d < 0 ? 'neg' : ''}`, text: fmt(d) }),
+      h('td', { class: 'rp-parts' }, ...parts.flatMap((x, k) => (k ? [' · ', x] : [x])))));
+  });
   dt.append(tb);
-  box.append(dt);
+  box.append(h('div', { class: 'scroll-x' }, dt));
+  if (ready && s.result !== 'win') {
+    const why = ready.size === s.deltas.length ? 'huang_all_ready' : ready.size === 0 ? 'huang_none_ready' : 'huang_cha_jiao';
+    box.append(h('p', { class: 'muted', id: 'rp-huang', dataset: { why }, text: t(why) }));
+  }
   if (winners.length) {
     const types = s.hand_types || {};
     // each winner's hand and how it won (平胡 · 自摸), as the table's settlement says it
@@ -242,12 +262,16 @@ function renderSettlement() {
   const pt = h('table', { id: 'rp-payments', class: 'grid' }, h('thead', {}, h('tr', {}, h('th', { text: rt('pay_from') }), h('th', { text: rt('pay_to') }), h('th', { text: rt('pay_points') }), h('th', { text: rt('pay_reason') }))));
   const pb = h('tbody');
   for (const p of s.payments || []) {
+    // a chicken's line shows its tile (two chickens of one kind are told apart)
+    const tile = p.detail && typeof p.detail.tile === 'string' && p.reason !== 'hu' ? tileEl(p.detail.tile, { size: 'xs' }) : null;
     pb.append(h('tr', { class: 'rp-payment', dataset: { from: String(p.from), to: String(p.to), points: String(p.points), reason: p.reason } },
-      h('td', { text: seatName(p.from) }), h('td', { text: seatName(p.to) }), h('td', { class: 'num', text: String(p.points) }), h('td', { text: reasonOf(p) })));
+      h('td', { text: seatName(p.from) }), h('td', { text: seatName(p.to) }), h('td', { class: 'num', text: String(p.points) }),
+      h('td', {}, h('span', { class: 'rp-reason', text: reasonOf(p) }), tile)));
   }
   if (!(s.payments || []).length) pb.append(h('tr', {}, h('td', { colspan: '4', class: 'muted', text: rt('none') })));
   pt.append(pb);
-  box.append(h('div', { class: 'scroll-x' }, pt));
+  // every ledger row, folded (a hand of chickens has dozens), as at the table
+  box.append(h('details', { id: 'rp-payments-box' }, h('summary', { text: `${t('payments')} (${(s.payments || []).length})` }), h('div', { class: 'scroll-x' }, pt)));
   box.append(h('p', { id: 'rp-ledger', class: `rp-ledger ${R.data.replay_ok ? 'ok' : 'bad'}`, dataset: { ok: String(R.data.replay_ok) },
     text: rt(R.data.replay_ok ? 'ledger_ok' : 'ledger_bad') }));
 }

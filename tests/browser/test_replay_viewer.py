@@ -176,12 +176,25 @@ def test_seat_verifies_the_seed_and_watches_the_replay_to_the_ledger(
             for p in hand.settlement["payments"]
             if p["reason"] == "ji"
         )
-        shown = viewer.locator('#rp-payments tr.rp-payment[data-reason="ji"] td:nth-child(4)')
+        viewer.click("#rp-payments-box summary")  # the ledger's rows, folded at first
+        shown = viewer.locator('#rp-payments tr.rp-payment[data-reason="ji"] .rp-reason')
         assert want and sorted(shown.all_inner_texts()) == want
         deltas = viewer.locator("#rp-deltas tr.rp-delta").evaluate_all(
             "els => els.map(e => Number(e.dataset.delta))"
         )
         assert deltas == hand.settlement["deltas"]
+        # each seat's points by reason, summed from the ledger; each chicken line's tile
+        for i in range(4):
+            nets: Counter[str] = Counter()
+            for p in hand.settlement["payments"]:
+                nets[p["reason"]] += p["points"] * ((p["to"] == i) - (p["from"] == i))
+            parts = viewer.locator(f'#rp-deltas tr.rp-delta[data-seat="{i}"] .rp-part')
+            got = parts.evaluate_all(
+                "els => els.map(e => [e.dataset.reason, Number(e.dataset.points)])"
+            )
+            assert dict(got) == {r: v for r, v in nets.items() if v}, (i, got)
+        tiles = viewer.locator('#rp-payments tr.rp-payment[data-reason="ji"] .tile').count()
+        assert tiles == len(want)
         assert viewer.get_attribute("#rp-ledger", "data-ok") == "true"
         steps = viewer.evaluate("window.__replay.frames.length") - 1
         assert viewer.locator("#rp-count").inner_text() == f"{steps} / {steps}"
@@ -451,6 +464,7 @@ def test_the_replay_reads_in_english(live: LiveServer, browser: Any, shots_dir: 
         # the dealer's badge says so in words ("D" alone told a newcomer nothing)
         assert page.locator(".rp-seat-head .badge").all_inner_texts() == ["Dealer"]
         _play_to_end(page)
+        page.click("#rp-payments-box summary")
         heads = page.locator("#rp-payments th").all_inner_texts()
         assert heads == ["Pays", "To", "Points", "Reason"]
         ledger = page.locator("#rp-ledger").inner_text()
