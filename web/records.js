@@ -16,7 +16,7 @@ const L = {
     status_dissolved: '已解散', voided: '作废', game_guiyang: '贵阳捉鸡', game_jintan: '金坛麻将',
     players_n: '{n}人', hands_n: '{n}局', total_after: '共{n}局 · 累计 {total}', rank: '第{n}名',
     back_rooms: '返回房间列表', player: '玩家', chart_empty: '打完一局后这里会画出积分走势',
-    huang: '黄庄', won_mark: '胡', dealt_in_mark: '炮', won: '胡牌', dealt_in: '点炮',
+    list_sep: '；', huang: '黄庄', won_mark: '胡', dealt_in_mark: '炮', won: '胡牌', dealt_in: '点炮',
   },
   en: {
     records: 'Records', replay: 'Replay', back: 'Lobby', running_total: 'Running total', rooms: 'My rooms', more: 'More',
@@ -26,7 +26,7 @@ const L = {
     status_dissolved: 'dissolved', voided: 'void', game_guiyang: 'Guiyang Zhuoji', game_jintan: 'Jintan',
     players_n: '{n} players', hands_n: '{n} hands', total_after: 'hands: {n} · total {total}', rank: '#{n}',
     back_rooms: 'All rooms', player: 'Player', chart_empty: 'The chart appears after your first hand',
-    huang: 'exhausted', won_mark: 'W', dealt_in_mark: 'D', won: 'won', dealt_in: 'dealt in',
+    list_sep: '; ', huang: 'exhausted', won_mark: 'W', dealt_in_mark: 'D', won: 'won', dealt_in: 'dealt in',
   },
 };
 const rt = translator(L);
@@ -141,14 +141,33 @@ function renderChart() {
   box.replaceChildren();
   const hist = R.history;
   if (!hist.length) { box.append(h('p', { class: 'muted', text: rt('chart_empty') })); return; }
-  const values = [0, ...hist.map((x) => x.total)];
+  // one running total per game (the server's `total` is per game: Guiyang's 底分 1 and
+  // Jintan's 底数 10 are never added together), each flat while the other game is played
+  const games = [...new Set(hist.map((x) => x.game))];
+  const series = games.map((g, k) => {
+    let now = 0;
+    return {
+      label: games.length > 1 ? rt(`game_${g}`) : rt('running_total'),
+      values: [0, ...hist.map((x) => (x.game === g ? (now = x.total) : now))],
+      cls: k === 0 ? 'me' : '',
+    };
+  });
   // the day of each hand (MM-DD), or its time (HH:MM) when every hand is of one day
   const days = hist.map((x) => date(x.ended_at));
   const oneDay = days.every((d) => d.slice(0, 10) === days[0].slice(0, 10));
   const labels = ['', ...days.map((d) => (oneDay ? d.slice(11, 16) : d.slice(5, 10)))];
-  box.append(lineChart([{ label: rt('running_total'), values, cls: 'me' }], { xLabel: (i) => labels[i], id: 'total-chart', width: box.clientWidth }));
-  const last = hist[hist.length - 1];
-  box.append(h('p', { class: 'muted', id: 'total-line', dataset: { total: String(last.total), hands: String(hist.length) }, text: rt('total_after', { n: hist.length, total: fmt(last.total) }) }));
+  if (games.length > 1) box.append(legend(series));
+  box.append(lineChart(series, { xLabel: (i) => labels[i], id: 'total-chart', width: box.clientWidth }));
+  const line = h('p', { class: 'muted', id: 'total-line', dataset: { hands: String(hist.length) } });
+  games.forEach((g, k) => {
+    const mine = hist.filter((x) => x.game === g);
+    const total = mine[mine.length - 1].total;
+    const text = rt('total_after', { n: mine.length, total: fmt(total) });
+    if (k) line.append(rt('list_sep'));
+    line.append(h('span', { class: 'total-game', dataset: { game: g, total: String(total), hands: String(mine.length) }, text: games.length > 1 ? `${rt(`game_${g}`)} ${text}` : text }));
+  });
+  if (games.length === 1) line.dataset.total = line.firstChild.dataset.total;
+  box.append(line);
 }
 
 function roomItem(r) {

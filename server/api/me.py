@@ -210,7 +210,8 @@ async def my_history(
     cursor: str | None = None,
     player: ProfileRecord = Depends(require_player),
 ) -> dict[str, Any]:
-    """The caller's settled hands, newest first, with the running total after each:
+    """The caller's settled hands, newest first, with the running total of the hand's game
+    after each:
     ``{"rows": [{"id", "room", "game", "hand_no", "seat", "ended_at", "result", "delta",
     "adjust", "voided", "points", "won", "total"}], "next"}``."""
     rows, nxt = await _guard(

@@ -25,6 +25,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 import unicodedata
+from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -378,7 +379,8 @@ async def my_history(
     ``ix_seat_deltas_profile_id_id``), each with the running total after it: rows as
     :func:`server.store.admin.player_history` gives them (``points`` = what counts) plus
     ``"total"``: the sum of ``points`` over this hand and every earlier hand of the profile
-    (inside the first page's snapshot)."""
+    **in the same game** (inside the first page's snapshot): Guiyang's and Jintan's points
+    are of different sizes (底分 1 against 底数 10) and are never added together."""
     rows, nxt = await queries.player_history(
         store, None, profile=profile_id, limit=limit, cursor=cursor
     )
@@ -388,27 +390,30 @@ async def my_history(
     # the snapshot the pages share (either cursor carries it; a single page: everything)
     paged = queries.decode_cursor("player", cursor or nxt)
 
-    def base(conn: Conn) -> int:
+    def base(conn: Conn) -> dict[str, int]:
         snap = _snapshot(conn, paged, "sd", "c") if paged else {"sd": oldest, "c": queries._BIG}
         mine = and_(
             SeatDelta.profile_id == profile_id,
             SeatDelta.id < oldest,
             SeatDelta.id <= snap["sd"],
         )
-        deltas = conn.scalar(
-            select(func.sum(SeatDelta.delta))
+        deltas = conn.execute(
+            select(Room.game, func.sum(SeatDelta.delta))
             .join(Hand, Hand.id == SeatDelta.hand_id)
+            .join(Room, Room.id == Hand.room_id)
             .where(mine, ~queries._voided(snap))
-        )
+            .group_by(Room.game)
+        ).all()
         signed = case(
             (Correction.to_seat == SeatDelta.seat, Correction.points),
             (Correction.from_seat == SeatDelta.seat, -Correction.points),
             else_=0,
         )
-        adjusted = conn.scalar(
-            select(func.sum(signed))
+        adjusted = conn.execute(
+            select(Room.game, func.sum(signed))
             .select_from(SeatDelta)
             .join(Hand, Hand.id == SeatDelta.hand_id)
+            .join(Room, Room.id == Hand.room_id)
             .join(Correction, Correction.hand_id == SeatDelta.hand_id)
             .where(
                 mine,
@@ -417,14 +422,18 @@ async def my_history(
                 or_(Correction.to_seat == SeatDelta.seat, Correction.from_seat == SeatDelta.seat),
                 ~queries._voided(snap),
             )
-        )
-        return int(deltas or 0) + int(adjusted or 0)
+            .group_by(Room.game)
+        ).all()
+        sums: dict[str, int] = defaultdict(int)
+        for game, points in [*deltas, *adjusted]:
+            sums[game] += int(points or 0)
+        return sums
 
     running = await _read(store, base)
     out = []
     for r in reversed(rows):
-        running += r["points"]
-        out.append({**r, "total": running})
+        running[r["game"]] += r["points"]
+        out.append({**r, "total": running[r["game"]]})
     out.reverse()
     return out, nxt
 

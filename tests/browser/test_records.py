@@ -229,7 +229,7 @@ def test_records_of_a_hand_played_and_the_player_code(
         _shots(page, shots_dir, "records-session")
         # a Jintan room: its rules as its table lists them; each rank says it is one
         jt = _store_jintan_hand(live.database_url, "records-jt", "JTREC", profile["id"])
-        want_total += jt["settlement"]["deltas"][0]
+        jt_total = jt["settlement"]["deltas"][0]
         page.goto(live.base + "/?records")
         jt_row = page.locator('#records-rooms .rec-room[data-code="JTREC"]')
         jt_row.wait_for()
@@ -244,6 +244,14 @@ def test_records_of_a_hand_played_and_the_player_code(
         assert [int(rank) for rank, _ in ranks] == [
             1 + sum(d > deltas[i] for d in deltas) for i in range(4)
         ]
+        # the running total is one per game: Jintan's points are not added to Guiyang's
+        totals = page.locator("#total-line .total-game").evaluate_all(
+            "els => els.map(e => [e.dataset.game, Number(e.dataset.total),"
+            " Number(e.dataset.hands)])"
+        )
+        assert totals == [["guiyang", want_total, 7], ["jintan", jt_total, 1]]
+        assert page.locator("#total-line").get_attribute("data-total") is None
+        assert page.locator("#total-chart g.series").count() == 2
         _shots(page, shots_dir, "records-jintan")
         assert not page.errors, page.errors  # type: ignore[attr-defined]
 
@@ -265,7 +273,8 @@ def test_records_of_a_hand_played_and_the_player_code(
         assert page2.locator("#name").input_value() == "小明"
         page2.goto(live.base + "/?records")
         page2.locator(f'#records-rooms .rec-room[data-code="{code}"]').wait_for()
-        assert page2.locator("#total-line").get_attribute("data-total") == str(want_total)
+        guiyang_total = page2.locator('#total-line .total-game[data-game="guiyang"]')
+        assert guiyang_total.get_attribute("data-total") == str(want_total)
         assert not page2.errors, page2.errors  # type: ignore[attr-defined]
         ctx2.close()
 

@@ -257,3 +257,37 @@ async def test_admin_cli_takes_a_profile_id(store: Store, database_url: str) -> 
     assert [json.loads(line)["code"] for line in out.stdout.splitlines()] == ["P1"]
     out = _cli(database_url, "player")
     assert out.returncode == 2 and "NAME or --profile" in out.stderr
+
+
+async def test_running_totals_are_kept_per_game(store: Store) -> None:
+    """`my_history`'s ``total`` adds a hand to the earlier hands of its own game only:
+    Guiyang's points (底分 1) and Jintan's (底数 10) are never summed (paged too)."""
+    ann, _ = await pr.create_profile(store, "ann")
+    gy1 = await seat_room(store, "G1", [("ann", ann.id), ("x", None), ("y", None), ("z", None)], 2)
+    await store.create_room("J1", "jintan", {})
+    for seat, name in enumerate(("ann", "x", "y", "z")):
+        await store.add_player(
+            "J1", seat, name, f"token-J1-{seat}", seat > 0, profile_id=ann.id if seat == 0 else None
+        )
+    jt = []
+    for hand_no, points in ((1, 30), (2, 20)):
+        await store.start_hand("J1", hand_no, f"J1-{hand_no}", 0, 1)
+        pays = [{"from": p, "to": 0, "points": points, "reason": "hu"} for p in (1, 2, 3)]
+        deltas = [3 * points, -points, -points, -points]
+        settlement = {"result": "win", "winners": [0], "payments": pays, "deltas": deltas}
+        assert await store.settle_hand("J1", hand_no, "win", settlement, pays, deltas)
+        jt.append(deltas[0])
+    gy2 = await seat_room(store, "G2", [("ann", ann.id), ("x", None), ("y", None), ("z", None)], 1)
+    order = [("guiyang", s["deltas"][0]) for s in gy1]
+    order += [("jintan", d) for d in jt] + [("guiyang", gy2[0]["deltas"][0])]
+    running = {"guiyang": 0, "jintan": 0}
+    want = []
+    for game, d in order:
+        running[game] += d
+        want.append((game, running[game]))
+    history, _ = await pr.my_history(store, ann.id)
+    assert [(h["game"], h["total"]) for h in reversed(history)] == want
+    assert history[0]["total"] == sum(s["deltas"][0] for s in gy1 + gy2)  # no Jintan in it
+    page, cursor = await pr.my_history(store, ann.id, limit=2)
+    rest, _ = await pr.my_history(store, ann.id, limit=10, cursor=cursor)
+    assert [h["total"] for h in page + rest] == [h["total"] for h in history]
