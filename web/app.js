@@ -168,7 +168,7 @@ export function optionsSummary(o, game = 'guiyang') {
   if (o.hands) parts.push(t('hands_n', { n: o.hands }));
   if (o.base_points && o.base_points !== 1) parts.push(`${t('base_points')} ${o.base_points}`);
   if (typeof o.bank_seconds === 'number') parts.push(`${t('bank_seconds')} ${o.bank_seconds ? `${o.bank_seconds}s` : t('bank_none')}`);
-  return parts.join(' · ');
+  return parts.join(' · '); // (its CSS keeps each Chinese word whole: word-break: keep-all)
 }
 
 function setUrlRoom(code) {
@@ -442,7 +442,7 @@ function activeRoomEl(r) {
   return h('li', { class: 'active-room', dataset: { code: r.code, status: r.status } },
     h('div', { class: 'active-room-head' }, h('b', { class: 'code', text: r.code }),
       h('span', { class: 'badge', text: status })),
-    h('div', { class: 'muted', text: optionsSummary(r.options, r.game) }),
+    h('div', { class: 'muted rules-line', text: optionsSummary(r.options, r.game) }),
     h('button', { type: 'button', class: 'primary small', onclick: back, text: t('back_to_room') }));
 }
 
@@ -909,16 +909,23 @@ function renderRoomInfo() {
   const n = (r && r.options && r.options.players) || nPlayers();
   const seats = (r && r.seats) || [];
   let empty = 0;
+  // each seat's wind for the coming hand (the dealer East, then in turn order), as at the table
+  const dealer = r && typeof r.dealer === 'number' ? r.dealer : 0;
+  const seatNo = (i) => {
+    const w = t('winds')[(i - dealer + n) % n];
+    return h('span', { class: 'seat-no', dataset: { wind: w }, title: t('wind_title', { w }), text: w });
+  };
   for (let i = 0; i < n; i++) {
     const info = seats.find((x) => x && x.seat === i);
     const li = h('li', { dataset: { seat: String(i) }, class: info ? 'taken' : 'empty' });
     if (info) {
-      li.append(h('span', { class: 'seat-no', text: `${i + 1}` }), h('b', { text: info.bot ? botName(i) : info.name || '' }));
+      li.append(seatNo(i), h('b', { text: info.bot ? botName(i) : info.name || '' }));
+      if (i === dealer) li.append(h('span', { class: 'badge dealer', text: t('dealer') }));
       if (i === S.seat) li.append(h('span', { class: 'badge me', text: t('you') }));
       if (!info.bot) li.append(h('span', { class: `dot ${info.connected ? 'on' : 'off'}` }));
     } else {
       empty++;
-      li.append(h('span', { class: 'seat-no', text: `${i + 1}` }), h('i', { class: 'muted', text: t('empty_seat') }));
+      li.append(seatNo(i), h('i', { class: 'muted', text: t('empty_seat') }));
     }
     list.append(li);
   }
