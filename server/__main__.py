@@ -23,7 +23,6 @@ import sys
 from collections.abc import Sequence
 
 COMMANDS = ("serve", "migrate", "replay", "audit", "admin")
-WS_MAX_FRAME_BYTES = 64 * 1024
 
 
 class StartupError(Exception):
@@ -191,11 +190,9 @@ def _run(args: argparse.Namespace) -> int:
         # The client address (room-creation limit per address) comes from X-Forwarded-For
         # only when the peer is one of these proxies.
         forwarded_allow_ips=args.forwarded_allow_ips,
-        # Frames a little over the protocol's limit get a typed `too_large` error; far larger
-        # ones are cut off by the WebSocket layer before they are read into memory.
-        ws_max_size=WS_MAX_FRAME_BYTES,
         log_config=logging_config,
-        # HTTP/1.1 with a deadline per request (REQUEST_SECONDS) and KEEP_ALIVE_SECONDS
+        # HTTP/1.1 with a deadline per request (REQUEST_SECONDS), KEEP_ALIVE_SECONDS, the
+        # WebSocket frame limit
         **uvicorn_options(settings),
     )
     return 0

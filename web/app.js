@@ -920,7 +920,7 @@ function renderRoomInfo() {
     const li = h('li', { dataset: { seat: String(i) }, class: info ? 'taken' : 'empty' });
     if (info) {
       li.append(seatNo(i), h('b', { text: info.bot ? botName(i) : info.name || '' }));
-      if (i === dealer) li.append(h('span', { class: 'badge dealer', text: t('dealer') }));
+      if (i === dealer) li.append(h('span', { class: 'badge seat-dealer', text: t('dealer') }));
       if (i === S.seat) li.append(h('span', { class: 'badge me', text: t('you') }));
       if (!info.bot) li.append(h('span', { class: `dot ${info.connected ? 'on' : 'off'}` }));
     } else {

@@ -29,6 +29,11 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 
 log = logging.getLogger(__name__)
 
+#: The largest WebSocket frame read (uvicorn's ``ws_max_size``): frames a little over the
+#: protocol's 4096-byte limit get a typed ``too_large`` error; far larger ones are cut off
+#: (close 1009) by the WebSocket layer before they are read into memory.
+WS_MAX_FRAME_BYTES = 64 * 1024
+
 #: h11 states of the client's side in which its request has not fully arrived.
 _INCOMPLETE = (h11.IDLE, h11.SEND_BODY)
 
@@ -80,6 +85,12 @@ class RequestDeadlineProtocol(H11Protocol):
 
     def handle_websocket_upgrade(self, event: h11.Request) -> None:
         self._disarm()
+        if not _fits_websockets(event.method, event.target, self.headers):
+            # websockets would refuse the request uvicorn hands it, and uvicorn (0.54) then
+            # answers nothing and keeps the connection open for good: refuse it here
+            log.info("refusing a WebSocket upgrade: a request line or header too long")
+            self.send_400_response("Request line or header too long for a WebSocket upgrade")
+            return
         super().handle_websocket_upgrade(event)
 
     def on_response_complete(self) -> None:
@@ -92,6 +103,20 @@ class RequestDeadlineProtocol(H11Protocol):
         super().connection_lost(exc)
 
 
+def _fits_websockets(method: bytes, target: bytes, headers: list[tuple[bytes, bytes]]) -> bool:
+    """Whether the WebSocket layer (``websockets``' HTTP parser) accepts a request of this
+    ``method``, ``target`` and ``headers`` as uvicorn writes it out for it: each line, CRLF
+    included, within ``MAX_LINE_LENGTH`` (8 KiB) and at most ``MAX_NUM_HEADERS`` (128)
+    headers. h11 lets longer lines through (its limit is on the whole head, 16 KiB)."""
+    from websockets.http11 import MAX_LINE_LENGTH, MAX_NUM_HEADERS
+
+    if len(headers) > MAX_NUM_HEADERS:
+        return False
+    if len(method) + len(target) + len(b"  HTTP/1.1\r\n") > MAX_LINE_LENGTH:
+        return False
+    return all(len(n) + len(v) + len(b": \r\n") <= MAX_LINE_LENGTH for n, v in headers)
+
+
 def uvicorn_options(settings: Any) -> dict[str, Any]:
     """Keyword arguments for ``uvicorn.run`` / ``uvicorn.Config`` from a
     :class:`server.config.Settings`: the HTTP protocol with request deadlines (it reads
@@ -99,9 +124,11 @@ def uvicorn_options(settings: Any) -> dict[str, Any]:
     (``KEEP_ALIVE_SECONDS``) and ``timeout_graceful_shutdown`` (a quarter of
     ``SHUTDOWN_SECONDS``, at least 1 s: how long a stopping server waits for its open
     connections, e.g. WebSockets it closed with 1012, before the app's own shutdown) and
-    ``ws_per_message_deflate`` (``WS_DEFLATE``, off by default)."""
+    ``ws_per_message_deflate`` (``WS_DEFLATE``, off by default) and ``ws_max_size``
+    (`WS_MAX_FRAME_BYTES`)."""
     return {
         "http": RequestDeadlineProtocol,
+        "ws_max_size": WS_MAX_FRAME_BYTES,
         "timeout_keep_alive": settings.keep_alive_seconds,
         "ws_per_message_deflate": settings.ws_deflate,
         "timeout_graceful_shutdown": max(1, round(getattr(settings, "shutdown_seconds", 3) / 4)),

@@ -51,19 +51,31 @@ NAME_MAX = 32
 
 #: The names bots go by (机器人3 / Bot 3, by seat: web/i18n.js ``botName``; the server's
 #: stored "Bot East" ...), matched after `_fold`. A player may not take one: at the table,
-#: and in the admin's lists, a human so named would pass for a bot.
-BOT_NAME = re.compile(r"(机器人|b[o0]t)[\W_]*(\d+|east|south|west|north)")
-#: Letters that pass for those of 机器人 / "bot" (Cyrillic, Greek, traditional 機), after NFKC
-#: (fullwidth Ｂｏｔ is Bot) and casefolding; a zero for the o is in `BOT_NAME` itself (the
-#: seat's number may hold zeros: "Bot 10").
+#: and in the admin's lists, a human so named would pass for a bot. Digits that pass for
+#: letters (B0t, E4st, W3st) and Chinese numerals and winds (机器人一, 机器人东) count too.
+BOT_NAME = re.compile(
+    r"(机器人|b[o0]t)[\W_]*([\d一二三四五六七八九十〇零两]+|[e3][a4]st|s[o0]uth|w[e3]st|n[o0]rth"
+    r"|[东南西北])"
+)
+#: Letters that pass for Latin ones or for 机 (Cyrillic, Greek, small capitals, traditional
+#: 機), after `_fold`'s NFKD (fullwidth Ｂｏｔ is Bot), its dropping of combining marks
+#: (B\u0301ot) and casefolding.
 _LOOKALIKES = str.maketrans(
-    {"в": "b", "β": "b", "о": "o", "ο": "o", "σ": "o", "т": "t", "τ": "t", "機": "机"}
+    {
+        **dict(zip("авеорстухкмнѕіјһԝ", "abeopctyxkmhsijhw", strict=True)),
+        **dict(zip("αβεοσςτνικρυ", "abeoootvikpu", strict=True)),
+        **dict(zip("ᴀʙᴄᴅᴇɢʜɪᴊᴋʟᴍɴᴏᴘʀꜱᴛᴜᴠᴡʏᴢ", "abcdeghijklmnoprstuvwyz", strict=True)),
+        "機": "机",
+    }
 )
 
 
 def _fold(name: str) -> str:
-    """``name`` as `BOT_NAME` reads it: NFKC, casefolded, lookalikes replaced."""
-    return unicodedata.normalize("NFKC", name).casefold().translate(_LOOKALIKES)
+    """``name`` as `BOT_NAME` reads it: NFKD, combining marks dropped, casefolded,
+    lookalikes replaced."""
+    parts = unicodedata.normalize("NFKD", name)
+    bare = "".join(c for c in parts if not unicodedata.combining(c))
+    return bare.casefold().translate(_LOOKALIKES)
 
 
 def _printable_name(name: str) -> str:

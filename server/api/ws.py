@@ -154,6 +154,22 @@ def _echo_seq(data: Any) -> int | None:
     return None
 
 
+def _frame_seq(raw: dict[str, Any]) -> int | None:
+    """The ``seq`` of a received frame refused before it is read (``rate_limited``), so
+    that the client knows which message was dropped; None unless it is a JSON object of at
+    most `MAX_MESSAGE_BYTES` with a valid ``seq`` (at most `FLOOD_LIMIT` of these are read
+    before a flooding socket is closed)."""
+    data = raw.get("text")
+    if data is None:
+        data = raw.get("bytes")
+    if not data or len(data) > MAX_MESSAGE_BYTES:
+        return None
+    try:
+        return _echo_seq(json.loads(data))
+    except (ValueError, RecursionError):  # (JSONDecodeError and UnicodeDecodeError too)
+        return None
+
+
 def _error(code: str, message: str, seq: int | None = None) -> dict[str, Any]:
     metrics.ERRORS.labels(code=code).inc()
     return {"type": "error", "code": code, "message": message, "seq": seq}
@@ -428,7 +444,8 @@ async def _reader(
             if refused > FLOOD_LIMIT:
                 await websocket.close(1008, "flooding")
                 return
-            await send(_error("rate_limited", f"at most {per_second:g} messages per second"))
+            limited = f"at most {per_second:g} messages per second"
+            await send(_error("rate_limited", limited, _frame_seq(raw)))
             continue
         refused = 0
         text = raw.get("text")

@@ -340,7 +340,7 @@ def test_bots_seated_and_removed_one_at_a_time_with_chinese_names(
         assert a.locator("#seat-list li.empty").count() == 2
         # each seat by its wind for the first hand (the host's seat deals: 东, 庄)
         assert a.locator("#seat-list .seat-no").all_inner_texts() == ["东", "南", "西", "北"]
-        dealer = a.locator("#seat-list .badge.dealer")
+        dealer = a.locator("#seat-list .badge.seat-dealer")
         assert dealer.count() == 1 and dealer.locator("xpath=..").get_attribute("data-seat") == "0"
         a.click('#seat-list li[data-seat="3"] .seat-bot-add')
         a.wait_for_selector('#seat-list li[data-seat="3"][data-bot="true"]', timeout=5000)

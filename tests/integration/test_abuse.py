@@ -12,6 +12,7 @@ from live_helpers import Live, create_room, recv, recv_until
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
+from server.api.http import WS_MAX_FRAME_BYTES
 from server.api.limits import AddressLimits
 from server.room.manager import CODE_ALPHABET, CODE_LENGTH
 
@@ -113,3 +114,8 @@ async def test_oversized_and_binary_frames_get_errors(live: Live) -> None:
     await ws.send(json.dumps({"type": "ping", "seq": 9}))
     pong, _ = await recv_until(ws, "pong")
     assert pong["seq"] == 9
+    # a frame over 64 KiB is not read: the socket is closed with 1009 (docs/protocol.md)
+    await ws.send("x" * (WS_MAX_FRAME_BYTES + 1))
+    with pytest.raises(ConnectionClosed) as closed:
+        await recv_until(ws, "never")
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == 1009

@@ -150,11 +150,20 @@ async def test_player_names(live: Live) -> None:
         bots = ["机器人2", "Bot 3", " bot4 ", "BOT 1"]  # the client's names for bots
         bots += ["Bot East", "Bot_3", "機器人1", "Ｂｏｔ 3", "B\u043et 3", "\u0412ot 3", "B0T-2"]
         bots += ["Bot 10", "机器人10", "bot 007"]
+        # lookalikes in the wind, small capitals, a combining mark, digits for letters,
+        # Chinese numerals and winds (an adversarial review found each one seated)
+        bots += ["Bot E\u0430st", "Bot W\u0435st", "B\u1d0f\u1d1b East", "B\u0301ot East"]
+        bots += ["\u0299\u1d0f\u1d1b 1", "B0t E4st", "机器人一", "机器人东"]
         for name in bad + bots:
             r = await client.post(f"/api/rooms/{code}/join", json={"name": name})
             assert r.status_code == 422, (name, r.text)
             assert r.json()["detail"][0]["loc"] == ["body", "name"]
             assert (r.json()["detail"][0]["type"] == "bot_name") == (name in bots)
+        # names that only start like a bot's, or hold an accent, stay free
+        for name in ("Botanist", "Bob Eastwood", "机器人", "José"):
+            r = await client.post(f"/api/rooms/{code}/join", json={"name": name})
+            assert r.status_code == 200, (name, r.text)
+        code = await create_room(client)
         r = await client.post(f"/api/rooms/{code}/join", json={"name": "  ann  "})
         assert r.status_code == 200 and r.json()["seat"] == 0
         r = await client.post(f"/api/rooms/{code}/join", json={"name": " " + "z" * 32 + " "})
