@@ -4,6 +4,7 @@ import { t, getLang, setLang, translateDom, botName, defaultName, reasonText, ha
 import { tileEl, tileName, sortTiles, suitOf, suitChar, setTileGame, dieEl } from './tiles.js';
 import { h } from './dom.js';
 import { JT_FANS, fanName, jintanWinEl, winnerHandText } from './jintan.js';
+import { readySeats, readyMark, huangWhy } from './ready.js';
 import { api, store, profile, ApiError } from './api.js';
 import { RoomSocket } from './net.js';
 import { verifyEl } from './wall.js';
@@ -1579,9 +1580,7 @@ function renderSettlement() {
     return d;
   })();
   const tots = Array.isArray(st.totals) ? st.totals : totals();
-  // Guiyang: who was ready (叫牌, spec §6.3) decides 包鸡 and 查叫, so each seat but a
-  // winner is marked; Jintan has no such payments (its `ready` is its winners)
-  const ready = (S.room && S.room.game === 'jintan') || !Array.isArray(s.ready) ? null : new Set(s.ready);
+  const ready = readySeats(s, S.room && S.room.game); // Guiyang's seats marked 叫牌 / 未叫
   const dt = h('table', { id: 'settle-totals', class: 'grid' },
     h('thead', {}, h('tr', {}, h('th', { text: t('seat') }), h('th', { text: t('delta') }), h('th', { text: t('total') }))));
   const tb2 = h('tbody');
@@ -1589,16 +1588,14 @@ function renderSettlement() {
     const d = deltas[i] ?? 0;
     const tot = tots[i];
     tb2.append(h('tr', { class: `settle-row ${winners.includes(i) ? 'winner-row' : ''}`, id: `settle-row-${i}`, dataset: { seat: String(i), delta: String(d), total: String(tot ?? '') } },
-      h('td', {}, seatName(i), ready && !winners.includes(i)
-        ? h('small', { class: `badge ${ready.has(i) ? 'ready-tag' : 'not-ready-tag'}`, dataset: { ready: String(ready.has(i)) }, text: t(ready.has(i) ? 'ready_tag' : 'not_ready_tag') })
-        : null),
+      h('td', {}, seatName(i), readyMark(ready, i, winners)),
       h('td', { class: `num delta ${d > 0 ? 'pos' : d < 0 ? 'neg' : ''}`, text: fmtPts(d) }),
       h('td', { class: 'num total', text: tot === undefined ? '' : fmtPts(tot) })));
   }
   dt.append(tb2);
   body.append(h('div', { class: 'scroll-x', id: 'settle-totals-box' }, dt));
   if (ready && result !== 'win') { // 黄庄: why it paid what it paid (spec §12)
-    const why = ready.size === n ? 'huang_all_ready' : ready.size === 0 ? 'huang_none_ready' : 'huang_cha_jiao';
+    const why = huangWhy(ready, n);
     body.append(h('div', { class: 'settle-line muted', id: 'settle-huang', dataset: { why }, text: t(why) }));
   }
 

@@ -6,6 +6,7 @@
 import { tileEl, sortTiles, tileName, setTileGame, dieEl } from './tiles.js';
 import { h } from './dom.js';
 import { jintanWinEl, winnerHandText } from './jintan.js';
+import { readySeats, readyMark, huangWhy } from './ready.js';
 import { t, translator, getLang, setLang, reasonText, winKindText, botName, chickenKindText } from './i18n.js';
 import { checkSeed, verdictText } from './wall.js';
 
@@ -222,7 +223,7 @@ function renderSettlement() {
   // the table's 各家明细 sums them; Guiyang's seats but the winners marked 叫牌 / 未叫
   const dt = h('table', { id: 'rp-deltas', class: 'grid' }, h('thead', {}, h('tr', {}, h('th', { text: rt('deltas_seat') }), h('th', { text: rt('deltas_points') }), h('th', { text: rt('by_reason') }))));
   const tb = h('tbody');
-  const ready = R.data.game === 'jintan' || !Array.isArray(s.ready) ? null : new Set(s.ready);
+  const ready = readySeats(s, R.data.game);
   const fmt = (d) => (d > 0 ? `+${d}` : String(d));
   s.deltas.forEach((d, i) => {
     const nets = new Map();
@@ -231,9 +232,7 @@ function renderSettlement() {
       if (sign) nets.set(p.reason, (nets.get(p.reason) || 0) + sign * p.points);
     }
     const parts = [...nets].filter(([, v]) => v !== 0).map(([r, v]) => h('span', { class: 'rp-part', dataset: { reason: r, points: String(v) } }, `${reasonText(r)} ${fmt(v)}`));
-    const mark = ready && !winners.includes(i)
-      ? h('small', { class: `badge ${ready.has(i) ? 'ready-tag' : 'not-ready-tag'}`, dataset: { ready: String(ready.has(i)) }, text: t(ready.has(i) ? 'ready_tag' : 'not_ready_tag') })
-      : null;
+    const mark = readyMark(ready, i, winners);
     tb.append(h('tr', { class: `rp-delta ${winners.includes(i) ? 'winner-row' : ''}`, dataset: { seat: String(i), delta: String(d) } },
       h('td', {}, seatName(i), mark), h('td', { class: `num ${d > 0 ? 'pos' : d < 0 ? 'neg' : ''}`, text: fmt(d) }),
       h('td', { class: 'rp-parts' }, ...parts.flatMap((x, k) => (k ? [' · ', x] : [x])))));
@@ -241,7 +240,7 @@ function renderSettlement() {
   dt.append(tb);
   box.append(h('div', { class: 'scroll-x' }, dt));
   if (ready && s.result !== 'win') {
-    const why = ready.size === s.deltas.length ? 'huang_all_ready' : ready.size === 0 ? 'huang_none_ready' : 'huang_cha_jiao';
+    const why = huangWhy(ready, s.deltas.length);
     box.append(h('p', { class: 'muted', id: 'rp-huang', dataset: { why }, text: t(why) }));
   }
   if (winners.length) {
