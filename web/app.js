@@ -4,7 +4,7 @@ import { t, getLang, setLang, translateDom, botName, defaultName, reasonText, ha
 import { tileEl, tileName, sortTiles, suitOf, suitChar, setTileGame, dieEl } from './tiles.js';
 import { h } from './dom.js';
 import { JT_FANS, fanName, jintanWinEl, winnerHandText } from './jintan.js';
-import { readySeats, readyMark, huangWhy } from './ready.js';
+import { readySeats, readyMark, huangWhy, reasonNetsEl, REASON_ORDER } from './settle.js';
 import { api, store, profile, ApiError } from './api.js';
 import { RoomSocket } from './net.js';
 import { verifyEl } from './wall.js';
@@ -1858,8 +1858,6 @@ function winningHandEl(s, w, pays) {
   return box;
 }
 
-const REASON_ORDER = ['hu', 'ying_bao', 'sha_bao', 'dou', 'ji', 'chong_feng_ji', 'ze_ren_ji', 'cha_jiao', 'cha_que', 'yuan_que'];
-
 /** The group a payment belongs to in a seat's explanation, and its label parts. */
 function groupOf(p) {
   const d = p.detail || {};
@@ -1902,6 +1900,9 @@ function explainEl(s, pays, deltas, n) {
     const blk = h('section', { class: `settle-seat ${(s.winners || []).includes(i) ? 'winner-seat' : ''}`, dataset: { seat: String(i), delta: String(d) } },
       h('div', { class: 'settle-seat-head' }, h('b', { text: seatName(i) }),
         h('span', { class: `num delta ${d > 0 ? 'pos' : d < 0 ? 'neg' : ''}`, text: fmtPts(d) })));
+    // its points by reason first (胡 +4 · 鸡 +3 · 豆 -1), then each group's lines
+    const sums = reasonNetsEl(pays, i, 'settle-seat-sums');
+    if (sums) blk.append(sums);
     const groups = new Map();
     for (const p of pays) {
       if (p.to !== i && p.from !== i) continue;

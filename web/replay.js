@@ -6,7 +6,7 @@
 import { tileEl, sortTiles, tileName, setTileGame, dieEl } from './tiles.js';
 import { h } from './dom.js';
 import { jintanWinEl, winnerHandText } from './jintan.js';
-import { readySeats, readyMark, huangWhy } from './ready.js';
+import { readySeats, readyMark, huangWhy, reasonNetsEl } from './settle.js';
 import { t, translator, getLang, setLang, reasonText, winKindText, botName, chickenKindText } from './i18n.js';
 import { checkSeed, verdictText } from './wall.js';
 
@@ -226,16 +226,9 @@ function renderSettlement() {
   const ready = readySeats(s, R.data.game);
   const fmt = (d) => (d > 0 ? `+${d}` : String(d));
   s.deltas.forEach((d, i) => {
-    const nets = new Map();
-    for (const p of s.payments || []) {
-      const sign = p.to === i ? 1 : p.from === i ? -1 : 0;
-      if (sign) nets.set(p.reason, (nets.get(p.reason) || 0) + sign * p.points);
-    }
-    const parts = [...nets].filter(([, v]) => v !== 0).map(([r, v]) => h('span', { class: 'rp-part', dataset: { reason: r, points: String(v) } }, `${reasonText(r)} ${fmt(v)}`));
-    const mark = readyMark(ready, i, winners);
     tb.append(h('tr', { class: `rp-delta ${winners.includes(i) ? 'winner-row' : ''}`, dataset: { seat: String(i), delta: String(d) } },
-      h('td', {}, seatName(i), mark), h('td', { class: `num ${d > 0 ? 'pos' : d < 0 ? 'neg' : ''}`, text: fmt(d) }),
-      h('td', { class: 'rp-parts' }, ...parts.flatMap((x, k) => (k ? [' · ', x] : [x])))));
+      h('td', {}, seatName(i), readyMark(ready, i, winners)), h('td', { class: `num ${d > 0 ? 'pos' : d < 0 ? 'neg' : ''}`, text: fmt(d) }),
+      h('td', { class: 'rp-parts' }, reasonNetsEl(s.payments, i, 'rp-nets'))));
   });
   dt.append(tb);
   box.append(h('div', { class: 'scroll-x' }, dt));

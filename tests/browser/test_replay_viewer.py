@@ -188,7 +188,7 @@ def test_seat_verifies_the_seed_and_watches_the_replay_to_the_ledger(
             nets: Counter[str] = Counter()
             for p in hand.settlement["payments"]:
                 nets[p["reason"]] += p["points"] * ((p["to"] == i) - (p["from"] == i))
-            parts = viewer.locator(f'#rp-deltas tr.rp-delta[data-seat="{i}"] .rp-part')
+            parts = viewer.locator(f'#rp-deltas tr.rp-delta[data-seat="{i}"] .sg-net')
             got = parts.evaluate_all(
                 "els => els.map(e => [e.dataset.reason, Number(e.dataset.points)])"
             )

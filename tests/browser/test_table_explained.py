@@ -389,6 +389,16 @@ def test_lian_zhuang_and_jin_ji_explained(live: LiveServer, browser: Any, shots_
                 assert count == "", (count, others)
                 assert all(f"({n}张)" in x for (n, _), x in zip(others, texts, strict=True)), texts
         assert unequal > 0
+        # each seat's block opens with its points by reason (胡 / 鸡 / ...), the ledger's sums
+        for i in range(4):
+            nets: Counter[str] = Counter()
+            for p in s["payments"]:
+                nets[p["reason"]] += p["points"] * ((p["to"] == i) - (p["from"] == i))
+            got = page.locator(f'#settle-explain .settle-seat[data-seat="{i}"] .sg-net')
+            pairs = got.evaluate_all(
+                "els => els.map(e => [e.dataset.reason, Number(e.dataset.points)])"
+            )
+            assert dict(pairs) == {r: v for r, v in nets.items() if v}, (i, pairs)
         golden = [c["tile"] for c in s["chicken_values"] if c["jin"]]
         assert "1s" in golden
         _check_settlement_view(page, "lian-zhuang-jin-ji")
