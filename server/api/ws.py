@@ -25,6 +25,7 @@ import logging
 import secrets
 import time
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote_plus
@@ -154,7 +155,7 @@ def _echo_seq(data: Any) -> int | None:
     return None
 
 
-def _frame_seq(raw: dict[str, Any]) -> int | None:
+def _frame_seq(raw: Mapping[str, Any]) -> int | None:
     """The ``seq`` of a received frame refused before it is read (``rate_limited``), so
     that the client knows which message was dropped; None unless it is a JSON object of at
     most `MAX_MESSAGE_BYTES` with a valid ``seq`` (at most `FLOOD_LIMIT` of these are read
