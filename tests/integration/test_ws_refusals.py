@@ -182,5 +182,5 @@ async def test_rate_limit(live: Live) -> None:
     for i in range(3):
         pong, _ = await recv_until(ws, "pong")
         assert pong == {"type": "pong", "seq": i}
-    await expect_error(ws, "rate_limited")
+    await expect_error(ws, "rate_limited", 3)  # the refused message's seq, echoed
     await ws.close()
