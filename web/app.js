@@ -913,7 +913,7 @@ function renderRoomInfo() {
   // each seat's wind for the coming hand (the dealer East, then in turn order), as at the table
   const dealer = r && typeof r.dealer === 'number' ? r.dealer : 0;
   const seatNo = (i) => {
-    const w = t('winds')[(i - dealer + n) % n];
+    const w = windOf(i, dealer, n);
     return h('span', { class: 'seat-no', dataset: { wind: w }, title: t('wind_title', { w }), text: w });
   };
   for (let i = 0; i < n; i++) {
@@ -1004,12 +1004,17 @@ function isAuto(i, sv) {
   return !!(info && info.auto);
 }
 
+/** Seat ``i``'s wind (门风) of ``n`` seats: the dealer East, then in turn order. */
+function windOf(i, dealer, n) {
+  return t('winds')[(i - dealer + n) % n];
+}
+
 function seatHead(i, sv) {
   const v = S.view;
   const head = h('div', { class: 'seat-head' });
   const info = S.room && S.room.seats ? S.room.seats.find((x) => x && x.seat === i) : null;
   if (v && typeof v.dealer === 'number') { // 门风: the dealer sits East, then in turn order
-    const w = t('winds')[(i - v.dealer + nPlayers()) % nPlayers()];
+    const w = windOf(i, v.dealer, nPlayers());
     head.append(h('span', { class: 'wind', dataset: { wind: w }, title: t('wind_title', { w }), text: w }));
   }
   head.append(h('b', { class: 'seat-name', text: seatName(i) }));
