@@ -157,6 +157,30 @@ def test_ji_hu_self_draw_each_pays_the_points() -> None:
     assert "'fan': []" in detail and "'hua_total': 0" in detail and "'capped': False" in detail
 
 
+@pytest.mark.parametrize(
+    ("dealt", "back", "each", "hua"),
+    [
+        ("123m 456m 789m 123p 55s", "", 10, 0),  # 鸡胡: (10 + 0) × 1
+        ("123m 456m 789m 123p 5s 1f", "5s", 15, 1),  # the flower's replacement completes it
+        ("123m 456p 789s 555z 66s", "", 20, 2),  # a concealed honour triplet: 2 花, 10 + 2 × 5
+    ],
+)
+def test_the_dealers_dealt_14_win_as_a_self_draw(
+    dealt: str, back: str, each: int, hua: int
+) -> None:
+    # Guiyang §3 as §J applies it: the dealer's dealt 14 count as drawn this turn; they won
+    # on no one tile, so no 独吊 (decided here; the spec names no winning tile for them).
+    state = build([dealt, None, None, None], back=back)
+    assert ("self_draw", None, ()) in legal(state, 0)
+    assert jintan.default_action(state, 0) == Action("self_draw")
+    s = settle(play(state, [[0, "self_draw"]]))
+    assert s["winners"] == [0] and s["win_kind"] == "zi_mo" and s["next_dealer"] == 0
+    assert payments(s) == {(1, 0): each, (2, 0): each, (3, 0): each}
+    assert s["deltas"] == [3 * each, -each, -each, -each]
+    assert {p["detail"]["hua_total"] for p in s["payments"]} == {hua}
+    assert {(p["detail"]["tile"], str(p["detail"]["fan"])) for p in s["payments"]} == {(None, "[]")}
+
+
 def test_yi_hua_qi_hu_no_flower_no_fan_cannot_win_on_a_discard() -> None:
     state = play(build(["4p +", JI, None, None]), [[0, "discard", "4p"]])
     assert ("win", None, ()) not in legal(state, 1)
@@ -274,6 +298,7 @@ def test_eight_flowers_win_at_once_at_the_cap() -> None:
     assert s["win_kind"] == "ba_hua" and s["winners"] == [1]
     assert payments(s) == {(0, 1): 200, (2, 1): 200, (3, 1): 200}  # (10 + 8 × 5) × 4
     assert s["next_dealer"] == 1
+    assert all(p["detail"]["capped"] for p in s["payments"])  # paid at the cap
 
 
 def test_eight_flowers_at_the_deal_end_the_hand_before_any_move() -> None:

@@ -134,12 +134,24 @@ def _waits(counts: list[int], melds: list[Meld]) -> list[int]:
     return [k for k in completing_tiles(counts, len(melds)) if own[k] < 4]
 
 
+def _du_diao(counts: list[int], melds: list[Meld], win_tile: int) -> bool:
+    """§J6 独吊: ``win_tile`` completed the pair and was the hand's only wait."""
+    before = list(counts)
+    before[win_tile] -= 1
+    pair_rest = list(counts)
+    pair_rest[win_tile] -= 2
+    return (
+        pair_rest[win_tile] >= 0 and is_sets_only(pair_rest) and _waits(before, melds) == [win_tile]
+    )
+
+
 def fan_items(
-    state: State, seat: int, counts: list[int], win_tile: int, kind: str
+    state: State, seat: int, counts: list[int], win_tile: int | None, kind: str
 ) -> list[str] | None:
     """The 番 patterns of a complete hand (§J6), or None if ``counts`` (winning tile included)
     plus the seat's melds is not a winning shape. Standard and seven-pairs readings are both
-    tried and the higher one kept."""
+    tried and the higher one kept. ``win_tile`` None: the dealer's dealt 14 (Guiyang §3, as
+    §J applies it), which won on no one tile, so it has no 独吊."""
     melds = state.melds[seat]
     readings: list[list[str]] = []
     suit = _suit_fan(state, seat, counts)
@@ -148,15 +160,7 @@ def fan_items(
         fan = list(suit)
         if is_all_triplets(counts) and all(m.kind != "chow" for m in melds):
             fan.append("dui_dui_hu")
-        before = list(counts)
-        before[win_tile] -= 1
-        pair_rest = list(counts)
-        pair_rest[win_tile] -= 2
-        if (
-            pair_rest[win_tile] >= 0
-            and is_sets_only(pair_rest)
-            and _waits(before, melds) == [win_tile]
-        ):
+        if win_tile is not None and _du_diao(counts, melds, win_tile):
             fan.append("du_diao")
         readings.append(fan + extra)
     if not melds and is_seven_pairs(counts):
@@ -166,9 +170,12 @@ def fan_items(
     return max(readings, key=lambda f: sum(FAN_VALUES[x] for x in f))
 
 
-def score(state: State, seat: int, counts: list[int], win_tile: int, kind: str) -> Score | None:
+def score(
+    state: State, seat: int, counts: list[int], win_tile: int | None, kind: str
+) -> Score | None:
     """The `Score` of ``seat`` winning with concealed ``counts`` (winning tile included) by
-    ``kind`` (``zi_mo``, ``gang_kai``, ``dian_pao``, ``qiang_gang``); None if incomplete."""
+    ``kind`` (``zi_mo``, ``gang_kai``, ``dian_pao``, ``qiang_gang``); None if incomplete.
+    ``win_tile`` None: the dealer's dealt 14, a self-draw (see `fan_items`)."""
     fan = fan_items(state, seat, counts, win_tile, kind)
     if fan is None:
         return None
@@ -210,7 +217,6 @@ def settle(state: State) -> dict[str, object] | None:
             each = s.cap
             hand_types[str(w)] = "ba_hua"
         else:
-            assert state.win_tile is not None
             got = score(state, w, counts, state.win_tile, kind or "zi_mo")
             assert got is not None, "a winner's hand is complete"
             s = got
@@ -221,6 +227,8 @@ def settle(state: State) -> dict[str, object] | None:
             "tile": tile_name(state.win_tile) if state.win_tile is not None else None,
             **s.facts(),
         }
+        if kind == "ba_hua":
+            detail["capped"] = True  # paid at the cap whatever its 番 (§J2)
         if kind in ("zi_mo", "gang_kai", "ba_hua"):
             payers = {p: each for p in range(n) if p != w}
         else:
