@@ -7,10 +7,12 @@ tile nobody wants, and filler seats can neither claim nor win.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from server.rules import jintan
-from server.rules.jintan import Action, IllegalAction, JintanOptions, Meld
+from server.rules.jintan import Action, IllegalAction, JintanOptions, Meld, State
 from server.rules.tiles import parse_tiles, tile_index, to_counts
 from tests.rules.jintan_scenario import build, close_window, legal, payments, play, settle
 
@@ -41,6 +43,24 @@ def meld(kind: str, tile: str) -> Meld:
     k = tile_index(tile)
     size = 3 if kind == "pong" else 4
     return Meld(kind, (k,) * size, None if kind == "concealed_kong" else k, 0)  # type: ignore[arg-type]
+
+
+def play_out(
+    state: State, until: Callable[[State], bool] = lambda s: s.ended
+) -> tuple[State, list[dict[str, object]]]:
+    """Each seat discards what it draws and every claim is passed, until ``until`` (or the end);
+    also returns the events, the draws among them."""
+    events: list[dict[str, object]] = []
+    while not until(state) and not state.ended:
+        if state.phase in ("claim", "rob"):
+            if jintan.claims_decided(state):
+                state, got = jintan.resolve_claims(state)
+            else:
+                state, got = jintan.apply(state, jintan.acting_seats(state)[0], Action("pass"))
+        else:
+            state, got = jintan.apply(state, state.turn, jintan.default_action(state, state.turn))
+        events += got
+    return state, events
 
 
 # ---------------------------------------------------------------------------- §J5 花
@@ -80,6 +100,28 @@ def test_hua_breakdown_names_each_item() -> None:
     }
 
 
+def test_an_honour_triplet_completed_by_the_discard_is_one_hua_and_wins_on_it() -> None:
+    # §J5 (decided): 555z completed by the dealer's 5z counts as exposed, 1 花; that 花 is what
+    # lets the 鸡胡 shape win on a discard (§J4 一花起胡): (10 + 1 × 5) × 1 = 15 from the dealer.
+    state = play(build(["5z +", "123m 456p 789s 55z 66z", None, None]), [[0, "discard", "5z"]])
+    assert legal(state, 1) == {("win", None, ()), ("pong", None, ()), ("pass", None, ())}
+    s = settle(play(state, [[1, "win"]]))
+    assert s["win_kind"] == "dian_pao" and s["winners"] == [1]
+    assert payments(s) == {(0, 1): 15}
+    assert s["deltas"] == [-15, 15, 0, 0] and s["next_dealer"] == 1
+    (p,) = s["payments"]
+    assert p["detail"]["hua_total"] == 1 and p["detail"]["fan"] == []
+
+
+def test_a_number_triplet_completed_by_the_discard_is_no_hua_and_cannot_win_on_it() -> None:
+    # The same shape with number pairs: 555m completed by the dealer's 5m is 0 花 (§J5) and the
+    # hand has no 番: no win on the discard (§J4 一花起胡), only the pong.
+    state = play(build(["5m +", "123m 456p 789s 55m 88p", None, None]), [[0, "discard", "5m"]])
+    assert legal(state, 1) == {("pong", None, ()), ("pass", None, ())}
+    with pytest.raises(IllegalAction):
+        jintan.apply(state, 1, Action("win"))
+
+
 # ---------------------------------------------------------------------------- §J6 番
 
 
@@ -113,6 +155,18 @@ def test_fan_of_each_pattern(
     assert s.hua_total == hua
     assert s.points == points
     assert s.capped == capped
+
+
+def test_seven_pairs_with_four_equal_tiles_self_drawn_pay_qi_dui() -> None:
+    # §J4: 1111m are two pairs; the 7z drawn makes 七对 (§J6, 2 番): (10 + 0 × 5) × 2^2 = 40 each
+    state = build(["1z +", "1111m 22m 33p 44p 55s 7z", None, None], "7z")
+    s = settle(play(state, [[0, "discard", "1z"], [1, "self_draw"]]))
+    assert s["win_kind"] == "zi_mo" and s["winners"] == [1]
+    assert payments(s) == {(0, 1): 40, (2, 1): 40, (3, 1): 40}
+    assert s["deltas"] == [-40, 120, -40, -40] and s["next_dealer"] == 1
+    assert {(str(p["detail"]["fan"]), p["detail"]["hua_total"]) for p in s["payments"]} == {
+        ("['qi_dui']", 0)
+    }
 
 
 def test_du_diao_is_never_counted_on_seven_pairs() -> None:
@@ -213,6 +267,50 @@ def test_gang_kai_pays_as_a_self_draw_with_one_more_fan() -> None:
     assert s["deltas"] == [-60, 180, -60, -60]
 
 
+def test_gang_kai_after_an_exposed_kong_claimed_from_a_discard() -> None:
+    # Seat 1 kongs the dealer's 2m (number exposed kong, 1 花); the replacement 1z makes a
+    # concealed 111z (2 花). §J7 杠开 = self-draw + 1 番: (10 + 3 × 5) × 2 = 50 from each.
+    state = build(["2m +", "222m 345p 678s 11z 99s", None, None], back="1z")
+    state = play(state, [[0, "discard", "2m"], [1, "kong"]])
+    assert [m.kind for m in state.melds[1]] == ["exposed_kong"]
+    assert state.drawn[1] == tile_index("1z")
+    s = settle(play(state, [[1, "self_draw"]]))
+    assert s["win_kind"] == "gang_kai" and s["winners"] == [1]
+    assert payments(s) == {(0, 1): 50, (2, 1): 50, (3, 1): 50}
+    assert s["deltas"] == [-50, 150, -50, -50] and s["next_dealer"] == 1
+    assert {(str(p["detail"]["fan"]), p["detail"]["hua_total"]) for p in s["payments"]} == {
+        ("['gang_kai']", 3)
+    }
+
+
+def test_gang_kai_after_an_added_kong_nobody_robbed() -> None:
+    # Seat 1 pongs the dealer's 5m, later draws the fourth and adds it (number kong, 1 花);
+    # nobody can rob, the replacement 6s completes 678s. §J7 杠开: (10 + 1 × 5) × 2 = 30 each.
+    state = build(["5m +", "55m 123p 456p 78s 99s 7z", None, None], "3z 4z 6z 5m", "6s")
+    state = play(
+        state,
+        [
+            [0, "discard", "5m"],
+            [1, "pong"],
+            [1, "discard", "7z"],
+            [2, "discard_drawn"],
+            [3, "discard_drawn"],
+            [0, "discard_drawn"],
+        ],
+    )
+    state, _ = jintan.apply(close_window(state), 1, Action("kong", tile="5m"))
+    assert state.phase == "rob" and state.claim_options == {}  # a rob window nobody can use
+    state = close_window(state)
+    assert [m.kind for m in state.melds[1]] == ["added_kong"]
+    s = settle(play(state, [[1, "self_draw"]]))
+    assert s["win_kind"] == "gang_kai" and s["winners"] == [1]
+    assert payments(s) == {(0, 1): 30, (2, 1): 30, (3, 1): 30}
+    assert s["deltas"] == [-30, 90, -30, -30] and s["next_dealer"] == 1
+    assert {(str(p["detail"]["fan"]), p["detail"]["hua_total"]) for p in s["payments"]} == {
+        ("['gang_kai']", 1)
+    }
+
+
 def test_qiang_gang_each_robber_is_paid_three_times_by_the_robbed_seat() -> None:
     # Seat 2 pongs the dealer's 5m holding three and adds the fourth at once; seats 3 and 1
     # both wait on 5m (鸡胡, no 花: robbing needs none) and rob it.
@@ -223,6 +321,75 @@ def test_qiang_gang_each_robber_is_paid_three_times_by_the_robbed_seat() -> None
     assert s["win_kind"] == "qiang_gang" and s["winners"] == [3, 1]
     assert payments(s) == {(2, 3): 30, (2, 1): 30}
     assert s["deltas"] == [0, 30, -60, 30]
+
+
+def test_qiang_gang_by_a_robber_with_hua_and_fan_is_paid_three_times_its_points() -> None:
+    # Seat 3 gets ready only after the dealer's 5m (draws 6m): 46m 123m 789m 111z 22z, one
+    # flower. It robs seat 2's added 5m: 花 1 (flower) + 2 (concealed 111z) = 3, 混一色 1 番,
+    # no extra 番 for 抢杠 (§J7): (10 + 3 × 5) × 2 = 50; the robbed seat pays 3 × 50 = 150.
+    state = build(["5m +", None, "55m 6z +", "4m 7s 123m 789m 111z 2z 1f"], "6m 3z 4z 5m", "2z")
+    state = play(
+        state,
+        [
+            [0, "discard", "5m"],
+            [2, "pong"],
+            [2, "discard", "6z"],
+            [3, "discard", "7s"],
+            [0, "discard_drawn"],
+            [1, "discard_drawn"],
+            [2, "kong", "5m"],
+        ],
+    )
+    assert state.phase == "rob" and legal(state, 3) == {("win", None, ()), ("pass", None, ())}
+    s = settle(play(state, [[3, "win"]]))
+    assert s["win_kind"] == "qiang_gang" and s["winners"] == [3]
+    assert payments(s) == {(2, 3): 150}
+    assert s["deltas"] == [0, 0, -150, 150] and s["next_dealer"] == 1
+    (p,) = s["payments"]
+    assert (p["detail"]["hua_total"], p["detail"]["fan"]) == (3, ["hun_yi_se"])
+
+
+def test_a_concealed_kong_opens_no_rob_window() -> None:
+    # Seat 2 (one flower) waits on 5m only; seat 1 kongs its four 5m concealed: nobody may rob
+    # it (抢杠 is of an added kong, §J7; guiyang.md §8.4): seat 1 draws its replacement at once.
+    state = build(["1z +", "5555m 123p 456p 789s", "46m 123s 456s 789s 9p 1f", None], "7z", "9p 7z")
+    state = play(state, [[0, "discard", "1z"]])
+    state = close_window(state)
+    assert jintan.waits(state, 2) == [tile_index("5m")]
+    state, _ = jintan.apply(state, 1, Action("kong", tile="5m"))
+    assert state.phase == "turn" and state.turn == 1 and state.claim_options == {}
+    assert [m.kind for m in state.melds[1]] == ["concealed_kong"]
+    assert state.drawn[1] == tile_index("7z")
+    assert legal(state, 2) == set() and not state.guo_hu[2]
+
+
+def test_a_dealer_who_wins_alone_on_a_discard_keeps_the_deal() -> None:
+    # The dealer (one flower) wins on seat 1's 4p: (10 + 1 × 5) × 1 = 15 from seat 1 (§J7);
+    # §J8: a winning dealer keeps the deal.
+    state = build(["123m 456m 789m 23p 5s 1f 6z", "4p +", None, None], "7z", "5s")
+    s = settle(play(state, [[0, "discard", "6z"], [1, "discard", "4p"], [0, "win"]]))
+    assert s["win_kind"] == "dian_pao" and s["winners"] == [0]
+    assert payments(s) == {(1, 0): 15}
+    assert s["deltas"] == [15, -15, 0, 0] and s["next_dealer"] == 0
+
+
+def test_three_winners_of_one_discard_are_each_paid_by_the_discarder() -> None:
+    # 一炮多响 (§J3) on the dealer's 4p. Seats 1 and 2: one flower each, (10 + 1 × 5) = 15;
+    # seat 3: three concealed honour triplets, 3 × 2 = 6 花, (10 + 6 × 5) = 40 (§J7: the
+    # discarder pays each). §J8: the dealer did not win, so the next seat deals.
+    state = build(
+        [
+            "4p +",
+            "123m 456m 789m 23p 5s 1f",
+            "123s 456s 789s 23p 5m 2f",
+            "111z 222z 333z 23p 77s",
+        ],
+        back="5s 5m",
+    )
+    s = settle(play(state, [[0, "discard", "4p"], [1, "win"], [2, "win"], [3, "win"]]))
+    assert s["win_kind"] == "dian_pao" and s["winners"] == [1, 2, 3]
+    assert payments(s) == {(0, 1): 15, (0, 2): 15, (0, 3): 40}
+    assert s["deltas"] == [-70, 15, 15, 40] and s["next_dealer"] == 1
 
 
 def test_several_winners_of_one_discard_each_win_and_the_dealer_keeps_the_deal() -> None:
@@ -289,6 +456,52 @@ def test_a_flower_drawn_in_play_is_replaced_from_the_back_at_once() -> None:
     assert s["win_kind"] == "zi_mo" and s["deltas"] == [-15, 45, -15, -15]
 
 
+def test_a_kong_then_a_flower_then_a_win_on_the_flowers_replacement_is_no_gang_kai() -> None:
+    # Seat 1 kongs 2222m; the replacement is a flower (1f), whose replacement 1z completes the
+    # hand. §J2 (decided): a win on a flower's replacement is a plain self-draw, not 杠开.
+    # 花 2 (concealed number kong) + 2 (concealed 111z) + 1 (1f) = 5, no 番: 10 + 5 × 5 = 35 each.
+    state = build(["5z +", "2222m 345p 678s 11z 9s", None, None], "9s", "1f 1z")
+    state = play(state, [[0, "discard", "5z"], [1, "kong", "2m"]])
+    assert state.flowers[1] == [tile_index("1f")] and state.drawn[1] == tile_index("1z")
+    s = settle(play(state, [[1, "self_draw"]]))
+    assert s["win_kind"] == "zi_mo" and s["winners"] == [1]
+    assert payments(s) == {(0, 1): 35, (2, 1): 35, (3, 1): 35}
+    assert s["deltas"] == [-35, 105, -35, -35] and s["next_dealer"] == 1
+    assert {(str(p["detail"]["fan"]), p["detail"]["hua_total"]) for p in s["payments"]} == {
+        ("[]", 5)
+    }
+
+
+@pytest.mark.parametrize(
+    ("hands", "back", "result", "deltas"),
+    [
+        # seven flowers elsewhere: the dealer's 8f has no replacement: 黄庄, nothing paid
+        ([None, "123f +", "45f +", "67f +"], "2z 3z 4z 3z 4z 3z 4z", "huang_zhuang", [0] * 4),
+        # the dealer's eighth flower: §J2 wins at once at the cap, (10 + 8 × 5) × 4 = 200 each
+        (["1234567f +", None, None, None], "6s 9s 1z 2z 3z 4z 5z", "win", [600, -200, -200, -200]),
+    ],
+)
+def test_a_flower_drawn_as_the_last_tile_of_the_wall(
+    hands: list[str | None], back: str, result: str, deltas: list[int]
+) -> None:
+    # The seven dealt flowers are replaced from the back at the deal; 8f is then the last tile
+    # of the wall, drawn by the dealer. Fillers discard what they draw. §J8: the dealer keeps.
+    state, events = play_out(build(hands, back=back + " 8f"))
+    assert [(e["type"], e.get("seat"), e.get("tile")) for e in events if "seat" in e][-2:] == [
+        ("draw", 0, "8f"),
+        ("flower", 0, "8f"),
+    ]
+    assert state.wall_count == 0
+    s = settle(state)
+    assert s["result"] == result and s["deltas"] == deltas and s["next_dealer"] == 0
+    if result == "win":
+        assert s["win_kind"] == "ba_hua" and s["winners"] == [0]
+        assert payments(s) == {(1, 0): 200, (2, 0): 200, (3, 0): 200}
+        assert all(p["detail"]["capped"] for p in s["payments"])
+    else:
+        assert s["payments"] == [] and state.flowers[0] == [tile_index("8f")]
+
+
 def test_eight_flowers_win_at_once_at_the_cap() -> None:
     # Seat 1 holds seven flowers (replaced at the deal), then draws the eighth.
     state = build(["5z +", "1234567f 123m 456m", None, None], "8f", "9m 9m 9p 9p 9s 9s 7z")
@@ -329,6 +542,69 @@ def test_pong_beats_a_chow_answered_first() -> None:
     assert not jintan.claims_decided(state)  # seat 2 may still pong
     state = play(state, [[2, "pong"]])
     assert state.turn == 2 and state.melds[2][0].kind == "pong" and not state.melds[1]
+
+
+@pytest.mark.parametrize(("seat3", "claim"), [("44p +", "pong"), ("444p +", "kong")])
+def test_a_win_beats_a_pong_or_kong_answered_first(seat3: str, claim: str) -> None:
+    # §J3: win beats all. Seat 3 claims the dealer's 4p first; seat 2 (one flower) wins on it:
+    # (10 + 1 × 5) = 15 from the dealer, and seat 3's claim comes to nothing.
+    state = build(["4p +", None, "123m 456m 789m 23p 5s 1f", seat3], back="5s")
+    state = play(state, [[0, "discard", "4p"], [3, claim]])
+    assert not jintan.claims_decided(state)  # seat 2 may still win
+    state = play(state, [[2, "win"]])
+    assert state.melds[3] == []  # seat 3 keeps its 4p
+    assert state.hands[3][tile_index("4p")] == (2 if claim == "pong" else 3)
+    s = settle(state)
+    assert s["win_kind"] == "dian_pao" and s["winners"] == [2]
+    assert payments(s) == {(0, 2): 15}
+    assert s["deltas"] == [-15, 0, 15, 0] and s["next_dealer"] == 1
+
+
+def test_a_kong_beats_a_chow_answered_first() -> None:
+    # §J3: kong beats chow. Seat 1 chows the dealer's 3m first; seat 2 holds 333m and kongs.
+    state = build(["3m +", "245m 258p 369s 1234z", "333m +", None])
+    state = play(state, [[0, "discard", "3m"], [1, "chow", "2m4m"]])
+    assert not jintan.claims_decided(state)  # seat 2 may still kong
+    state = play(state, [[2, "kong"]])
+    assert state.turn == 2 and [m.kind for m in state.melds[2]] == ["exposed_kong"]
+    assert state.melds[1] == [] and state.hands[1][tile_index("2m")] == 1
+    assert state.drawn[2] is not None  # the kong's replacement
+
+
+def _last_tile_5m(seat_with_555m: int) -> State:
+    """The dealer waits on 5m only (111m 789m 222z 46m 11z: 2 花, 混一色); the three other 5m are
+    held by ``seat_with_555m``; the flowers are dealt (replaced at the deal), so seat 3 draws
+    the last tile of the wall, the fourth 5m. Everyone else discards what it draws."""
+    hands = [
+        "111m 789m 222z 46m 11z 7z",
+        "555m +" if seat_with_555m == 1 else None,
+        "1234f +",
+        "5678f 555m +" if seat_with_555m == 3 else "5678f +",
+    ]
+    state = build(hands, back="3z 4z 5z 6z 3z 4z 5z 6z 5m")
+    state, _ = play_out(state, lambda s: s.phase == "turn" and s.wall_count == 0)
+    assert state.turn == 3 and state.drawn[3] == tile_index("5m")
+    return state
+
+
+def test_an_empty_wall_offers_only_the_win_on_a_discard() -> None:
+    # guiyang.md §2, which §J applies: with the wall empty a discard may only be claimed for a
+    # win. Seat 3 discards the last tile, 5m: the dealer may win (not chow 46m), seat 1 may not
+    # pong or kong its 555m. The win: 222z 2 花, 混一色 1 番: (10 + 2 × 5) × 2 = 40 from seat 3.
+    state = play(_last_tile_5m(1), [[3, "discard", "5m"]])
+    assert legal(state, 0) == {("win", None, ()), ("pass", None, ())}
+    assert legal(state, 1) == set() and state.hands[1][tile_index("5m")] == 3
+    s = settle(play(state, [[0, "win"]]))
+    assert s["win_kind"] == "dian_pao" and payments(s) == {(3, 0): 40}
+    assert s["deltas"] == [40, 0, 0, -40] and s["next_dealer"] == 0
+
+
+def test_no_kong_of_ones_own_with_an_empty_wall() -> None:
+    # guiyang.md §2: with the wall empty nobody may kong (no replacement). Seat 3 draws the
+    # last tile, its fourth 5m: it may only discard.
+    state = _last_tile_5m(3)
+    assert state.hands[3][tile_index("5m")] == 4
+    assert {kind for kind, _, _ in legal(state, 3)} == {"discard"}
 
 
 def test_without_the_chow_option_nobody_chows() -> None:
@@ -378,6 +654,32 @@ def test_a_self_draw_is_not_locked_by_guo_hu() -> None:
     state = close_window(play(state, [[0, "discard", "4p"], [1, "pass"]]))
     assert state.guo_hu[1] and state.drawn[1] == tile_index("1p")
     assert ("self_draw", None, ()) in legal(state, 1)
+
+
+def test_passing_a_robbable_kong_sets_the_pass_lock() -> None:
+    # guiyang.md §3 as §J4 applies it: passing a robbable kong locks discard wins too. Seat 3
+    # (one flower) gets ready on 2m / 5m only after the dealer's 5m (draws 4m); it passes the
+    # robbing of seat 2's added 5m, then seat 2 discards 2m: no win offered, only the chow.
+    state = build(["5m +", None, "55m 6z +", "3m 7z 123p 456p 789p 1s 2f"], "4m 3z 4z 5m", "1s 2m")
+    state = play(
+        state,
+        [
+            [0, "discard", "5m"],
+            [2, "pong"],
+            [2, "discard", "6z"],
+            [3, "discard", "7z"],
+            [0, "discard_drawn"],
+            [1, "discard_drawn"],
+            [2, "kong", "5m"],
+        ],
+    )
+    assert jintan.waits(state, 3) == [tile_index("2m"), tile_index("5m")]
+    assert not state.guo_hu[3] and legal(state, 3) == {("win", None, ()), ("pass", None, ())}
+    state = play(state, [[3, "pass"]])
+    assert state.guo_hu[3]
+    state = play(state, [[2, "discard_drawn"]])  # the kong's replacement, 2m
+    assert state.last_discard == (2, tile_index("2m"))
+    assert legal(state, 3) == {("chow", None, ("3m", "4m")), ("pass", None, ())}
 
 
 # ---------------------------------------------------------------------------- interface
