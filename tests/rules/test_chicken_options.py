@@ -328,6 +328,55 @@ def test_chui_feng_ji_leaves_other_turned_tiles_alone() -> None:
     each_pays(s, 1, 2, "ji")
 
 
+# ---------------------------------------------------------------------------- combined
+
+
+def test_options_combined_yi_kou_san_base_two_all_three_shou_shang_ji() -> None:
+    # 一扣三, 底分 2, 豆 all_three, 手上鸡 (man_tang_ji off), 乌骨鸡 + 摇摆鸡 + 本鸡. The dealer
+    # discards the hand's first 8p and later its first 1s, both unclaimed; seat 1 konged
+    # seat 3's 7s (明豆) and self-draws 1s: 123m 456m 88p 111s + 7777s, 平胡. Turned 9p:
+    # 摇摆鸡 8p and 1p, 本鸡 9p; 8p is a turned chicken too, so every 8p is golden (§9.6).
+    state = build(
+        ["8p 1s +", "123m 456m 88p 11s 777s", None, "7s +"],
+        "3s 3s 3s 4s 4s 4s 1s 9p",
+        "5m",
+        scoring="yi_kou_san",
+        base_points=2,
+        dou_values="all_three",
+        man_tang_ji=False,
+        wu_gu_ji=True,
+        yao_bai_ji=True,
+        ben_ji=True,
+    )
+    actions = [
+        [0, "discard", "8p"],
+        [1, "discard_drawn"],
+        [2, "discard_drawn"],
+        [3, "discard", "7s"],
+        [1, "kong"],  # 明豆; the replacement 5m is discarded
+        [1, "discard_drawn"],
+        [2, "discard_drawn"],
+        [3, "discard_drawn"],
+        [0, "discard", "1s"],
+        [1, "self_draw"],
+    ]
+    s = settle(play(state, actions))
+    assert s["win_kind"] == "zi_mo" and s["hand_types"] == {"1": "ping_hu"}
+    assert s["ready"] == [1] and s["turned"] == "9p"
+    assert set(s["chickens"]) == {"1p", "8p", "9p", "1s"}
+    assert payments(s) == {
+        **{(p, 1, "hu"): 3 * 2 for p in (0, 2, 3)},  # §8.1 一扣三: 平胡 3, no extra; x 底分 2
+        (3, 1, "dou"): 3 * 2,  # §9.2 all_three: 明豆 3 from the discarder, x 2
+        # §9.3, §9.6: two golden 8p (4 each) and three 1s (1 each) in seat 1's hand, x 2
+        **{(p, 1, "ji"): (2 * 4 + 3 * 1) * 2 for p in (0, 2, 3)},
+        # §9.3 item 2 (包鸡, with 手上鸡 too): the dealer is not ready; its golden 乌骨冲锋鸡
+        # 8 and its 冲锋鸡 2, x 2
+        (0, 1, "chong_feng_ji"): (8 + 2) * 2,
+    }
+    assert s["deltas"] == [-6 - 22 - 20, 18 + 6 + 66 + 20, -6 - 22, -6 - 6 - 22]
+    assert s["next_dealer"] == 1
+
+
 # ---------------------------------------------------------------------------- §14 options
 
 

@@ -279,6 +279,65 @@ def test_sha_bao_discarder_with_report_lets_ping_hu_win_and_pays_ten_more() -> N
     assert s["deltas"] == [0, 11, -11, 0]
 
 
+def test_soft_report_winner_on_the_dealers_discard_under_lian_zhuang() -> None:
+    # Seat 1 reports on its first discard (waits 1p / 4p) and wins 平胡 on the dealer's 4p.
+    state = build(
+        ["4p 9m +", "123m 456m 789m 23p 5s 9s", None, None],
+        "5s 8p 8p 8p 5s",
+        scoring="lian_zhuang",
+        streak=2,
+    )
+    actions = [
+        [0, "discard", "9m"],
+        [1, "discard", "9s", {"bao_ting": True}],  # drew 5s: 123m 456m 789m 23p 55s
+        [2, "discard_drawn"],
+        [3, "discard_drawn"],
+        [0, "discard", "4p"],
+        [1, "win"],
+    ]
+    s = settle(play(state, actions))
+    assert s["win_kind"] == "dian_pao" and s["hand_types"] == {"1": "ping_hu"}
+    assert payments(s) == {(0, 1, "hu"): 1 + 10 + 2}  # §9.1: 平胡 1 + 软报 10 (§8.5) + N 2
+    assert s["deltas"] == [-13, 13, 0, 0]
+    assert s["next_dealer"] == 1
+
+
+def test_sha_bao_two_winners_with_the_dealer_under_lian_zhuang() -> None:
+    # 连庄 N=2, dealer seat 3. Seat 2 reports (waits 9s) and must discard its drawn 4p;
+    # seats 1 (waits 1p / 4p) and 3 (the dealer, waits 4p / 7p) both win 平胡 on it (杀报).
+    state = build(
+        [None, W, "234m 567m 345p 678p 8s", "123m 456m 789m 56p 99s 9p"],
+        "8p 8p 9s 8p 7s 7s 4p 2s",
+        dealer=3,
+        streak=2,
+        scoring="lian_zhuang",
+    )
+    actions = [
+        [3, "discard", "9p"],
+        [0, "discard_drawn"],
+        [1, "discard_drawn"],
+        [2, "discard", "8s", {"bao_ting": True}],
+        [3, "discard_drawn"],
+        [0, "discard_drawn"],
+        [1, "discard_drawn"],
+        [2, "discard_drawn"],  # 4p
+        [1, "win"],
+        [3, "win"],
+    ]
+    s = settle(play(state, actions))
+    assert s["win_kind"] == "dian_pao" and sorted(s["winners"]) == [1, 3]
+    assert s["hand_types"] == {"1": "ping_hu", "3": "ping_hu"}
+    assert s["ready"] == [1, 2, 3]
+    assert payments(s) == {
+        (2, 1, "hu"): 1,  # §8.2: 平胡 1 from the discarder
+        (2, 3, "hu"): 1 + 2,  # §10.2: the dealer is paid, +N 2
+        (2, 1, "sha_bao"): 10,  # §8.5: 10 to each winner, no +N (rules-decisions)
+        (2, 3, "sha_bao"): 10,
+    }
+    assert s["deltas"] == [0, 11, -24, 13]
+    assert s["next_dealer"] == 3  # §10.3: first winner from the dealer's seat: the dealer
+
+
 # ---------------------------------------------------------------------------- §8.3 after a kong
 
 
@@ -336,6 +395,53 @@ def test_re_pao_adds_one_and_burns_the_kong_maker() -> None:
     assert s["turned"] == "8s" and set(s["chickens"]) == {"1s", "9s"}
     assert payments(s) == {(2, 1, "hu"): 1 + 1}  # no 豆, no 鸡 for seat 2
     assert s["deltas"] == [0, 2, -2, 0]
+
+
+@pytest.mark.parametrize(
+    ("scoring", "streak", "value"),
+    [
+        ("lian_zhuang", 3, 1 + 1 + 3),  # §9.1: 平胡 1 + 热炮 1 + N 3 (the dealer pays)
+        ("yi_kou_san", 1, 3 + 1),  # 平胡 3 + 热炮 1, no streak
+    ],
+)
+def test_re_pao_by_the_dealer(scoring: str, streak: int, value: int) -> None:
+    # The dealer makes a 闷豆 of 6s on its dealt 14, draws 9s from the back and discards 4p
+    # (ready on 4p: 234m 567m 35p 99s); seat 1 wins. Turned 8s makes the dealer's 9s a
+    # chicken, but the dealer is burned (§9.5): no 豆 and no chicken for it.
+    state = build(
+        ["6666s 234m 567m 35p 9s 4p", W, None, None],
+        "8s",
+        "9s",
+        scoring=scoring,
+        streak=streak,
+    )
+    s = settle(play(state, [[0, "kong", "6s"], [0, "discard", "4p"], [1, "win"]]))
+    assert s["win_kind"] == "re_pao" and s["winners"] == [1]
+    assert s["burned"] == [0] and s["ready"] == [0, 1]
+    assert s["turned"] == "8s" and "9s" in s["chickens"]
+    assert payments(s) == {(0, 1, "hu"): value}
+    assert s["deltas"] == [-value, value, 0, 0]
+    assert s["next_dealer"] == 1
+
+
+def test_gang_kai_under_lian_zhuang_the_dealer_adds_the_streak() -> None:
+    state = build(
+        ["9m +", "123m 456m 23p 55s 777s", None, None],
+        "8p 8p 8p 8p 7s 5s",
+        "4p",
+        scoring="lian_zhuang",
+        streak=2,
+    )
+    s = settle(play(state, [*ROUND, [1, "kong", "7s"], [1, "self_draw"]]))
+    assert s["win_kind"] == "gang_kai" and s["winners"] == [1]
+    assert payments(s) == {
+        (0, 1, "hu"): 1 + 1 + 1 + 2,  # §8.3: 平胡 1 + 自摸 1 + 杠开 1, + N 2 (§10.2)
+        (2, 1, "hu"): 1 + 1 + 1,
+        (3, 1, "hu"): 1 + 1 + 1,
+        **{(p, 1, "dou"): 2 for p in (0, 2, 3)},  # §9.2: 闷豆 2 from each other seat
+    }
+    assert s["deltas"] == [-7, 17, -5, -5]
+    assert s["next_dealer"] == 1
 
 
 # ---------------------------------------------------------------------------- §8.4 抢杠
@@ -412,6 +518,72 @@ def test_qiang_gang_under_lian_zhuang_is_n_minus_one_self_draws_of_the_robbed_se
     assert s["win_kind"] == "qiang_gang"
     assert payments(s) == {(2, 1, "hu"): 6}
     assert s["deltas"] == [0, 6, -6, 0]
+
+
+W_1S = "123m 456m 789m 23s 55p"  # 平胡, waits 1s / 4s
+
+
+def rob_the_first_1s(dealer: str, robbed: str) -> dict:
+    """The dealer discards the hand's first 1s, seat 2 pongs it (责任鸡) and discards 9s or
+    9m, later draws the fourth 1s and adds the kong; seat 1 (W_1S) robs it. Turned 5s."""
+    state = build([dealer, W_1S, robbed, None], "8p 8p 8p 1s 5s")
+    actions = [
+        [0, "discard", "1s"],
+        [2, "pong"],
+        [2, "discard", "9s" if "9s" in robbed else "9m"],
+        [3, "discard_drawn"],
+        [0, "discard_drawn"],
+        [1, "discard_drawn"],
+        [2, "kong", "1s"],
+    ]
+    state = play(state, actions)
+    assert state.phase == "rob"
+    s = settle(play(state, [[1, "win"]]))
+    assert s["win_kind"] == "qiang_gang" and s["winners"] == [1]
+    assert s["hand_types"] == {"1": "ping_hu"} and s["burned"] == [2]
+    assert s["next_dealer"] == 1
+    return s
+
+
+def test_qiang_gang_of_the_ze_ren_1s_nobody_else_ready() -> None:
+    s = rob_the_first_1s("1s +", "11s 9m +")
+    assert s["ready"] == [1]
+    assert payments(s) == {
+        (2, 1, "hu"): 3 * (1 + 1),  # §8.4: 3 x (平胡 1 + 自摸 1)
+        # §9.3: the robbed 1s is the winner's chicken, 1 from each other seat; seat 2 (not
+        # in R) also pays 3 for the three 1s of its pong (包鸡); no 责任鸡, neither is in R.
+        (0, 1, "ji"): 1,
+        (2, 1, "ji"): 1 + 3,
+        (3, 1, "ji"): 1,
+    }
+    assert s["deltas"] == [-1, 12, -10, -1]
+
+
+def test_qiang_gang_of_the_ze_ren_1s_the_robbed_ready_seat_is_burned() -> None:
+    # Seat 2 keeps its pong (the kong is cancelled) and is ready on 5p: in R, but burned
+    # (§9.5): its three 1s and the 责任鸡 the dealer owes it are void; what it pays stands.
+    s = rob_the_first_1s("1s +", "11s 123m 456m 789m 5p 9s")
+    assert s["ready"] == [1, 2]
+    assert payments(s) == {
+        (2, 1, "hu"): 3 * (1 + 1),  # §8.4
+        **{(p, 1, "ji"): 1 for p in (0, 2, 3)},  # §9.3: the winner's 1s
+    }
+    assert s["deltas"] == [-1, 9, -7, -1]
+
+
+def test_qiang_gang_of_the_ze_ren_1s_the_discarder_ready() -> None:
+    # The dealer discarded the first 1s and is ready (123m 456m 789m 23p 55p); seat 2 is not.
+    s = rob_the_first_1s("1s 123m 456m 789m 23p 55p", "11s 9m +")
+    assert s["ready"] == [0, 1]
+    assert payments(s) == {
+        (2, 1, "hu"): 3 * (1 + 1),  # §8.4
+        (0, 1, "ji"): 1,  # §9.3 item 1: the winner's 1s
+        (2, 1, "ji"): 1 + 3,  # item 1, + item 2: 包鸡 of the pong's three 1s
+        (3, 1, "ji"): 1,
+        (2, 0, "ji"): 3,  # item 2: 包鸡 to each seat in R
+        (2, 0, "ze_ren_ji"): 2,  # item 3: the claimer is not in R, the discarder is
+    }
+    assert s["deltas"] == [4, 12, -15, -1]
 
 
 # ---------------------------------------------------------------------------- §8.5 硬报
@@ -670,6 +842,25 @@ def test_a_first_1s_that_is_won_on_is_a_plain_chicken_of_the_winner() -> None:
     assert s["deltas"] == [-5 - 3, 5 + 9, -3, -3]
 
 
+def test_two_winners_of_the_first_1s_each_count_it_as_a_chicken() -> None:
+    # 一炮多响 on the dealer's first discard, a 1s: seats 1 and 2 both win 大对子 on it.
+    # rules-decisions (一炮多响: the winning tile): each winner holds the won 1s, so it is
+    # among each one's chickens; won on, it is neither 冲锋鸡 nor 责任鸡 (§9.3).
+    state = build(["1s +", "222m 333p 444s 55m 11s", "666m 777p 888s 999m 1s", None], "5s")
+    s = settle(play(state, [[0, "discard", "1s"], [1, "win"], [2, "win"]]))
+    assert sorted(s["winners"]) == [1, 2]
+    assert s["hand_types"] == {"1": "da_dui_zi", "2": "da_dui_zi"}
+    assert s["ready"] == [1, 2]
+    assert payments(s) == {
+        (0, 1, "hu"): 5,  # §8.2: 大对子 5 from the discarder, to each winner
+        (0, 2, "hu"): 5,
+        **{(p, 1, "ji"): 2 + 1 for p in (0, 2, 3)},  # §9.3: its 11s and the won 1s
+        **{(p, 2, "ji"): 1 + 1 for p in (0, 1, 3)},  # its 1s and the won 1s
+    }
+    assert s["deltas"] == [-5 - 5 - 3 - 2, 5 + 9 - 2, 5 + 6 - 3, -3 - 2]
+    assert s["next_dealer"] == 1  # §10.3: the first winner from the dealer's seat
+
+
 @pytest.mark.parametrize(("turned", "jin"), [("5s", False), ("9s", True)])
 def test_ze_ren_ji_claimer_ready_the_discarder_pays(turned: str, jin: bool) -> None:
     # Seat 1 pongs the dealer's first 1s and self-draws 2p (single wait).
@@ -785,6 +976,28 @@ def test_bao_ji_is_paid_to_every_ready_seat_and_ready_seats_pay_each_other() -> 
     assert by_reason(s, "ji") == {(0, 3): 1, (1, 3): 1, (2, 3): 1}
     each_pays(s, 1, 2)
     assert s["deltas"] == [-3, 6 + 2 - 1, -2 - 4 - 1, -2 + 2 + 3]
+
+
+def test_bao_ji_for_the_1s_of_a_men_dou_of_a_seat_not_ready() -> None:
+    # Seat 2 (not ready) makes a 闷豆 of its four 1s; seat 1 self-draws 4p.
+    state = build(["9m +", W, "1111s +", None], "8p 8p 9m 8p 4p 5s", "3p")
+    actions = [
+        [0, "discard", "9m"],
+        [1, "discard_drawn"],
+        [2, "kong", "1s"],
+        [2, "discard_drawn"],  # the replacement 3p
+        [3, "discard_drawn"],
+        [0, "discard_drawn"],
+        [1, "self_draw"],
+    ]
+    s = settle(play(state, actions))
+    assert s["ready"] == [1]
+    assert payments(s) == {
+        **{(p, 1, "hu"): 1 + 1 for p in (0, 2, 3)},  # §8.1: 平胡 1 + 自摸 1
+        (2, 1, "ji"): 4,  # §9.3 item 2: 4 x 1s in a meld of a seat not in R; no 豆 (§9.2)
+    }
+    assert s["deltas"] == [-2, 10, -6, -2]
+    assert s["next_dealer"] == 1
 
 
 # ---------------------------------------------------------------------------- §3 claims
@@ -1177,6 +1390,34 @@ def test_two_players() -> None:
     assert s["next_dealer"] == 1
 
 
+def test_three_players_under_lian_zhuang_only_the_win_payment_adds_the_streak() -> None:
+    state = build(
+        [VOID_M, W_NO_S, VOID_P], "8p 8p 8p 4p 5s", players=3, scoring="lian_zhuang", streak=2
+    )
+    actions = [
+        [0, "ding_que", "m"],
+        [1, "ding_que", "s"],
+        [2, "ding_que", "p"],
+        [0, "discard", "9s"],
+        [1, "discard_drawn"],
+        [2, "discard_drawn"],
+        [0, "discard_drawn"],
+        [1, "self_draw"],
+    ]
+    s = settle(play(state, actions))
+    assert s["ready"] == [1]
+    assert payments(s) == {
+        (0, 1, "hu"): 1 + 1 + 2,  # §8.1: 平胡 1 + 自摸 1, + N 2 from the dealer (§10.2)
+        (2, 1, "hu"): 1 + 1,
+        (0, 1, "cha_que"): 2,  # §9.4: 2m 7m; not a win payment, no +N
+        (2, 1, "cha_que"): 1,  # 5p
+        (0, 1, "yuan_que"): 3,  # §9.4: seat 1 never held an s
+        (2, 1, "yuan_que"): 3,
+    }
+    assert s["deltas"] == [-9, 15, -6]
+    assert s["next_dealer"] == 1
+
+
 def choose(state: State, *suits: str) -> State:
     return play(state, [[seat, "ding_que", suit] for seat, suit in enumerate(suits)])
 
@@ -1281,6 +1522,52 @@ def test_huang_zhuang_otherwise_the_dealers_next_seat_deals(scoring: str, streak
     assert s["next_dealer"] == 1
 
 
+@pytest.mark.parametrize(
+    ("scoring", "streak", "expected", "deltas"),
+    [
+        (
+            "lian_zhuang",
+            3,
+            # §12: each seat not ready pays each ready seat its ready value (大对子 5,
+            # 平胡 1); + N 3 when the dealer pays (§10.2)
+            {(0, 1): 5 + 3, (0, 2): 1 + 3, (3, 1): 5, (3, 2): 1},
+            [-12, 13, 5, -6],
+        ),
+        (
+            "yi_kou_san",
+            1,
+            {(0, 1): 8, (0, 2): 3, (3, 1): 8, (3, 2): 3},  # §6.2 一扣三: 大对子 8, 平胡 3
+            [-11, 16, 6, -11],
+        ),
+    ],
+)
+def test_huang_zhuang_with_a_men_dou_two_ready_values(
+    scoring: str, streak: int, expected: dict, deltas: list[int]
+) -> None:
+    # Seat 1 is ready for 大对子 (waits 4m / 5p); seat 2 makes a 闷豆 of 6s and is ready
+    # for 平胡 (123m 456m 78p 99s, waits 6p / 9p). The dealer and seat 3 are not ready.
+    state = build(
+        ["9m +", "111m 222p 333s 44m 55p", "6666s 123m 456m 78p 9s", None],
+        "8p 9s",
+        "3m",
+        scoring=scoring,
+        streak=streak,
+    )
+    actions = [
+        [0, "discard", "9m"],
+        [1, "discard_drawn"],
+        [2, "kong", "6s"],  # drew 9s; the replacement is 3m
+        [2, "discard_drawn"],
+    ]
+    state = play(state, actions)
+    assert [m.kind for m in state.melds[2]] == ["men_dou"]
+    s = settle(drain(state))
+    assert s["result"] == "huang_zhuang" and s["ready"] == [1, 2]
+    assert payments(s) == {(f, t, "cha_jiao"): p for (f, t), p in expected.items()}  # no 豆
+    assert s["deltas"] == deltas
+    assert s["next_dealer"] == 1  # §12: the dealer is not ready: its next seat deals
+
+
 def test_huang_zhuang_cha_que_applies() -> None:
     state = build([VOID_M, W_NO_S, VOID_P], players=3)
     state = play(state, [[0, "ding_que", "m"], [1, "ding_que", "s"], [2, "ding_que", "p"]])
@@ -1288,6 +1575,21 @@ def test_huang_zhuang_cha_que_applies() -> None:
     assert s["result"] == "huang_zhuang" and s["ready"] == [1]
     assert by_reason(s, "cha_jiao") == {(0, 1): 1, (2, 1): 1}
     assert by_reason(s, "cha_que") == {(0, 1): 2, (2, 1): 1}
+
+
+def test_huang_zhuang_three_players_under_lian_zhuang() -> None:
+    state = build([VOID_M, W_NO_S, VOID_P], players=3, scoring="lian_zhuang", streak=2)
+    state = play(state, [[0, "ding_que", "m"], [1, "ding_que", "s"], [2, "ding_que", "p"]])
+    s = settle(drain(play(state, [[0, "discard", "9s"]])))
+    assert s["result"] == "huang_zhuang" and s["ready"] == [1]
+    assert payments(s) == {
+        (0, 1, "cha_jiao"): 1 + 2,  # §12: ready value 1, + N 2 from the dealer (§10.2)
+        (2, 1, "cha_jiao"): 1,
+        (0, 1, "cha_que"): 2,  # §9.4: 2m 7m, 1 each; no +N (not a win payment)
+        (2, 1, "cha_que"): 1,  # 5p
+    }
+    assert s["deltas"] == [-5, 7, -2]
+    assert s["next_dealer"] == 1  # §12: dealer not ready, not all but one: the next seat
 
 
 # ---------------------------------------------------------------------------- §14 options
@@ -1385,6 +1687,30 @@ def test_fan_table_changes_what_is_paid(options: dict, each: int) -> None:
     s = zimo("11m 33p 77s 88m 99p 22s 7p", win="7p", draws="3s 3s 3s 3s", **options)
     assert s["hand_types"] == {"1": "qi_dui"}
     each_pays(s, 1, each)
+
+
+@pytest.mark.parametrize(
+    ("options", "value"),
+    [({}, 17), ({"fan_table": "app"}, 20), ({"scoring": "yi_kou_san"}, 24)],  # §6.2 清单吊
+)
+def test_qing_dan_diao_four_pongs_of_one_suit_and_the_pair_won_on_a_discard(
+    options: dict, value: int
+) -> None:
+    # Seat 1 pongs 2m (the dealer's), then 3m, 4m and 6m (seat 2's draws), discarding its
+    # four odd tiles; left with 7m alone, it wins on seat 2's 7m (not 平胡: §7 allows it).
+    state = build(
+        ["2m +", "22m 33m 44m 66m 7m 9p 9s 5p 5s", None, None], "3m 4m 6m 7m 5s", **options
+    )
+    actions: list[list] = [[0, "discard", "2m"]]
+    for odd in ("9p", "9s", "5p", "5s"):
+        actions += [[1, "pong"], [1, "discard", odd], [2, "discard_drawn"]]
+    state = play(state, actions)
+    assert [m.kind for m in state.melds[1]] == ["pong"] * 4
+    s = settle(play(state, [[1, "win"]]))
+    assert s["win_kind"] == "dian_pao" and s["hand_types"] == {"1": "qing_dan_diao"}
+    assert payments(s) == {(2, 1, "hu"): value}  # §8.2: only the discarder pays
+    assert s["deltas"] == [0, value, -value, 0]
+    assert s["next_dealer"] == 1
 
 
 def scenario_ze_ren(**options: object) -> dict:
