@@ -272,3 +272,61 @@ def test_a_jintan_hand_with_a_chosen_chow_to_its_settlement(
         assert not page.errors, page.errors  # type: ignore[attr-defined]
     finally:
         ctx.close()
+
+
+def _offer_with_three_melds(hand: Hand) -> bool:
+    """Seat 0 is offered a claim late in the hand while it has three melds or more: the
+    page, with its rivers and melds, is then taller than a phone's screen."""
+    return any(_late_offer(st) for st in hand.of(0))
+
+
+def _late_offer(st: Any) -> bool:
+    return (
+        st.view["phase"] != "turn"
+        and st.view["wall_count"] < 40
+        and len(st.view["seats"][0]["melds"]) >= 3
+        and any(a["kind"] in ("win", "pong", "chow", "kong") for a in st.legal)
+    )
+
+
+# Each button of #actions: inside the screen, and what a tap at its centre would hit.
+_BUTTONS_HIT = """() => [...document.querySelectorAll('#actions button')].map(b => {
+  const r = b.getBoundingClientRect();
+  const hit = document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2);
+  return { action: b.dataset.action, inside: r.top >= 0 && r.bottom <= innerHeight,
+           hit: !!hit && (hit === b || b.contains(hit)) };
+})"""
+
+
+def test_claim_buttons_stay_on_screen_above_the_hand_on_a_phone(
+    live: LiveServer, browser: Any, shots_dir: Path
+) -> None:
+    # A playtest found 胡 / 碰 under the pinned hand (or below the screen) once a seat had
+    # three melds: the buttons now stand pinned with the hand, whatever the page's scroll.
+    ctx, page = new_page(browser, 375, 812, is_mobile=True, has_touch=True)
+    try:
+        code = create_jintan_room(page, live.base, "手机")
+        options = live.room(code)["options"]
+        hand = find_seed(options, _offer_with_three_melds, prefix="jt-dock", game="jintan")
+        live.fix_seeds(code, [hand.seed])
+        add_bots(page)
+        page.wait_for_selector("#hand .hand-tile", timeout=15000)
+        taller: list[bool] = []  # per offer checked: the page taller than the screen
+
+        def check(p: Any, seat: int, st: Any) -> None:
+            if not _late_offer(st):
+                return
+            for scroll in ("0", "document.documentElement.scrollHeight"):
+                p.evaluate(f"window.scrollTo(0, {scroll})")
+                p.wait_for_timeout(50)
+                buttons = p.evaluate(_BUTTONS_HIT)
+                assert buttons and all(b["inside"] and b["hit"] for b in buttons), buttons
+            taller.append(p.evaluate("document.documentElement.scrollHeight > innerHeight"))
+            p.evaluate("window.scrollTo(0, 0)")
+            p.screenshot(path=str(shots_dir / f"jintan-dock-375-{len(taller)}.png"))
+
+        play_scripted({0: page}, hand, check)
+        assert any(taller), taller  # the case the dock is for was met
+        assert not page.errors, page.errors  # type: ignore[attr-defined]
+    finally:
+        ctx.close()
