@@ -1599,10 +1599,8 @@ function renderSettlement() {
   }
   dt.append(tb2);
   body.append(h('div', { class: 'scroll-x', id: 'settle-totals-box' }, dt));
-  if (ready && result !== 'win') { // 黄庄: why it paid what it paid (spec §12)
-    const why = huangWhy(ready, n);
-    body.append(h('div', { class: 'settle-line muted', id: 'settle-huang', dataset: { why }, text: t(why) }));
-  }
+  const why = result !== 'win' && huangWhy(ready, n, S.room && S.room.game); // 黄庄: why it paid what it paid
+  if (why) body.append(h('div', { class: 'settle-line muted', id: 'settle-huang', dataset: { why }, text: t(why) }));
 
   // winners, each with the winning hand: concealed tiles, melds, the winning tile apart
   if (winners.length) {

@@ -232,10 +232,8 @@ function renderSettlement() {
   });
   dt.append(tb);
   box.append(h('div', { class: 'scroll-x' }, dt));
-  if (ready && s.result !== 'win') {
-    const why = huangWhy(ready, s.deltas.length);
-    box.append(h('p', { class: 'muted', id: 'rp-huang', dataset: { why }, text: t(why) }));
-  }
+  const why = s.result !== 'win' && huangWhy(ready, s.deltas.length, R.data.game);
+  if (why) box.append(h('p', { class: 'muted', id: 'rp-huang', dataset: { why }, text: t(why) }));
   if (winners.length) {
     const types = s.hand_types || {};
     // each winner's hand and how it won (平胡 · 自摸), as the table's settlement says it

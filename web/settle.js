@@ -38,8 +38,11 @@ export function readyMark(ready, i, winners) {
   return h('small', { class: `badge ${yes ? 'ready-tag' : 'not-ready-tag'}`, dataset: { ready: String(yes) }, text: t(yes ? 'ready_tag' : 'not_ready_tag') });
 }
 
-/** Why a 黄庄 of ``n`` seats paid what it paid (spec §12), an i18n key: nobody or everybody
- * ready pays nothing, else the seats not ready pay the ready ones (查叫). */
-export function huangWhy(ready, n) {
+/** Why a 黄庄 of ``n`` seats paid what it paid, an i18n key. Guiyang (spec §12, ``ready``
+ * from `readySeats`): nobody or everybody ready pays nothing, else the seats not ready pay
+ * the ready ones (查叫). Jintan (jintan.md §J7, §J8): nothing is paid, the dealer deals again. */
+export function huangWhy(ready, n, game) {
+  if (game === 'jintan') return 'huang_jintan';
+  if (!ready) return null;
   return ready.size === n ? 'huang_all_ready' : ready.size === 0 ? 'huang_none_ready' : 'huang_cha_jiao';
 }

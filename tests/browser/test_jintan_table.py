@@ -330,3 +330,33 @@ def test_claim_buttons_stay_on_screen_above_the_hand_on_a_phone(
         assert not page.errors, page.errors  # type: ignore[attr-defined]
     finally:
         ctx.close()
+
+
+def test_a_huang_zhuang_says_nothing_is_paid_and_the_dealer_deals_again(
+    live: LiveServer, browser: Any, shots_dir: Path
+) -> None:
+    # jintan.md §J7-§J8, said in the settlement as Guiyang's 黄庄 says its 查叫
+    ctx, page = new_page(browser, 375, 812, is_mobile=True, has_touch=True)
+    try:
+        code = create_jintan_room(page, live.base, "黄庄")
+        options = live.room(code)["options"]
+        hand = find_seed(
+            options,
+            lambda h: h.settlement["result"] == "huang_zhuang",
+            prefix="jt-huang",
+            game="jintan",
+        )
+        live.fix_seeds(code, [hand.seed])
+        add_bots(page)
+        page.wait_for_selector("#hand .hand-tile", timeout=15000)
+        play_scripted({0: page}, hand)
+        page.wait_for_selector("#settle-huang", timeout=30000)
+        note = page.locator("#settle-huang")
+        assert note.get_attribute("data-why") == "huang_jintan"
+        assert note.inner_text() == "黄庄不计分，庄家连庄"
+        page.screenshot(path=str(shots_dir / "jintan-huang-375.png"), full_page=True)
+        page.click("#lang-toggle")
+        assert note.inner_text() == "Exhausted (黄庄): nothing is paid, and the dealer deals again"
+        assert not page.errors, page.errors  # type: ignore[attr-defined]
+    finally:
+        ctx.close()

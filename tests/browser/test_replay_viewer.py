@@ -292,6 +292,23 @@ def test_seat_verifies_the_seed_and_watches_the_replay_to_the_ledger(
         actx.close()
 
 
+def _jintan_bot_hand(seed: str) -> tuple[list[tuple[int, Any]], dict[str, Any]]:
+    """The Jintan hand of ``seed`` (dealer 0) played by the bots: its actions by seat and
+    its settlement."""
+    game = find_game("jintan")
+    state = game.deal(game.options({}), seed, 1, 1)
+    log = []
+    while not game.ended(state):
+        if game.claims_decided(state):
+            state, _ = game.resolve_claims(state)
+            continue
+        seat = game.acting_seats(state)[0]
+        action = game.bot_action(state, seat)
+        log.append((seat, action))
+        state, _ = game.apply(state, seat, action)
+    return log, game.settle(state).to_dict()
+
+
 def _store_jintan_hand(
     url: str, seed: str, code: str = "JTRP", profile_id: int | None = None
 ) -> dict[str, Any]:
@@ -304,17 +321,7 @@ def _store_jintan_hand(
     from server.store import Store
 
     game = find_game("jintan")
-    state = game.deal(game.options({}), seed, 1, 1)
-    log = []
-    while not game.ended(state):
-        if game.claims_decided(state):
-            state, _ = game.resolve_claims(state)
-            continue
-        seat = game.acting_seats(state)[0]
-        action = game.bot_action(state, seat)
-        log.append((seat, action))
-        state, _ = game.apply(state, seat, action)
-    settlement = game.settle(state).to_dict()
+    log, settlement = _jintan_bot_hand(seed)
 
     async def run() -> dict[str, Any]:
         store = Store(url)
@@ -390,6 +397,26 @@ def test_a_jintan_hand_replays_with_its_flowers(
         )
         _no_overflow(page)
         page.locator("#rp-settlement").screenshot(path=str(shots_dir / "replay-jintan-end-375.png"))
+    finally:
+        ctx.close()
+
+
+def test_a_jintan_huang_zhuang_says_nothing_is_paid(live: LiveServer, browser: Any) -> None:
+    # jintan.md §J7-§J8: a 黄庄 pays nothing and the dealer deals again, said under the table
+    seed = next(
+        f"jt-huang-{n}"
+        for n in range(3000)
+        if _jintan_bot_hand(f"jt-huang-{n}")[1]["result"] == "huang_zhuang"
+    )
+    hand = _store_jintan_hand(live.database_url, seed, code="JTHZ")
+    ctx = browser.new_context(viewport={"width": 1280, "height": 800})
+    try:
+        page = ctx.new_page()
+        page.goto(f"{live.base}/replay?hand={hand['id']}&key={hand['key']}")
+        page.wait_for_selector("#rp-verify[data-ok]")
+        note = page.locator("#rp-huang")
+        assert note.get_attribute("data-why") == "huang_jintan"
+        assert note.inner_text() == "黄庄不计分，庄家连庄"
     finally:
         ctx.close()
 
