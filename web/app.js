@@ -1243,9 +1243,12 @@ function renderMe() {
     for (const w of v.waits) {
       const tile = typeof w === 'string' ? w : w.tile;
       const unseen = typeof w === 'object' ? w.unseen : undefined;
-      waits.append(h('span', { class: 'wait', dataset: { unseen: String(unseen ?? '') } },
+      // Jintan: a wait with no 花 and no 番 wins by self-draw only (一花起胡, jintan.md §J4)
+      const zmOnly = typeof w === 'object' && w.self_draw_only === true;
+      waits.append(h('span', { class: 'wait', dataset: { unseen: String(unseen ?? ''), selfDrawOnly: String(zmOnly) } },
         tileEl(tile, { size: 'sm' }),
-        unseen !== undefined ? h('small', { text: t('unseen', { n: unseen }) }) : null));
+        unseen !== undefined ? h('small', { text: t('unseen', { n: unseen }) }) : null,
+        zmOnly ? h('small', { class: 'self-draw-only', text: t('self_draw_only') }) : null));
     }
   } else {
     waits.hidden = true;

@@ -360,3 +360,49 @@ def test_a_huang_zhuang_says_nothing_is_paid_and_the_dealer_deals_again(
         assert not page.errors, page.errors  # type: ignore[attr-defined]
     finally:
         ctx.close()
+
+
+def _self_draw_only_wait(st: Any) -> bool:
+    return any(w["self_draw_only"] for w in st.view["waits"])
+
+
+def test_a_wait_that_wins_by_self_draw_only_says_so(
+    live: LiveServer, browser: Any, shots_dir: Path
+) -> None:
+    # A playtest: "听牌 2条" with no 花 and no 番, 2条 discarded, no 胡 offered and no reason
+    # given. Each such wait is now marked 只能自摸 (一花起胡, jintan.md §J4).
+    ctx, page = new_page(browser, 375, 812, is_mobile=True, has_touch=True)
+    try:
+        code = create_jintan_room(page, live.base, "自摸")
+        options = live.room(code)["options"]
+        hand = find_seed(
+            options,
+            lambda h: any(map(_self_draw_only_wait, h.of(0))),
+            prefix="jt-zm-only",
+            game="jintan",
+        )
+        live.fix_seeds(code, [hand.seed])
+        add_bots(page)
+        page.wait_for_selector("#hand .hand-tile", timeout=15000)
+        marked: list[list[str]] = []
+
+        def check(p: Any, seat: int, st: Any) -> None:
+            shown = p.locator("#waits .wait").evaluate_all(
+                "els => els.map(e => [e.dataset.selfDrawOnly,"
+                " e.querySelector('.self-draw-only')?.textContent ?? ''])"
+            )
+            want = [
+                [str(w["self_draw_only"]).lower(), "只能自摸" if w["self_draw_only"] else ""]
+                for w in st.view["waits"]
+            ]
+            assert shown == want, (shown, st.view["waits"])
+            if _self_draw_only_wait(st) and not marked:
+                p.locator("#waits").screenshot(path=str(shots_dir / "jintan-self-draw-only.png"))
+            if _self_draw_only_wait(st):
+                marked.append([w["tile"] for w in st.view["waits"] if w["self_draw_only"]])
+
+        play_scripted({0: page}, hand, check)
+        assert marked
+        assert not page.errors, page.errors  # type: ignore[attr-defined]
+    finally:
+        ctx.close()

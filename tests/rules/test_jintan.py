@@ -235,6 +235,28 @@ def test_the_dealers_dealt_14_win_as_a_self_draw(
     assert {(p["detail"]["tile"], str(p["detail"]["fan"])) for p in s["payments"]} == {(None, "[]")}
 
 
+@pytest.mark.parametrize(
+    ("held", "flower", "flags"),
+    [
+        ("123m 456p 789s 55z 23s", False, {"1s": True, "4s": True}),  # 鸡胡: no 花, no 番
+        ("123m 456p 789s 55z 66z", False, {"5z": False, "6z": False}),  # honour triplet: 1 花
+        ("111m 456p 789s 55s 66z", False, {"5s": True, "6z": False}),  # number triplet: 0 花
+        ("123m 456p 789s 55z 23s", True, {"1s": False, "4s": False}),  # a flower: 1 花
+    ],
+)
+def test_the_view_marks_the_waits_that_win_by_self_draw_only(
+    held: str, flower: bool, flags: dict[str, bool]
+) -> None:
+    # §J4 一花起胡: a wait that would give no 花 and no 番 on a discard is self-draw only
+    state = build(["1z +", held, None, None])
+    if flower:
+        state.flowers[1] = [tile_index("1f")]
+    view = jintan.view(state, 1)
+    assert {w["tile"]: w["self_draw_only"] for w in view["waits"]} == flags  # type: ignore[union-attr]
+    # a seat's waits are its own: another seat's view and a spectator's hold none of them
+    assert jintan.view(state, 2)["waits"] == [] and "waits" not in jintan.view(state, None)
+
+
 def test_yi_hua_qi_hu_no_flower_no_fan_cannot_win_on_a_discard() -> None:
     state = play(build(["4p +", JI, None, None]), [[0, "discard", "4p"]])
     assert ("win", None, ()) not in legal(state, 1)

@@ -549,6 +549,13 @@ def waits(state: State, seat: int) -> list[int]:
     return _waits(counts, state.melds[seat])
 
 
+def _with(state: State, seat: int, tile: int) -> list[int]:
+    """``seat``'s concealed counts with one more ``tile`` (a copy)."""
+    counts = list(state.hands[seat])
+    counts[tile] += 1
+    return counts
+
+
 def _unseen(state: State, seat: int) -> list[int]:
     unseen = [4 - c for c in state.hands[seat]]
     for s in range(state.players):
@@ -565,8 +572,10 @@ def view(state: State, seat: int | None) -> dict[str, object]:
     """The state as ``seat`` sees it (None = spectator), JSON-able (docs/protocol.md).
 
     Everybody's melds, flowers, rivers and concealed counts; the seat's own ``hand`` (without
-    the drawn tile), ``drawn`` and ``waits``; never another seat's concealed tiles or the wall
-    order before the end, when ``settlement`` reveals all.
+    the drawn tile), ``drawn`` and ``waits`` (``{"tile", "unseen", "self_draw_only"}``: the
+    copies this seat cannot see, and whether 一花起胡 (§J4) leaves it no win on a discard of
+    it: no 花 and no 番 with it); never another seat's concealed tiles or the wall order
+    before the end, when ``settlement`` reveals all.
     """
     seats = [
         {
@@ -615,7 +624,14 @@ def view(state: State, seat: int | None) -> dict[str, object]:
         out["drawn"] = tile_name(drawn) if drawn is not None else None
         seat_waits = waits(state, seat)
         unseen = _unseen(state, seat) if seat_waits else []  # (counted only for a ready hand)
-        out["waits"] = [{"tile": tile_name(k), "unseen": unseen[k]} for k in seat_waits]
+        out["waits"] = [
+            {
+                "tile": tile_name(k),
+                "unseen": unseen[k],
+                "self_draw_only": not _may_win_on_discard(state, seat, _with(state, seat, k), k),
+            }
+            for k in seat_waits
+        ]
     if state.ended:
         out["settlement"] = settle(state)
     return out
