@@ -18,7 +18,7 @@ const PATHS = {
 /** The page's own words (the shared ones, games and results, come from i18n.js). */
 const L = {
   zh: {
-    title: "战绩管理 · 贵阳捉鸡麻将", heading: "战绩管理", token: "管理员令牌", log_in: "登录",
+    title: "战绩管理", heading: "战绩管理", token: "管理员令牌", log_in: "登录",
     log_out: "退出登录", logged_in: "已登录", list: "列表", list_rooms: "房间",
     list_player: "玩家的牌局", list_leaderboard: "排行榜", list_ledger: "支付明细",
     list_corrections: "更正记录", player_filter: "玩家（完整昵称，或 #玩家ID）", room_filter: "房间号",

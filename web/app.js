@@ -903,7 +903,7 @@ function renderAll() {
 function renderRoomInfo() {
   const r = S.room;
   $('#room-options').textContent = r ? optionsSummary(r.options, r.game) : '';
-  document.title = r && r.game === 'jintan' ? t('title_jintan') : t('title');
+  document.title = r ? t(r.game === 'jintan' ? 'brand_jintan' : 'brand_guiyang') : t('title');
   $('#home-link').textContent = r ? t(r.game === 'jintan' ? 'brand_jintan' : 'brand_guiyang') : t('title');
   const list = $('#seat-list');
   list.replaceChildren();

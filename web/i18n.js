@@ -1,8 +1,8 @@
 // Interface strings: Chinese (default) and English.
 const STRINGS = {
   zh: {
-    title: '贵阳捉鸡麻将',
-    title_jintan: '金坛麻将',
+    // the site's name (the lobby, 战绩): both its games
+    title: '贵阳捉鸡 · 金坛麻将',
     // a room's brand, the way back to the lobby: its game's name, short enough for a phone's bar
     brand_guiyang: '贵阳捉鸡麻将',
     brand_jintan: '金坛麻将',
@@ -277,8 +277,7 @@ const STRINGS = {
     s_void_tiles: '缺门 {n}张',
   },
   en: {
-    title: 'Guiyang Zhuoji Mahjong',
-    title_jintan: 'Jintan Mahjong',
+    title: 'Guiyang · Jintan Mahjong',
     brand_guiyang: 'Guiyang Zhuoji',
     brand_jintan: 'Jintan Mahjong',
     lang_toggle: '中文',

@@ -382,7 +382,7 @@ function bind() {
 
 /** The page's fixed words in its language; the page's name is the game's, as at its table. */
 function staticTexts(game = 'guiyang') {
-  const home = t(game === 'jintan' ? 'title_jintan' : 'title');
+  const home = t(game === 'jintan' ? 'brand_jintan' : 'brand_guiyang');
   $('home-link').textContent = home;
   document.title = `${rt('title')} · ${home}`;
   document.querySelector('.rp-title').textContent = rt('title');

@@ -30,6 +30,8 @@ HUA_EN = {
 
 def create_jintan_room(page: Any, base: str, name: str) -> str:
     page.goto(base + "/")
+    # the lobby is the site's: it names both games, a Jintan player's too
+    assert page.title() == page.locator("#home-link").inner_text() == "贵阳捉鸡 · 金坛麻将"
     page.fill("#name", name)
     page.check("#opt-game-jintan")
     page.wait_for_selector("#game-options [data-option='base']")
