@@ -14,6 +14,8 @@ from conftest import LiveServer
 from scripted import Hand, find_seed
 from test_live import add_bots, as_rows, new_page, payment_rows, play_scripted
 
+from server.rules.dealing import roll_dice
+
 #: 番 (jintan.md §J6) and 花 items (§J5) as the page names them in English.
 FANS_EN = {
     "hun_yi_se": "half flush (混一色)", "dui_dui_hu": "all pongs (对对胡)",
@@ -89,6 +91,11 @@ def test_a_jintan_hand_with_a_chosen_chow_to_its_settlement(
         live.fix_seeds(code, [hand.seed])
         add_bots(page)
         page.wait_for_selector("#hand .hand-tile", timeout=15000)
+        # the deal's dice by the wall (guiyang.md §2, which §J applies): the seed's two rolls
+        # after the shuffle of the 144 tiles
+        dice = page.locator("#dice")
+        assert dice.get_attribute("data-dice") == ",".join(map(str, roll_dice(hand.seed, 144)))
+        assert dice.locator(".die svg").count() == 2
         # 1条 is 一条 at a Jintan table: 幺鸡 is Guiyang's chicken
         assert page.evaluate("import('./tiles.js').then(m => m.tileName('1s'))") == "1条"
 

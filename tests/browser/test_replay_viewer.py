@@ -363,6 +363,8 @@ def test_a_jintan_hand_replays_with_its_flowers(
         assert "金坛" in page.locator("#rp-info").inner_text()
         assert page.locator("#home-link").inner_text() == "金坛麻将"  # not Guiyang's name
         assert page.title() == "回放 · 金坛麻将"
+        # at the deal, its dice (guiyang.md §2, which §J applies), as the table showed them
+        assert page.locator("#rp-dice .die").count() == 2
         flowers = page.locator(".rp-melds .tile.flower").count()
         laid = sum(len(s["flowers"]) for s in page.evaluate("window.__replay.data.initial.seats"))
         assert flowers == laid == 2  # 5f and 4f laid at the deal (§J2)

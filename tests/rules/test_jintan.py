@@ -718,6 +718,20 @@ def test_options_validate_and_default() -> None:
         assert key in str(exc.value)
 
 
+def test_the_deal_rolls_two_dice_after_the_shuffle_of_the_144_tiles() -> None:
+    # guiyang.md §2 (which §J applies): the two rolls that follow the shuffle in the same
+    # generator, in every view (a spectator's too); a hand dealt from given tiles has none.
+    import random
+
+    rng = random.Random("jt-dice")
+    rng.shuffle(list(range(144)))
+    want = (rng.randint(1, 6), rng.randint(1, 6))
+    state = jintan.deal(JintanOptions(), "jt-dice", dealer=1)
+    assert state.dice == want
+    assert all(jintan.view(state, seat)["dice"] == list(want) for seat in (0, 1, None))
+    assert build([None] * 4).dice is None and jintan.view(build([None] * 4), 0)["dice"] is None
+
+
 def test_deal_is_determined_by_the_seed() -> None:
     a = jintan.deal(JintanOptions(), "s-1", dealer=3)
     b = jintan.deal(JintanOptions(), "s-1", dealer=3)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..dealing import seed_hash, shuffle_and_deal
+from ..dealing import roll_dice, seed_hash, shuffle_and_deal
 from ..errors import IllegalAction
 from ..hand import is_complete
 from ..tiles import (
@@ -110,10 +110,13 @@ def new_hand(
 def deal(options: JintanOptions, seed: str, dealer: int = 0, dealer_streak: int = 1) -> State:
     """Shuffle the 144 tiles from ``seed`` and deal by the table custom: four tiles a seat for
     three rounds from the dealer, one each, one more for the dealer; then the flowers (§J2).
-    The same seed always gives the same hand."""
+    The same seed always gives the same hand; the state's ``dice`` are the two the deal
+    rolls (`roll_dice`, guiyang.md §2), shown in every view."""
     tiles = full_set_with_honours_and_flowers()
     hands, wall = shuffle_and_deal(tiles, seed, options.players, dealer)
-    return new_hand(options, hands, wall, dealer, dealer_streak, seed)
+    state = new_hand(options, hands, wall, dealer, dealer_streak, seed)
+    state.dice = roll_dice(seed, len(tiles))
+    return state
 
 
 def _take(s: State, from_back: bool) -> int:
@@ -598,6 +601,7 @@ def view(state: State, seat: int | None) -> dict[str, object]:
         "wall_count": state.wall_count,
         "seed_hash": state.seed_hash,
         "seed": state.seed if state.ended else None,
+        "dice": list(state.dice) if state.dice is not None else None,
         "seats": seats,
         "last_discard": (
             {"seat": state.last_discard[0], "tile": tile_name(state.last_discard[1])}

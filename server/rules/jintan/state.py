@@ -99,6 +99,9 @@ class State:
     loser: int | None = None  # the discarder, or the robbed seat of 抢杠
     #: Events of the deal's flower replacements (§J2), for the room to publish.
     opening_events: list[dict[str, object]] = field(default_factory=list)
+    #: The two dice the deal rolled and shows (guiyang.md §2, which §J applies;
+    #: `dealing.roll_dice`), None without a seed.
+    dice: tuple[int, int] | None = None
 
     @property
     def ended(self) -> bool:
