@@ -1848,8 +1848,8 @@ function withoutOne(tiles, tile) {
   return out;
 }
 
-/** A winner's hand as it won: concealed tiles sorted, the melds, and the winning tile apart
- *  and highlighted. */
+/** A winner's hand as it won: concealed tiles sorted, the melds, the winning tile apart
+ *  and highlighted, and (Jintan) the flowers it laid, which count in its 花. */
 function winningHandEl(s, w, pays) {
   const hands = Array.isArray(s.hands) ? s.hands : [];
   const winTile = winTileOf(pays, w);
@@ -1861,6 +1861,8 @@ function winningHandEl(s, w, pays) {
   const sv = seatView(w);
   if (Array.isArray(sv.melds) && sv.melds.length) box.append(meldsEl(sv, w, true));
   if (winTile) box.append(tileEl(winTile, { size: 'sm', classes: ['win-tile'] }));
+  const flowers = Array.isArray(s.flowers) ? s.flowers[w] : null;
+  if (Array.isArray(flowers) && flowers.length) box.append(flowersEl({ flowers }));
   return box;
 }
 

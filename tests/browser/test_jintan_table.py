@@ -118,6 +118,11 @@ def test_a_jintan_hand_with_a_chosen_chow_to_its_settlement(
         ledger = [r for r in live.ledger(code) if r["hand_no"] == 1]
         assert as_rows(ledger) == as_rows(s["payments"])
         assert Counter(map(tuple, payment_rows(page))) == as_rows(ledger)
+        # each winning hand lays out its flowers, as the apps do beside a won hand
+        for w in s["winners"]:
+            laid = page.locator(f'#settle-winners .win-hand[data-seat="{w}"] .flowers .tile')
+            assert laid.evaluate_all("els => els.map(e => e.dataset.tile)") == s["flowers"][w]
+        assert any(s["flowers"][w] for w in s["winners"])  # (the case was met)
         # each win line shows its 花 and 番 as the payment's facts have them
         hua = page.locator("#settle-payments .jt-win .hua").evaluate_all(
             "els => els.map(e => Number(e.dataset.hua))"
@@ -178,8 +183,8 @@ def test_a_jintan_hand_with_a_chosen_chow_to_its_settlement(
         page.screenshot(path=str(shots_dir / "jintan-settlement-375.png"))
         page.set_viewport_size({"width": 1280, "height": 800})
         page.click("#settlement-close")
-        # flowers laid open and honours drawn by the page
-        flowers = page.locator(".flowers .tile.flower").evaluate_all(
+        # flowers laid open and honours drawn by the table
+        flowers = page.locator("#table .flowers .tile.flower").evaluate_all(
             "els => els.map(e => e.dataset.tile)"
         )
         assert sorted(flowers) == sorted(f for fl in s["flowers"] for f in fl)
