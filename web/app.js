@@ -1704,7 +1704,9 @@ function renderSettlement() {
   }
   if (fair.children.length > 1) body.append(fair);
   const replay = st.msg && st.msg.replay; // the seats' replay link (never sent to spectators)
-  if (replay && replay.url) body.append(h('div', { class: 'settle-line' }, h('a', { id: 'settle-replay', class: 'replay-link', href: replay.url, target: '_blank', rel: 'noopener', text: t('replay') })));
+  // seen from this seat, as the table was (the replay puts it at the bottom)
+  const replayUrl = replay && replay.url ? `${replay.url}${Number.isInteger(S.seat) ? `&seat=${S.seat}` : ''}` : null;
+  if (replayUrl) body.append(h('div', { class: 'settle-line' }, h('a', { id: 'settle-replay', class: 'replay-link', href: replayUrl, target: '_blank', rel: 'noopener', text: t('replay') })));
 
   // final standings
   if (S.sessionOver) {

@@ -211,12 +211,12 @@ async function loadRooms(more = false) {
 }
 
 /** 回放: the replay link of a settled hand (`/replay?hand=<id>&key=<hands.replay_key>`; the
- *  API gives the key to the hand's own players only). */
-function replaySlot(row) {
+ *  API gives the key to the hand's own players only), seen from ``seat`` (at the bottom). */
+function replaySlot(row, seat) {
   if (!row.id || !row.replay_key) return h('span', { class: 'replay-slot' });
   return h('a', {
     class: 'ghost btn replay', dataset: { handId: String(row.id) },
-    href: `/replay?hand=${row.id}&key=${encodeURIComponent(row.replay_key)}`,
+    href: `/replay?hand=${row.id}&key=${encodeURIComponent(row.replay_key)}${Number.isInteger(seat) ? `&seat=${seat}` : ''}`,
   }, rt('replay'));
 }
 
@@ -280,7 +280,7 @@ function renderRoom() {
         mark, row.voided ? rt('voided') : fmt(d)));
     }
     // 查看 and 回放 share one cell, so that both fit a phone's width beside four seats
-    tr.append(h('td', {}, h('span', { class: 'rec-links' }, h('button', { type: 'button', class: 'ghost view-hand', text: rt('view'), onclick: () => openHand(code, row.hand_no) }), replaySlot(row))));
+    tr.append(h('td', {}, h('span', { class: 'rec-links' }, h('button', { type: 'button', class: 'ghost view-hand', text: rt('view'), onclick: () => openHand(code, row.hand_no) }), replaySlot(row, room.seat))));
     tb.append(tr);
   }
   const last = rows[rows.length - 1];

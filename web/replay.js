@@ -61,7 +61,17 @@ const L = {
 const rt = translator(L);
 const SUITS = { m: '万', p: '筒', s: '条' };
 
-const R = { data: null, frames: [], pos: 0, timer: null, speed: 1 };
+const R = { data: null, frames: [], pos: 0, timer: null, speed: 1, viewer: 0 };
+
+/** Where seat ``i`` sits seen from the viewer's seat (``?seat=``, else seat 0), as at the
+ *  table: the viewer at the bottom, 下家 right, 对家 top, 上家 left (two players: face to face). */
+function positionOf(i, n) {
+  const k = (i - R.viewer + n) % n;
+  if (k === 0) return 'bottom';
+  if (n === 2) return 'top';
+  if (n === 3) return k === 1 ? 'right' : 'left';
+  return ['bottom', 'right', 'top', 'left'][k];
+}
 window.__replay = R; // for tests and debugging
 
 function seatName(i) {
@@ -177,7 +187,8 @@ function seatEl(i, st, answers, lastDiscard) {
   const waits = (sv.waits || []).length
     ? h('div', { class: 'rp-waits muted' }, `${rt('waits')} `, ...sv.waits.map((w) => tileEl(w.tile, { size: 'xs' })))
     : null;
-  return h('section', { class: `rp-seat ${acting ? 'acting' : ''}`, id: `rp-seat-${i}`, dataset: { seat: String(i) } },
+  const pos = positionOf(i, st.seats.length);
+  return h('section', { class: `rp-seat pos-${pos} ${acting ? 'acting' : ''}`, id: `rp-seat-${i}`, dataset: { seat: String(i), pos } },
     head, hand, melds, h('div', { class: 'label muted', text: rt('river') }), river, waits);
 }
 
@@ -326,6 +337,7 @@ async function load() {
   const params = new URLSearchParams(location.search);
   const hand = params.get('hand');
   const key = params.get('key');
+  const seat = Number(params.get('seat'));
   if (!hand || !/^\d+$/.test(hand)) { showError('not_found'); return; }
   const headers = {};
   let url = `/api/replays/${hand}`;
@@ -347,6 +359,7 @@ async function load() {
     return;
   }
   R.data = body;
+  R.viewer = Number.isInteger(seat) && seat >= 0 && seat < body.players ? seat : 0;
   setTileGame(body.game);
   staticTexts(body.game);
   R.frames = [{ step: null, state: body.initial }, ...body.steps.map((s) => ({ step: s, state: s.state }))];

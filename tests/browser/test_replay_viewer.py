@@ -150,7 +150,7 @@ def test_seat_verifies_the_seed_and_watches_the_replay_to_the_ledger(
         link = page.locator("#settle-replay")
         assert link.inner_text() == "回放"
         href = link.get_attribute("href") or ""
-        assert href.startswith("/replay?hand=") and "&key=" in href
+        assert href.startswith("/replay?hand=") and "&key=" in href and href.endswith("&seat=0")
         with ctx.expect_page() as popup:
             link.click()
         viewer = popup.value
@@ -164,6 +164,8 @@ def test_seat_verifies_the_seed_and_watches_the_replay_to_the_ledger(
                 "els => els.map(e => e.dataset.tile)"
             )
             assert sorted(tiles) == sorted(hands[seat]), seat
+        # the seats sit as at the table, this seat (0) at the bottom, 下家 right, 对家 top
+        _assert_seats_around(viewer, {0: "bottom", 1: "right", 2: "top", 3: "left"})
         # and the deal's dice, as the table showed them (guiyang.md §2)
         dice = viewer.locator("#rp-dice .die").evaluate_all("els => els.map(e => +e.dataset.value)")
         assert tuple(dice) == roll_dice(hand.seed, 108)
@@ -309,6 +311,21 @@ def _jintan_bot_hand(seed: str) -> tuple[list[tuple[int, Any]], dict[str, Any]]:
     return log, game.settle(state).to_dict()
 
 
+def _assert_seats_around(page: Any, want: dict[int, str]) -> None:
+    """Each seat's panel has the position ``want`` gives it, and stands there: the bottom
+    one below the top one, the left one left of the right one."""
+    boxes = {}
+    for seat, pos in want.items():
+        panel = page.locator(f"#rp-seat-{seat}")
+        assert panel.get_attribute("data-pos") == pos, (seat, pos)
+        boxes[pos] = panel.bounding_box()
+    if "top" in boxes:
+        assert boxes["top"]["y"] < boxes["bottom"]["y"]
+    if "left" in boxes:
+        assert boxes["left"]["x"] < boxes["right"]["x"]
+        assert boxes["left"]["y"] < boxes["bottom"]["y"]
+
+
 def _store_jintan_hand(
     url: str, seed: str, code: str = "JTRP", profile_id: int | None = None
 ) -> dict[str, Any]:
@@ -363,6 +380,8 @@ def test_a_jintan_hand_replays_with_its_flowers(
         assert "金坛" in page.locator("#rp-info").inner_text()
         assert page.locator("#home-link").inner_text() == "金坛麻将"  # not Guiyang's name
         assert page.title() == "回放 · 金坛麻将"
+        # seat 0 (the default viewer) at the bottom, the others around it as at the table
+        assert page.locator("#rp-seat-0").get_attribute("data-pos") == "bottom"
         # at the deal, its dice (guiyang.md §2, which §J applies), as the table showed them
         assert page.locator("#rp-dice .die").count() == 2
         flowers = page.locator(".rp-melds .tile.flower").count()
@@ -414,8 +433,11 @@ def test_a_jintan_huang_zhuang_says_nothing_is_paid(live: LiveServer, browser: A
     ctx = browser.new_context(viewport={"width": 1280, "height": 800})
     try:
         page = ctx.new_page()
-        page.goto(f"{live.base}/replay?hand={hand['id']}&key={hand['key']}")
+        page.goto(f"{live.base}/replay?hand={hand['id']}&key={hand['key']}&seat=2")
         page.wait_for_selector("#rp-verify[data-ok]")
+        # seen from seat 2 (the link of that seat's player): it sits at the bottom
+        _assert_seats_around(page, {2: "bottom", 3: "right", 0: "top", 1: "left"})
+        page.screenshot(path="screenshots/replay-seat2-1280.png")
         note = page.locator("#rp-huang")
         assert note.get_attribute("data-why") == "huang_jintan"
         assert note.inner_text() == "黄庄不计分，庄家连庄"
