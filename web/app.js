@@ -219,11 +219,10 @@ async function renderGameOptions() {
     const id = `gopt-${o.name}`;
     const text = en ? o.hint_en : o.hint_zh; // what the option does, under it
     const hint = text ? h('small', { class: 'hint', id: `${id}-hint`, text }) : null;
-    if (o.type === 'bool') {
-      box.append(h('label', { class: 'check' },
+    if (o.type === 'bool') { // a box to tick, like Guiyang's (连庄, 鸡 ...)
+      box.append(h('div', { class: 'checks' }, h('label', { class: 'check' },
         h('input', { type: 'checkbox', id, checked: o.default ? true : null, dataset: { option: o.name, kind: 'bool' } }),
-        h('span', { text: label })));
-      if (hint) box.append(hint);
+        h('span', { text: label })), hint));
     } else {
       box.append(h('label', { class: 'field small' }, h('span', { text: label }),
         h('input', {
