@@ -85,17 +85,22 @@ export function lineChart(series, { xLabel = (i) => String(i), id = null, width 
     svg.append(s('line', { x1: left, x2: W - right, y1: Y(v), y2: Y(v), class: v === 0 ? 'zero' : 'grid' }));
     svg.append(s('text', { x: left - 6, y: Y(v) + 4, class: 'tick', 'text-anchor': 'end' }, String(Math.round(v))));
   }
-  // as many x labels as fit (about 48 px each), a label the same as the last shown left out
+  // as many x labels as fit (about 48 px each), at an even step (1 2 3 ..., 2 4 6 ...: never
+  // "2 3 5 6"), and the last; a label the same as the last shown left out
   const ticks = Math.min(n, 8, Math.max(2, Math.floor((W - left - right) / 48) + 1));
+  const every = Math.max(1, Math.ceil((n - 1) / Math.max(1, ticks - 1)));
+  const at = [];
+  for (let i = 0; i < n - 1; i += every) at.push(i);
+  if (at.length > 1 && n - 1 - at[at.length - 1] < every / 2) at.pop(); // too close to the last
+  if (n) at.push(n - 1);
   let shown = null;
-  for (let k = 0; k < ticks; k++) {
-    const i = ticks <= 1 ? 0 : Math.round((k * (n - 1)) / (ticks - 1));
+  at.forEach((i, k) => {
     const label = xLabel(i);
-    if (label === shown) continue;
+    if (label === shown) return;
     shown = label;
-    const anchor = ticks > 1 && k === 0 ? 'start' : ticks > 1 && k === ticks - 1 ? 'end' : 'middle';
+    const anchor = at.length > 1 && k === 0 ? 'start' : at.length > 1 && k === at.length - 1 ? 'end' : 'middle';
     svg.append(s('text', { x: X(i), y: H - 8, class: 'tick xtick', 'text-anchor': anchor }, label));
-  }
+  });
   series.forEach((ser, k) => {
     const color = COLORS[k % COLORS.length];
     const pts = ser.values.map((v, i) => `${X(i).toFixed(1)},${Y(v).toFixed(1)}`).join(' ');

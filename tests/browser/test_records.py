@@ -53,6 +53,14 @@ def _shots(page: Any, shots: Path, name: str) -> None:
         })"""
     )
     assert not overlaps, (name, overlaps)
+    # hand numbers at an even step (1 2 3 / 2 4 6 ...), then the last: never "2 3 5 6 8"
+    for labels in page.locator("#records svg.chart").evaluate_all(
+        "svgs => svgs.map(svg => [...svg.querySelectorAll('text.xtick')].map(e => e.textContent))"
+    ):
+        labels = [x for x in labels if x]  # (the start of a room's chart has none)
+        if all(x.isdigit() for x in labels) and len(labels) > 2:
+            steps = [int(b) - int(a) for a, b in zip(labels, labels[1:], strict=False)]
+            assert len(set(steps[:-1])) == 1 and 0 < steps[-1] <= 2 * steps[0], (name, labels)
     page.set_viewport_size({"width": 1280, "height": 800})
 
 
