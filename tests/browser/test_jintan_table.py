@@ -288,6 +288,18 @@ def test_a_jintan_hand_with_a_chosen_chow_to_its_settlement(
         ctx.close()
 
 
+def _phone_table(live: LiveServer, browser: Any, name: str, want: Any, prefix: str) -> Any:
+    """A phone's page seated at a Jintan room made in the lobby, dealt the first hand
+    ``f"{prefix}-{n}"`` that satisfies ``want`` (bots in the other seats): (ctx, page, hand)."""
+    ctx, page = new_page(browser, 375, 812, is_mobile=True, has_touch=True)
+    code = create_jintan_room(page, live.base, name)
+    hand = find_seed(live.room(code)["options"], want, prefix=prefix, game="jintan")
+    live.fix_seeds(code, [hand.seed])
+    add_bots(page)
+    page.wait_for_selector("#hand .hand-tile", timeout=15000)
+    return ctx, page, hand
+
+
 def _offer_with_three_melds(hand: Hand) -> bool:
     """Seat 0 is offered a claim late in the hand while it has three melds or more: the
     page, with its rivers and melds, is then taller than a phone's screen."""
@@ -317,14 +329,8 @@ def test_claim_buttons_stay_on_screen_above_the_hand_on_a_phone(
 ) -> None:
     # A playtest found 胡 / 碰 under the pinned hand (or below the screen) once a seat had
     # three melds: the buttons now stand pinned with the hand, whatever the page's scroll.
-    ctx, page = new_page(browser, 375, 812, is_mobile=True, has_touch=True)
+    ctx, page, hand = _phone_table(live, browser, "手机", _offer_with_three_melds, "jt-dock")
     try:
-        code = create_jintan_room(page, live.base, "手机")
-        options = live.room(code)["options"]
-        hand = find_seed(options, _offer_with_three_melds, prefix="jt-dock", game="jintan")
-        live.fix_seeds(code, [hand.seed])
-        add_bots(page)
-        page.wait_for_selector("#hand .hand-tile", timeout=15000)
         taller: list[bool] = []  # per offer checked: the page taller than the screen
 
         def check(p: Any, seat: int, st: Any) -> None:
@@ -350,19 +356,10 @@ def test_a_huang_zhuang_says_nothing_is_paid_and_the_dealer_deals_again(
     live: LiveServer, browser: Any, shots_dir: Path
 ) -> None:
     # jintan.md §J7-§J8, said in the settlement as Guiyang's 黄庄 says its 查叫
-    ctx, page = new_page(browser, 375, 812, is_mobile=True, has_touch=True)
+    ctx, page, hand = _phone_table(
+        live, browser, "黄庄", lambda h: h.settlement["result"] == "huang_zhuang", "jt-huang"
+    )
     try:
-        code = create_jintan_room(page, live.base, "黄庄")
-        options = live.room(code)["options"]
-        hand = find_seed(
-            options,
-            lambda h: h.settlement["result"] == "huang_zhuang",
-            prefix="jt-huang",
-            game="jintan",
-        )
-        live.fix_seeds(code, [hand.seed])
-        add_bots(page)
-        page.wait_for_selector("#hand .hand-tile", timeout=15000)
         play_scripted({0: page}, hand)
         page.wait_for_selector("#settle-huang", timeout=30000)
         note = page.locator("#settle-huang")
@@ -385,19 +382,10 @@ def test_a_wait_that_wins_by_self_draw_only_says_so(
 ) -> None:
     # A playtest: "听牌 2条" with no 花 and no 番, 2条 discarded, no 胡 offered and no reason
     # given. Each such wait is now marked 只能自摸 (一花起胡, jintan.md §J4).
-    ctx, page = new_page(browser, 375, 812, is_mobile=True, has_touch=True)
+    ctx, page, hand = _phone_table(
+        live, browser, "自摸", lambda h: any(map(_self_draw_only_wait, h.of(0))), "jt-zm-only"
+    )
     try:
-        code = create_jintan_room(page, live.base, "自摸")
-        options = live.room(code)["options"]
-        hand = find_seed(
-            options,
-            lambda h: any(map(_self_draw_only_wait, h.of(0))),
-            prefix="jt-zm-only",
-            game="jintan",
-        )
-        live.fix_seeds(code, [hand.seed])
-        add_bots(page)
-        page.wait_for_selector("#hand .hand-tile", timeout=15000)
         marked: list[list[str]] = []
 
         def check(p: Any, seat: int, st: Any) -> None:
