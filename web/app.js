@@ -5,6 +5,7 @@ import { tileEl, tileName, sortTiles, suitOf, suitChar, setTileGame, dieEl } fro
 import { h } from './dom.js';
 import { JT_FANS, fanName, jintanWinEl, winnerHandText } from './jintan.js';
 import { readySeats, readyMark, huangWhy, reasonNetsEl, REASON_ORDER } from './settle.js';
+import { seatPosition } from './seats.js';
 import { api, store, profile, ApiError } from './api.js';
 import { RoomSocket } from './net.js';
 import { verifyEl } from './wall.js';
@@ -126,17 +127,10 @@ function relLabel(i) {
   return [null, t('next_seat'), t('opposite'), t('prev_seat')][off] || '';
 }
 
-/** Where seat ``i`` sits at the table, as in the apps: you at the bottom, 下家 ((me+1)%n) on
- *  the right, 对家 at the top, 上家 ((me-1)%n) on the left; 3 players: right and left; 2: top.
- *  A spectator sees the table from seat 0. */
+/** Where seat ``i`` sits at the table (`seatPosition`), you at the bottom; a spectator sees
+ *  the table from seat 0. */
 function seatPos(i) {
-  const n = nPlayers();
-  const me = S.seat === null || S.seat === undefined ? 0 : S.seat;
-  const off = (i - me + n) % n;
-  if (off === 0) return 'bottom';
-  if (n === 2) return 'top';
-  if (n === 3) return off === 1 ? 'right' : 'left';
-  return ['bottom', 'right', 'top', 'left'][off];
+  return seatPosition(i, S.seat === null || S.seat === undefined ? 0 : S.seat, nPlayers());
 }
 
 function totals() {
@@ -217,7 +211,7 @@ async function renderGameOptions() {
     if (COMMON_OPTIONS.has(o.name)) continue;
     const label = en ? o.label_en : o.label_zh;
     const id = `gopt-${o.name}`;
-    const text = en ? o.hint_en : o.hint_zh; // what the option does, under it
+    const text = en ? o.hint_en : o.hint_zh; // what the option does, under it (a box: beside it)
     const hint = text ? h('small', { class: 'hint', id: `${id}-hint`, text }) : null;
     if (o.type === 'bool') { // a box to tick, like Guiyang's (连庄, 鸡 ...)
       box.append(h('div', { class: 'checks' }, h('label', { class: 'check' },
@@ -1242,7 +1236,8 @@ function renderMe() {
     for (const w of v.waits) {
       const tile = typeof w === 'string' ? w : w.tile;
       const unseen = typeof w === 'object' ? w.unseen : undefined;
-      // Jintan: a wait with no 花 and no 番 wins by self-draw only (一花起胡, jintan.md §J4)
+      // Jintan: a wait with no 花 and no 番 wins by self-draw (or a robbed kong) only, never
+      // on a discard (一花起胡, jintan.md §J4)
       const zmOnly = typeof w === 'object' && w.self_draw_only === true;
       waits.append(h('span', { class: 'wait', dataset: { unseen: String(unseen ?? ''), selfDrawOnly: String(zmOnly) } },
         tileEl(tile, { size: 'sm' }),
@@ -1601,7 +1596,7 @@ function renderSettlement() {
   }
   dt.append(tb2);
   body.append(h('div', { class: 'scroll-x', id: 'settle-totals-box' }, dt));
-  const why = result !== 'win' && huangWhy(ready, n, S.room && S.room.game); // 黄庄: why it paid what it paid
+  const why = huangWhy(result, ready, n, S.room && S.room.game); // 黄庄: why it paid what it paid
   if (why) body.append(h('div', { class: 'settle-line muted', id: 'settle-huang', dataset: { why }, text: t(why) }));
 
   // winners, each with the winning hand: concealed tiles, melds, the winning tile apart

@@ -86,12 +86,13 @@ export function lineChart(series, { xLabel = (i) => String(i), id = null, width 
     svg.append(s('text', { x: left - 6, y: Y(v) + 4, class: 'tick', 'text-anchor': 'end' }, String(Math.round(v))));
   }
   // as many x labels as fit (about 48 px each), at an even step (1 2 3 ..., 2 4 6 ...: never
-  // "2 3 5 6"), and the last; a label the same as the last shown left out
+  // "2 3 5 6"), and the last (the one before it left out if they would touch); a label the
+  // same as the last shown left out
   const ticks = Math.min(n, 8, Math.max(2, Math.floor((W - left - right) / 48) + 1));
   const every = Math.max(1, Math.ceil((n - 1) / Math.max(1, ticks - 1)));
   const at = [];
   for (let i = 0; i < n - 1; i += every) at.push(i);
-  if (at.length > 1 && n - 1 - at[at.length - 1] < every / 2) at.pop(); // too close to the last
+  if (at.length > 1 && X(n - 1) - X(at[at.length - 1]) < 48) at.pop(); // no room before the last
   if (n) at.push(n - 1);
   let shown = null;
   at.forEach((i, k) => {

@@ -7,6 +7,7 @@ import { tileEl, sortTiles, tileName, setTileGame, dieEl } from './tiles.js';
 import { h } from './dom.js';
 import { jintanWinEl, winnerHandText } from './jintan.js';
 import { readySeats, readyMark, huangWhy, reasonNetsEl } from './settle.js';
+import { seatPosition } from './seats.js';
 import { t, translator, getLang, setLang, reasonText, winKindText, botName, chickenKindText } from './i18n.js';
 import { checkSeed, verdictText } from './wall.js';
 
@@ -61,17 +62,8 @@ const L = {
 const rt = translator(L);
 const SUITS = { m: '万', p: '筒', s: '条' };
 
+// viewer: the seat the replay is seen from (``?seat=``, else seat 0), at the bottom as at the table
 const R = { data: null, frames: [], pos: 0, timer: null, speed: 1, viewer: 0 };
-
-/** Where seat ``i`` sits seen from the viewer's seat (``?seat=``, else seat 0), as at the
- *  table: the viewer at the bottom, 下家 right, 对家 top, 上家 left (two players: face to face). */
-function positionOf(i, n) {
-  const k = (i - R.viewer + n) % n;
-  if (k === 0) return 'bottom';
-  if (n === 2) return 'top';
-  if (n === 3) return k === 1 ? 'right' : 'left';
-  return ['bottom', 'right', 'top', 'left'][k];
-}
 window.__replay = R; // for tests and debugging
 
 function seatName(i) {
@@ -187,7 +179,7 @@ function seatEl(i, st, answers, lastDiscard) {
   const waits = (sv.waits || []).length
     ? h('div', { class: 'rp-waits muted' }, `${rt('waits')} `, ...sv.waits.map((w) => tileEl(w.tile, { size: 'xs' })))
     : null;
-  const pos = positionOf(i, st.seats.length);
+  const pos = seatPosition(i, R.viewer, st.seats.length);
   return h('section', { class: `rp-seat pos-${pos} ${acting ? 'acting' : ''}`, id: `rp-seat-${i}`, dataset: { seat: String(i), pos } },
     head, hand, melds, h('div', { class: 'label muted', text: rt('river') }), river, waits);
 }
@@ -243,7 +235,7 @@ function renderSettlement() {
   });
   dt.append(tb);
   box.append(h('div', { class: 'scroll-x' }, dt));
-  const why = s.result !== 'win' && huangWhy(ready, s.deltas.length, R.data.game);
+  const why = huangWhy(s.result, ready, s.deltas.length, R.data.game);
   if (why) box.append(h('p', { class: 'muted', id: 'rp-huang', dataset: { why }, text: t(why) }));
   if (winners.length) {
     const types = s.hand_types || {};
@@ -337,7 +329,7 @@ async function load() {
   const params = new URLSearchParams(location.search);
   const hand = params.get('hand');
   const key = params.get('key');
-  const seat = Number(params.get('seat'));
+  const seat = /^\d+$/.test(params.get('seat') || '') ? Number(params.get('seat')) : 0;
   if (!hand || !/^\d+$/.test(hand)) { showError('not_found'); return; }
   const headers = {};
   let url = `/api/replays/${hand}`;
@@ -359,7 +351,7 @@ async function load() {
     return;
   }
   R.data = body;
-  R.viewer = Number.isInteger(seat) && seat >= 0 && seat < body.players ? seat : 0;
+  R.viewer = seat < body.players ? seat : 0;
   setTileGame(body.game);
   staticTexts(body.game);
   R.frames = [{ step: null, state: body.initial }, ...body.steps.map((s) => ({ step: s, state: s.state }))];

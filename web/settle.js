@@ -38,10 +38,12 @@ export function readyMark(ready, i, winners) {
   return h('small', { class: `badge ${yes ? 'ready-tag' : 'not-ready-tag'}`, dataset: { ready: String(yes) }, text: t(yes ? 'ready_tag' : 'not_ready_tag') });
 }
 
-/** Why a 黄庄 of ``n`` seats paid what it paid, an i18n key. Guiyang (spec §12, ``ready``
- * from `readySeats`): nobody or everybody ready pays nothing, else the seats not ready pay
- * the ready ones (查叫). Jintan (jintan.md §J7, §J8): nothing is paid, the dealer deals again. */
-export function huangWhy(ready, n, game) {
+/** Why a hand of ``n`` seats that ended with ``result`` paid what it paid, if a 黄庄: an
+ * i18n key, else null. Guiyang (spec §12, ``ready`` from `readySeats`): nobody or everybody
+ * ready pays nothing, else the seats not ready pay the ready ones (查叫). Jintan (jintan.md
+ * §J7, §J8): nothing is paid, the dealer deals again. */
+export function huangWhy(result, ready, n, game) {
+  if (result === 'win') return null;
   if (game === 'jintan') return 'huang_jintan';
   if (!ready) return null;
   return ready.size === n ? 'huang_all_ready' : ready.size === 0 ? 'huang_none_ready' : 'huang_cha_jiao';

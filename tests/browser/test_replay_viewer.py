@@ -422,13 +422,13 @@ def test_a_jintan_hand_replays_with_its_flowers(
         ctx.close()
 
 
-def test_a_jintan_huang_zhuang_says_nothing_is_paid(live: LiveServer, browser: Any) -> None:
+def test_a_jintan_huang_zhuang_says_nothing_is_paid(
+    live: LiveServer, browser: Any, shots_dir: Path
+) -> None:
     # jintan.md §J7-§J8: a 黄庄 pays nothing and the dealer deals again, said under the table
-    seed = next(
-        f"jt-huang-{n}"
-        for n in range(3000)
-        if _jintan_bot_hand(f"jt-huang-{n}")[1]["result"] == "huang_zhuang"
-    )
+    seeds = (f"jt-huang-{n}" for n in range(3000))
+    seed = next((s for s in seeds if _jintan_bot_hand(s)[1]["result"] == "huang_zhuang"), None)
+    assert seed is not None, "no jt-huang-* seed of 3000 ends in 黄庄"
     hand = _store_jintan_hand(live.database_url, seed, code="JTHZ")
     ctx = browser.new_context(viewport={"width": 1280, "height": 800})
     try:
@@ -437,7 +437,7 @@ def test_a_jintan_huang_zhuang_says_nothing_is_paid(live: LiveServer, browser: A
         page.wait_for_selector("#rp-verify[data-ok]")
         # seen from seat 2 (the link of that seat's player): it sits at the bottom
         _assert_seats_around(page, {2: "bottom", 3: "right", 0: "top", 1: "left"})
-        page.screenshot(path="screenshots/replay-seat2-1280.png")
+        page.screenshot(path=str(shots_dir / "replay-seat2-1280.png"))
         note = page.locator("#rp-huang")
         assert note.get_attribute("data-why") == "huang_jintan"
         assert note.inner_text() == "黄庄不计分，庄家连庄"

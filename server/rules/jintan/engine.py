@@ -27,7 +27,7 @@ from ..tiles import (
     tile_name,
 )
 from .options import JintanOptions
-from .scoring import _waits, score, settle
+from .scoring import _waits, hua_items, score, settle
 from .state import Action, Discard, Meld, State
 
 Event = dict[str, object]
@@ -628,11 +628,14 @@ def view(state: State, seat: int | None) -> dict[str, object]:
         out["drawn"] = tile_name(drawn) if drawn is not None else None
         seat_waits = waits(state, seat)
         unseen = _unseen(state, seat) if seat_waits else []  # (counted only for a ready hand)
+        # a 花 already laid (a flower, an honour pong, a kong) lets every wait win on a discard
+        laid_hua = bool(seat_waits) and bool(hua_items(state, seat, None, None, False))
         out["waits"] = [
             {
                 "tile": tile_name(k),
                 "unseen": unseen[k],
-                "self_draw_only": not _may_win_on_discard(state, seat, _with(state, seat, k), k),
+                "self_draw_only": not laid_hua
+                and not _may_win_on_discard(state, seat, _with(state, seat, k), k),
             }
             for k in seat_waits
         ]
