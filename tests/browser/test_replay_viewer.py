@@ -21,6 +21,7 @@ from test_live import add_bots, as_rows, create_room, new_page, payment_rows, pl
 
 from server.rules.dealing import roll_dice, seed_hash, shuffle_and_deal
 from server.rules.registry import find_game
+from tests.rules.test_replay_record import bot_steps
 
 OK = "✓ 牌墙与开局公布的哈希一致"
 SEEDS = [
@@ -294,21 +295,10 @@ def test_seat_verifies_the_seed_and_watches_the_replay_to_the_ledger(
         actx.close()
 
 
-def _jintan_bot_hand(seed: str) -> tuple[list[tuple[int, Any]], dict[str, Any]]:
-    """The Jintan hand of ``seed`` (dealer 0) played by the bots: its actions by seat and
-    its settlement."""
-    game = find_game("jintan")
-    state = game.deal(game.options({}), seed, 1, 1)
-    log = []
-    while not game.ended(state):
-        if game.claims_decided(state):
-            state, _ = game.resolve_claims(state)
-            continue
-        seat = game.acting_seats(state)[0]
-        action = game.bot_action(state, seat)
-        log.append((seat, action))
-        state, _ = game.apply(state, seat, action)
-    return log, game.settle(state).to_dict()
+def _jintan_bot_hand(seed: str) -> tuple[list[Any], dict[str, Any]]:
+    """The Jintan hand of ``seed`` (dealer 1) played by the bots: its steps and settlement."""
+    steps, state = bot_steps("jintan", seed, dealer=1)
+    return steps, find_game("jintan").settle(state).to_dict()
 
 
 def _assert_seats_around(page: Any, want: dict[int, str]) -> None:
@@ -349,8 +339,10 @@ def _store_jintan_hand(
                     code, seat, name, "h", False, profile_id=profile_id if seat == 0 else None
                 )
             started = await store.start_hand(code, 1, seed, 1, 1)
-            for idx, (seat, action) in enumerate(log):
-                await store.append_action(code, 1, idx, seat, {"action": action.to_dict()})
+            for idx, step in enumerate(log):
+                await store.append_action(
+                    code, 1, idx, step.seat, {"action": step.action.to_dict()}
+                )
             assert await store.settle_hand(
                 code,
                 1,
