@@ -1943,14 +1943,18 @@ function explainEl(s, pays, deltas, n) {
         const parts = h('span', { class: 'sg-parts' });
         const winnerDetail = dd;
         const all = huParts(winnerDetail);
-        // 连庄 +N only on payments with the dealer: show it when any line of the group has it
-        const streak = Math.max(0, ...pays.filter((x) => x.reason === 'hu' && ((g.dir > 0 && x.to === i) || (g.dir < 0 && x.from === i && x.to === g.first.to)))
-          .map((x) => (x.detail && x.detail.streak) || 0));
+        // 连庄 +N only on payments with the dealer: show it when any line of the group has
+        // it, marked 庄家 when the group's other lines go without it (a non-dealer's win)
+        const lines = pays.filter((x) => x.reason === 'hu' && ((g.dir > 0 && x.to === i) || (g.dir < 0 && x.from === i && x.to === g.first.to)));
+        const streaks = lines.map((x) => (x.detail && x.detail.streak) || 0);
+        const streak = Math.max(0, ...streaks);
+        const dealerOnly = streak > 0 && streaks.some((x) => !x);
         const shown = all.filter(([k]) => k !== 'lian_zhuang');
         if (streak) shown.push(['lian_zhuang', streak]);
         shown.forEach(([k, v], idx) => {
-          parts.append(h('span', { class: 'part', dataset: { part: idx === 0 ? 'hand_type' : k, name: k, points: String(v) } },
-            `${idx ? '+' : ''}${partLabel(k)} ${v}`));
+          const only = k === 'lian_zhuang' && dealerOnly;
+          parts.append(h('span', { class: 'part', dataset: { part: idx === 0 ? 'hand_type' : k, name: k, points: String(v), dealerOnly: String(only) } },
+            `${idx ? '+' : ''}${partLabel(k)} ${v}${only ? t('s_dealer_only') : ''}`));
         });
         if ((winnerDetail.times || 1) > 1) parts.append(h('span', { class: 'part', dataset: { part: 'times', points: String(winnerDetail.times) } }, t('s_times', { n: winnerDetail.times })));
         if (base > 1) parts.append(h('span', { class: 'part', dataset: { part: 'base', points: String(base) } }, t('s_base', { n: base })));

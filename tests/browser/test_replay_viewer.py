@@ -159,6 +159,8 @@ def test_seat_verifies_the_seed_and_watches_the_replay_to_the_ledger(
         viewer.on("pageerror", lambda e: viewer.errors.append(str(e)))
         viewer.wait_for_selector("#rp-verify[data-ok]")
         assert viewer.locator("#rp-verify").inner_text() == OK
+        # the game by the name the table gives it
+        assert viewer.locator("#rp-info").inner_text().endswith(" · 贵阳捉鸡麻将")
         # all four hands open at the deal: the dealt tiles of each seat
         for seat in range(4):
             tiles = viewer.locator(f"#rp-seat-{seat} .rp-hand .tile").evaluate_all(
@@ -495,7 +497,7 @@ def test_the_replay_reads_in_english(live: LiveServer, browser: Any, shots_dir: 
         whole = "(() => { const b = document.querySelector('#home-link');"
         whole += " return b.scrollWidth <= b.clientWidth; })()"
         assert page.evaluate(whole), "the game's name is cut short on a phone"
-        assert page.locator("#rp-info").inner_text() == "Room JTEN · hand 1 · Jintan"
+        assert page.locator("#rp-info").inner_text() == "Room JTEN · hand 1 · Jintan Mahjong"
         assert page.locator("#rp-play").inner_text() == "Play"
         assert page.get_attribute("#rp-back", "title") == "One step back"
         assert page.locator("#rp-now .rp-step-no").inner_text() == "Step 0"

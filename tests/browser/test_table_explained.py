@@ -318,7 +318,10 @@ def test_lian_zhuang_and_jin_ji_explained(live: LiveServer, browser: Any, shots_
             pays = h.settlement["payments"]
             streak = any(p["reason"] == "hu" and p["detail"]["streak"] == 2 for p in pays)
             jin = any(p["reason"] == "ji" and p["detail"]["jin"] for p in pays)
-            return h if streak and jin and _pays_unequal_holders(pays) else None
+            # a non-dealer's self-draw: only the dealer's payment carries the +2
+            s = h.settlement
+            others_win = s["win_kind"] == "zi_mo" and 0 not in s["winners"]
+            return h if streak and jin and others_win and _pays_unequal_holders(pays) else None
 
         second = next(h for n in range(3000) if (h := second_ok(f"lz2-{n}")))
         live.fix_seeds(code, [first.seed, second.seed])
@@ -352,6 +355,11 @@ def test_lian_zhuang_and_jin_ji_explained(live: LiveServer, browser: Any, shots_
             want = {p: base + (2 if 0 in (w, p) else 0) for p in payers}
             if any(0 in (w, p) for p in payers):
                 assert parts["lian_zhuang"] == 2
+                # paid by the dealer alone (a non-dealer's self-draw): the chip says so
+                chip = _hu_group(page, w).locator('.part[data-name="lian_zhuang"]')
+                alone = w != 0 and len(payers) > 1
+                assert chip.get_attribute("data-dealer-only") == str(alone).lower()
+                assert ("庄家付" in chip.inner_text()) == alone
             got = dict(
                 _hu_group(page, w)
                 .locator(".sg-other")
@@ -415,6 +423,8 @@ def test_lian_zhuang_and_jin_ji_explained(live: LiveServer, browser: Any, shots_
         assert "Dealer streak" in page.locator("#rules-body").inner_text()
         page.click("#rules-close")
         page.click("#lang-toggle")
+        for w in s["winners"]:  # the winner's 胡 line, 连庄 marked 庄家付
+            _hu_group(page, w).screenshot(path=str(shots_dir / f"settle-lian-zhuang-hu-{w}.png"))
         assert not page.errors, page.errors  # type: ignore[attr-defined]
     finally:
         ctx.close()
