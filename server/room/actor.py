@@ -711,8 +711,8 @@ class RoomActor:
                     self._reset_timer(seat)
                     await self._publish_auto(seat)
                     if seat in self.prompts.timers and self.publisher.has_listener(seat):
-                        # its timer was re-armed (the auto delay, or its limit and bank
-                        # again): its countdown must show the new deadline, not the old one
+                        # its timer was re-armed (the auto delay, or what is left of its
+                        # limit and bank): its countdown must show the new deadline
                         await self.publisher.publish(seat, self._snapshot(seat))
             case Start():
                 if self.state is None and self.status == "open":
@@ -1211,14 +1211,16 @@ class RoomActor:
 
     # ------------------------------------------------------------------ prompts & timers
 
-    def _set_timer(self, seat: int, window: int) -> None:
+    def _set_timer(self, seat: int, window: int, *, resume: bool = False) -> None:
         """(Re)arm ``seat``'s timer for ``window`` for the current prompt (`Prompts.set_timer`)."""
         claim = self.game.prompt_kind(self.state) == "claim"
-        self.prompts.set_timer(seat, window, claim=claim, auto=seat in self.auto)
+        self.prompts.set_timer(seat, window, claim=claim, auto=seat in self.auto, resume=resume)
 
     def _reset_timer(self, seat: int) -> None:
+        """``seat`` went on or off auto-play: its timer again, off auto-play resumed (what
+        is left of the time it had in this window, `Prompts.set_timer`)."""
         if (timer := self.prompts.timers.get(seat)) is not None:
-            self._set_timer(seat, timer.window)
+            self._set_timer(seat, timer.window, resume=True)
 
     def _timer_trusted(self, timer: SeatTimer) -> bool:
         """Whether ``timer`` ran entirely while the bus worked: no publish failed since it

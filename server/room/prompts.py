@@ -100,6 +100,9 @@ class Prompts:
         #: Each seat's last answer taken from its player: ``(prompt window, action)``.
         self.last_answer: dict[int, tuple[int, Action]] = {}
         self.timers: dict[int, SeatTimer] = {}
+        #: Per seat: ``(window, clock time)`` its timer was first armed in that window
+        #: (`set_timer` with ``resume`` counts from there).
+        self.first_armed: dict[int, tuple[int, float]] = {}
         #: What is left of each seat's time bank in this hand (seconds).
         self.bank: list[float] = [timing.bank_seconds] * players
         self.ready_timer: TimerHandle | None = None
@@ -151,13 +154,22 @@ class Prompts:
 
     # ------------------------------------------------------------------ seat timers
 
-    def set_timer(self, seat: int, window: int, *, claim: bool, auto: bool) -> None:
+    def set_timer(
+        self, seat: int, window: int, *, claim: bool, auto: bool, resume: bool = False
+    ) -> None:
         """(Re)arm ``seat``'s timer for window ``window``: a claim window's or a turn's limit
         plus what is left of the seat's bank; for a seat on auto-play (``auto``) the
-        auto-play delay (none for a claim)."""
+        auto-play delay (none for a claim). ``resume`` (the seat left auto-play): the limit
+        and bank count from when the seat's timer was first armed in this window, not from
+        now, so switching 托管 on and off buys no time (past that, it times out at once)."""
         old = self.timers.pop(seat, None)
         if old:
             old.handle.cancel()
+        now = self.clock.now()
+        first = self.first_armed.get(seat)
+        if first is None or first[0] != window:
+            first = self.first_armed[seat] = (window, now)
+        started = now
         if auto:
             # An auto-played claim is answered at once: the window then closes after the
             # minimum claim time like any other, so its length tells nobody it was claimable.
@@ -165,9 +177,11 @@ class Prompts:
         else:
             limit = self.timing.claim_seconds if claim else self.timing.turn_seconds
             seconds = limit + self.bank[seat]
+            if resume:
+                started = first[1]
+                seconds = max(0.0, started + seconds - now)
         handle = self.clock.call_later(seconds, lambda: self.on_timeout(seat, window))
-        now = self.clock.now()
-        self.timers[seat] = SeatTimer(handle, now + seconds, window, auto, now, limit)
+        self.timers[seat] = SeatTimer(handle, now + seconds, window, auto, started, limit)
 
     def cancel_timers(self) -> None:
         """Cancel every seat's timer."""

@@ -143,6 +143,47 @@ async def test_deadline_says_where_the_time_bank_begins(
     await actor.stop()
 
 
+async def test_switching_auto_play_on_and_off_buys_no_time(
+    store: Any, bus: Any, clock: ManualClock
+) -> None:
+    """托管 on, then off before its delay plays, again and again: the turn's limit (20 s)
+    still counts from the turn's start, and the turn times out then (a seat switching every
+    1.5 s used to get a full new limit each time and held the table forever)."""
+    actor = await make_room(store, bus, clock, bots=[False] * 4, seeds=["auto-stall"])
+    t0 = clock.now()
+    while clock.now() - t0 < 18:
+        await actor.set_auto(0, True)
+        clock.advance(TIMING.auto_seconds / 2)  # under the auto delay: auto-play never acts
+        await actor.idle()
+        await actor.set_auto(0, False)
+        snap = await actor.snapshot(0)
+        assert snap["deadline"] == int((t0 + 20) * 1000), clock.now() - t0
+        clock.advance(1.0)
+        await actor.idle()
+    assert await store.hand_actions("TEST01", 1) == []
+    clock.advance(t0 + 20.01 - clock.now())
+    await actor.idle()
+    log = await store.hand_actions("TEST01", 1)
+    assert [src["source"] for _, src in log] == ["timeout"]
+    assert actor.auto == {0}
+    # 托管 on just before a turn's end, off just after it: the turn times out at once
+    while not (prompt_kind(actor.state) == "turn" and acting_seats(actor.state) == [1]):
+        clock.advance(0.5)  # (a claim window on seat 0's discard times out first)
+        await actor.idle()
+    t1 = actor.prompts.timers[1].deadline - 20
+    clock.advance(t1 + 19.5 - clock.now())
+    await actor.set_auto(1, True)
+    clock.advance(0.6)  # past the turn's 20 s, under the auto delay
+    await actor.idle()
+    played = len(await store.hand_actions("TEST01", 1))
+    await actor.set_auto(1, False)
+    clock.advance(0)
+    await actor.idle()
+    log = await store.hand_actions("TEST01", 1)
+    assert len(log) == played + 1 and log[-1][0] == 1, log
+    assert log[-1][1]["source"] == "timeout" and actor.auto >= {1}
+
+
 async def test_auto_seat_plays_fast_and_acting_clears_auto(
     store: Any, bus: Any, clock: ManualClock
 ) -> None:
