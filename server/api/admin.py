@@ -34,9 +34,10 @@ from typing import Any, Literal
 
 from fastapi import APIRouter, Depends, Header, HTTPException, Request
 from fastapi.responses import JSONResponse, Response
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-from server.api.params import UtcDatetime, bearer, client_address
+from server.api.messages import StrictInput
+from server.api.params import HandNo, Limit, ProfileId, UtcDatetime, bearer, client_address
 from server.rules.registry import UnknownGame, find_game
 from server.rules.replay import log_steps, outcome, replay
 from server.rules.types import Action, IllegalAction
@@ -205,8 +206,8 @@ async def rooms(
     game: str | None = None,
     status: str | None = None,
     player: str | None = None,
-    profile: int | None = None,
-    limit: int = queries.DEFAULT_LIMIT,
+    profile: ProfileId = None,
+    limit: Limit = queries.DEFAULT_LIMIT,
     cursor: str | None = None,
     format: Format = None,
 ) -> Any:
@@ -234,7 +235,7 @@ async def room_hands(
     code: str,
     since: UtcDatetime | None = None,
     until: UtcDatetime | None = None,
-    limit: int = queries.DEFAULT_LIMIT,
+    limit: Limit = queries.DEFAULT_LIMIT,
     cursor: str | None = None,
     format: Format = None,
 ) -> Any:
@@ -308,7 +309,7 @@ async def stored_fixture(store: Store, detail: dict[str, Any]) -> dict[str, Any]
 
 
 @router.get("/rooms/{code}/hands/{hand_no}", include_in_schema=False)
-async def hand(request: Request, code: str, hand_no: int, format: Format = None) -> Any:
+async def hand(request: Request, code: str, hand_no: HandNo, format: Format = None) -> Any:
     """One hand: its seats, deltas, corrections and payments (``rows`` in CSV) and its
     ``replay`` (the fixture of :func:`stored_fixture`); 404 ``not_found``. A hand still
     played shows no ``seed`` and no ``replay``: the seed gives away the wall, and an
@@ -327,7 +328,7 @@ async def hand(request: Request, code: str, hand_no: int, format: Format = None)
 
 
 @router.get("/rooms/{code}/hands/{hand_no}/replay", include_in_schema=False)
-async def hand_replay(request: Request, code: str, hand_no: int) -> Any:
+async def hand_replay(request: Request, code: str, hand_no: HandNo) -> Any:
     """The hand as a fixture only (what ``python -m server replay`` reads, with ``seed``);
     409 ``hand_not_finished`` while it is played (as ``GET /api/replays/{id}``)."""
     store = _store(request)
@@ -342,10 +343,9 @@ async def hand_replay(request: Request, code: str, hand_no: int) -> Any:
     return await stored_fixture(store, detail)
 
 
-class VoidRequest(BaseModel):
+class VoidRequest(StrictInput):
     """``{"reason": str, "admin"?: str}``: ``admin`` names who does it (else the token's id)."""
 
-    model_config = ConfigDict(extra="forbid")
     reason: str = Field(min_length=1, max_length=500)
     admin: str | None = Field(default=None, min_length=1, max_length=40)
 
@@ -377,7 +377,7 @@ async def _correct(request: Request, code: str, hand_no: int, **kw: Any) -> dict
 async def void_hand(
     request: Request,
     code: str,
-    hand_no: int,
+    hand_no: HandNo,
     body: VoidRequest,
     token: str = Depends(require_admin),
 ) -> dict[str, Any]:
@@ -392,7 +392,7 @@ async def void_hand(
 async def adjust_hand(
     request: Request,
     code: str,
-    hand_no: int,
+    hand_no: HandNo,
     body: AdjustRequest,
     token: str = Depends(require_admin),
 ) -> dict[str, Any]:
@@ -417,7 +417,7 @@ async def corrections(
     since: UtcDatetime | None = None,
     until: UtcDatetime | None = None,
     room: str | None = None,
-    limit: int = queries.DEFAULT_LIMIT,
+    limit: Limit = queries.DEFAULT_LIMIT,
     cursor: str | None = None,
     format: Format = None,
 ) -> Any:
@@ -442,7 +442,7 @@ def _who(name: str | None, profile: int | None) -> None:
 async def player(
     request: Request,
     name: str | None = None,
-    profile: int | None = None,
+    profile: ProfileId = None,
     since: UtcDatetime | None = None,
     until: UtcDatetime | None = None,
 ) -> dict[str, Any]:
@@ -464,10 +464,10 @@ async def player(
 async def player_hands(
     request: Request,
     name: str | None = None,
-    profile: int | None = None,
+    profile: ProfileId = None,
     since: UtcDatetime | None = None,
     until: UtcDatetime | None = None,
-    limit: int = queries.DEFAULT_LIMIT,
+    limit: Limit = queries.DEFAULT_LIMIT,
     cursor: str | None = None,
     format: Format = None,
 ) -> Any:
@@ -496,7 +496,7 @@ async def leaderboard(
     until: UtcDatetime | None = None,
     game: str | None = None,
     bots: bool = False,
-    limit: int = queries.DEFAULT_LIMIT,
+    limit: Limit = queries.DEFAULT_LIMIT,
     cursor: str | None = None,
     format: Format = None,
 ) -> Any:
@@ -522,10 +522,10 @@ async def ledger(
     request: Request,
     room: str | None = None,
     player: str | None = None,
-    profile: int | None = None,
+    profile: ProfileId = None,
     since: UtcDatetime | None = None,
     until: UtcDatetime | None = None,
-    limit: int = queries.DEFAULT_LIMIT,
+    limit: Limit = queries.DEFAULT_LIMIT,
     cursor: str | None = None,
     format: Format = None,
 ) -> Any:

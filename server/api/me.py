@@ -17,10 +17,10 @@ from typing import Any
 
 from fastapi import APIRouter, Depends, Header, HTTPException, Request
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-from server.api.messages import PlayerName
-from server.api.params import bearer, client_address
+from server.api.messages import PlayerName, StrictInput
+from server.api.params import HandNo, Limit, bearer, client_address
 from server.room.manager import hash_token
 from server.store import admin as queries
 from server.store import profiles
@@ -30,17 +30,15 @@ from server.store.store import AlreadySeated, Conflict, NotFound, Store
 router = APIRouter(prefix="/api")
 
 
-class ProfileRequest(BaseModel):
+class ProfileRequest(StrictInput):
     """``POST /api/profiles`` and ``PATCH /api/me``: ``{"name"}``."""
 
-    model_config = ConfigDict(extra="forbid")
     name: PlayerName
 
 
-class ClaimRequest(BaseModel):
+class ClaimRequest(StrictInput):
     """``POST /api/me/claim``: a seat's room code and the seat token the browser holds."""
 
-    model_config = ConfigDict(extra="forbid")
     room: str = Field(min_length=1, max_length=32)
     token: str = Field(min_length=1, max_length=200)
 
@@ -153,7 +151,7 @@ async def claim(
 @router.get("/me/rooms")
 async def my_rooms(
     request: Request,
-    limit: int = queries.DEFAULT_LIMIT,
+    limit: Limit = queries.DEFAULT_LIMIT,
     cursor: str | None = None,
     player: ProfileRecord = Depends(require_player),
 ) -> dict[str, Any]:
@@ -170,7 +168,7 @@ async def my_rooms(
 async def my_room_hands(
     request: Request,
     code: str,
-    limit: int = queries.DEFAULT_LIMIT,
+    limit: Limit = queries.DEFAULT_LIMIT,
     cursor: str | None = None,
     player: ProfileRecord = Depends(require_player),
 ) -> dict[str, Any]:
@@ -189,7 +187,7 @@ async def my_room_hands(
 async def my_hand(
     request: Request,
     code: str,
-    hand_no: int,
+    hand_no: HandNo,
     player: ProfileRecord = Depends(require_player),
 ) -> dict[str, Any]:
     """One settled hand of one of the caller's rooms, as the table showed it: ``{"id",
@@ -206,7 +204,7 @@ async def my_hand(
 @router.get("/me/history")
 async def my_history(
     request: Request,
-    limit: int = queries.DEFAULT_LIMIT,
+    limit: Limit = queries.DEFAULT_LIMIT,
     cursor: str | None = None,
     player: ProfileRecord = Depends(require_player),
 ) -> dict[str, Any]:

@@ -32,13 +32,10 @@ ActionKind = Literal["discard", "kong", "pong", "chow", "win", "pass", "self_dra
 GameName = Literal["guiyang", "jintan"]
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class _StrictClient(BaseModel):
-    """Client WebSocket messages: unknown keys refused, and no type coercion (``"7"`` is not
-    an int, ``"true"`` / ``1`` are not booleans, ``true`` is not an int)."""
+class StrictInput(BaseModel):
+    """What a client sends (request bodies, WebSocket messages): unknown keys refused, and
+    no type coercion (``"7"`` is not an int, ``"true"`` / ``1`` are not booleans, ``true``
+    is not an int)."""
 
     model_config = ConfigDict(extra="forbid", strict=True)
 
@@ -99,7 +96,7 @@ PlayerName = Annotated[
 # ---------------------------------------------------------------- REST
 
 
-class CreateRoomRequest(_Strict):
+class CreateRoomRequest(StrictInput):
     """``POST /api/rooms``: ``options`` holds the game's option keys (guiyang.md §14, or
     Jintan's ``base``, ``flower_value``, ``chow`` and the room timers); missing keys take
     defaults, and a key of another game is a 422 naming it."""
@@ -116,7 +113,7 @@ class CreateRoomResponse(BaseModel):
     options: dict[str, Any]
 
 
-class JoinRequest(_Strict):
+class JoinRequest(StrictInput):
     """``POST /api/rooms/{code}/join``."""
 
     name: PlayerName
@@ -141,7 +138,7 @@ class JoinResponse(BaseModel):
     player: PlayerOut | None = None
 
 
-class BotsRequest(_Strict):
+class BotsRequest(StrictInput):
     """``POST /api/rooms/{code}/bots``: how many free seats to fill with bots (lowest
     first), or with ``seat`` the one seat to give a bot (then ``count`` must be 1)."""
 
@@ -200,7 +197,7 @@ class ErrorDetail(BaseModel):
 # ---------------------------------------------------------------- client -> server
 
 
-class ActionBody(_StrictClient):
+class ActionBody(StrictInput):
     """One engine action. ``tile`` for ``discard`` and own-turn ``kong``; ``suit`` for
     ``ding_que``; ``bao_ting`` only with the first ``discard``; ``tiles`` (the two tiles
     from hand) for a Jintan ``chow``."""
@@ -221,7 +218,7 @@ class ActionBody(_StrictClient):
         return self
 
 
-class ActionMessage(_StrictClient):
+class ActionMessage(StrictInput):
     """Play an action. ``seq`` is echoed in an ``error`` if the action is refused.
     ``prompt``: the number of the prompt this answers (from the message that carried the
     ``legal`` list); an old number, or a second answer to one prompt, gets ``stale_prompt``."""
@@ -232,21 +229,21 @@ class ActionMessage(_StrictClient):
     action: ActionBody
 
 
-class ReadyMessage(_StrictClient):
+class ReadyMessage(StrictInput):
     """Ready for the next hand (after ``hand_end``)."""
 
     type: Literal["ready"]
     seq: Seq | None = None
 
 
-class SyncMessage(_StrictClient):
+class SyncMessage(StrictInput):
     """Ask for a fresh ``snapshot``."""
 
     type: Literal["sync"]
     seq: Seq | None = None
 
 
-class AutoMessage(_StrictClient):
+class AutoMessage(StrictInput):
     """Turn auto-play (托管) on or off for one's own seat."""
 
     type: Literal["auto"]
@@ -254,7 +251,7 @@ class AutoMessage(_StrictClient):
     on: bool
 
 
-class DissolveMessage(_StrictClient):
+class DissolveMessage(StrictInput):
     """Vote on dissolving the room early: ``agree: true`` opens a vote (or agrees to the open
     one), ``false`` refuses it. Unanimity (bots always agree) dissolves the room."""
 
@@ -263,14 +260,14 @@ class DissolveMessage(_StrictClient):
     agree: bool
 
 
-class PingMessage(_StrictClient):
+class PingMessage(StrictInput):
     """Keep-alive; answered by ``pong``."""
 
     type: Literal["ping"]
     seq: Seq | None = None
 
 
-class PhraseMessage(_StrictClient):
+class PhraseMessage(StrictInput):
     """Say a quick phrase / emote (快捷语) to the table: ``phrase`` is an id of the fixed list
     (``server/room/phrases.py``: ``hurry``, ``hurry_up``, ..., ``emote_wow``); free text is
     not accepted. Errors: ``unknown_phrase``, ``phrase_rate_limited`` (one every 3 s per

@@ -1,13 +1,15 @@
 """Request parameters shared by the API's routers: the client's address, a bearer token, and
-a query datetime that is a 422 (not a 500) when out of range."""
+query datetimes and path / query integers that are a 422 (not a 500) when out of range."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 from typing import Annotated
 
-from fastapi import Request
+from fastapi import Path, Query, Request
 from pydantic import AfterValidator
+
+from server.store.admin import MAX_LIMIT
 
 
 def _utc_range(value: datetime) -> datetime:
@@ -22,6 +24,20 @@ def _utc_range(value: datetime) -> datetime:
 
 #: A query datetime (ISO 8601) whose UTC instant is representable.
 UtcDatetime = Annotated[datetime, AfterValidator(_utc_range)]
+
+#: The largest integer of an id column (PostgreSQL's BIGINT, SQLite's INTEGER) and of a
+#: hand number (an INTEGER column, 32 bits on PostgreSQL): a number beyond it in a path or
+#: query is a 422, not a database error.
+MAX_ID = 2**63 - 1
+MAX_HAND_NO = 2**31 - 1
+#: A hand's number in a path (``.../hands/{hand_no}``).
+HandNo = Annotated[int, Path(ge=1, le=MAX_HAND_NO)]
+#: A hand's id in a path (``/api/replays/{hand_id}``).
+HandId = Annotated[int, Path(ge=1, le=MAX_ID)]
+#: A profile's id in a query (``profile=``).
+ProfileId = Annotated[int | None, Query(ge=1, le=MAX_ID)]
+#: A page's size (``limit=``): 1..``MAX_LIMIT``, as documented (not clamped).
+Limit = Annotated[int, Query(ge=1, le=MAX_LIMIT)]
 
 
 def client_address(request: Request) -> str:

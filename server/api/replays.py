@@ -11,21 +11,19 @@ from __future__ import annotations
 
 import asyncio
 import secrets
-from typing import Annotated, Any
+from typing import Any
 
-from fastapi import APIRouter, Header, HTTPException, Path, Request
+from fastapi import APIRouter, Header, HTTPException, Request
 from fastapi.responses import JSONResponse
 
 from server.api.admin import require_admin
+from server.api.params import HandId
 from server.rules.registry import UnknownGame, find_game
 from server.rules.replay import log_steps, replay_record
 from server.rules.types import IllegalAction
 from server.store.store import HandRecord, Store
 
 router = APIRouter()
-
-#: The largest hand id (a PostgreSQL BIGINT): beyond it a 422, not a database error.
-MAX_ID = 2**63 - 1
 
 
 def _error(status: int, code: str, message: str) -> HTTPException:
@@ -95,7 +93,7 @@ async def _replay(store: Store, hand: HandRecord) -> dict[str, Any]:
 )
 async def hand_replay(
     request: Request,
-    hand_id: Annotated[int, Path(ge=1, le=MAX_ID)],
+    hand_id: HandId,
     key: str | None = None,
     authorization: str | None = Header(default=None),
 ) -> Any:

@@ -744,8 +744,9 @@ class RoomActor:
             return  # the first copy was taken; its reply was lost
         window = self.prompts.window
         if prompt is not None and prompt != window:
+            state = "is over" if prompt < window else "has not opened"
             raise RoomError(
-                "stale_prompt", f"prompt {prompt} is over (the current prompt is {window})"
+                "stale_prompt", f"prompt {prompt} {state} (the current prompt is {window})"
             )
         if seat in self.prompts.answered and self.status == "playing":
             raise RoomError("stale_prompt", f"this seat already answered prompt {window}")

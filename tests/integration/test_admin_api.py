@@ -196,6 +196,19 @@ async def test_a_hand_its_replay_and_corrections(live: Live) -> None:
         r = await client.get("/api/admin/rooms/BOTS/hands/1", params={"format": "csv"})
         assert [int(p["points"]) for p in _parse(r.text)] == [p["points"] for p in hand["payments"]]
         assert (await client.get("/api/admin/rooms/BOTS/hands/9")).status_code == 404
+        # numbers beyond the database's integers, page sizes outside 1..1000: 422, not 500
+        for path, params in (
+            (f"/api/admin/rooms/BOTS/hands/{2**31}", {}),
+            (f"/api/admin/rooms/BOTS/hands/{2**31}/replay", {}),
+            ("/api/admin/rooms", {"profile": 2**63}),
+            ("/api/admin/ledger", {"profile": 2**63}),
+            ("/api/admin/player", {"profile": 2**63}),
+            ("/api/admin/player/hands", {"profile": 2**63}),
+            ("/api/admin/rooms", {"limit": 0}),
+            ("/api/admin/ledger", {"limit": 1001}),
+        ):
+            r = await client.get(path, params=params)
+            assert r.status_code == 422, (path, params, r.text)
 
         before = (await client.get("/api/admin/player", params={"name": "ann"})).json()
         r = await client.post(
@@ -210,7 +223,12 @@ async def test_a_hand_its_replay_and_corrections(live: Live) -> None:
             json={"from": 1, "to": 0, "points": 4, "reason": "miscount"},
         )
         assert r.status_code == 201 and r.json()["actor"] == token_id(ADMIN_TOKEN)
-        for bad in ({"from": 1, "to": 1, "points": 4}, {"from": 1, "to": 9, "points": 4}):
+        for bad in (
+            {"from": 1, "to": 1, "points": 4},
+            {"from": 1, "to": 9, "points": 4},
+            {"from": 1, "to": 0, "points": "4"},  # no coercion: "4" is not a number
+            {"from": True, "to": 0, "points": 4},
+        ):
             r = await client.post(
                 "/api/admin/rooms/BOTS/hands/2/adjustments", json={**bad, "reason": "x"}
             )

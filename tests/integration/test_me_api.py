@@ -125,6 +125,20 @@ async def test_a_player_reads_only_their_own_records(live: Live) -> None:
         assert page["rows"][0]["total"] == want[0]
         bad = await client.get("/api/me/history", params={"cursor": "nope"}, headers=a)
         assert bad.status_code == 400 and bad.json()["detail"]["code"] == "bad_cursor"
+        # a number beyond the database's integers, or a page size outside 1..1000: a 422
+        # naming the parameter (it was a 500 from the database, or a silently clamped page)
+        for path, params in (
+            (f"/api/me/rooms/ANN1/hands/{2**31}", {}),
+            ("/api/me/rooms/ANN1/hands/0", {}),
+            ("/api/me/history", {"limit": 0}),
+            ("/api/me/history", {"limit": 1001}),
+            ("/api/me/rooms", {"limit": -1}),
+        ):
+            r = await client.get(path, params=params, headers=a)
+            assert r.status_code == 422, (path, params, r.text)
+            assert r.json()["detail"][0]["loc"][-1] in ("hand_no", "limit"), r.text
+        r = await client.get(f"/api/me/rooms/ANN1/hands/{2**31 - 1}", headers=a)
+        assert r.status_code == 404 and r.json()["detail"]["code"] == "not_found"
 
         # bob cannot read ann's room, its hands, or a room that does not exist
         b = bearer(bob["code"])

@@ -35,6 +35,14 @@ async def test_join_bots_and_room_info(live: Live) -> None:
         assert r.status_code == 200
         assert r.json()["seat"] == 0 and len(r.json()["token"]) >= 24
         seat_token = {"Authorization": f"Bearer {r.json()['token']}"}
+        # no coercion: "1" and true are not a count, "1" is not a seat; nothing changes
+        for bad in ({"count": "1"}, {"count": True}, {"seat": "1"}, {"count": 1.0}):
+            r = await client.post(f"/api/rooms/{code}/bots", json=bad, headers=seat_token)
+            assert r.status_code == 422, (bad, r.text)
+        r = await client.post(f"/api/rooms/{code}/join", json={"name": 7})
+        assert r.status_code == 422
+        seats = (await client.get(f"/api/rooms/{code}")).json()["seats"]
+        assert [(s["seat"], s["bot"]) for s in seats] == [(0, False)]  # ann alone
         r = await client.post(f"/api/rooms/{code}/bots", json={"count": 3}, headers=seat_token)
         assert r.json() == {"seats": [1]}
         info = (await client.get(f"/api/rooms/{code}")).json()
