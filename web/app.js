@@ -1673,8 +1673,9 @@ function renderSettlement() {
     const entries = Array.isArray(s.hands) ? s.hands.map((x, i) => [i, x]) : Object.entries(s.hands);
     for (const [i, tiles] of entries) {
       const list = Array.isArray(tiles) ? tiles : (tiles && (tiles.hand || tiles.tiles)) || [];
+      const melds = settledMelds(s, Number(i));
       hw.append(h('div', { class: 'settle-hand' }, h('span', { class: 'label', text: seatName(Number(i)) }),
-        ...sortTiles(list).map((tl) => tileEl(tl, { size: 'xs' }))));
+        ...sortTiles(list).map((tl) => tileEl(tl, { size: 'xs' })), ...(melds.length ? [meldsEl({ melds }, Number(i), true)] : [])));
     }
     body.append(hw);
   }
@@ -1844,6 +1845,13 @@ function withoutOne(tiles, tile) {
   return out;
 }
 
+/** Seat ``i``'s melds at the hand's end: the settlement's (a stored one, opened from 战绩,
+ *  has no table view beside it), else (settlements from before it carried them) the view's. */
+function settledMelds(s, i) {
+  const melds = Array.isArray(s.melds) ? s.melds[i] : seatView(i).melds;
+  return Array.isArray(melds) ? melds : [];
+}
+
 /** A winner's hand as it won: concealed tiles sorted, the melds, the winning tile apart
  *  and highlighted, and (Jintan) the flowers it laid, which count in its 花. */
 function winningHandEl(s, w, pays) {
@@ -1854,8 +1862,8 @@ function winningHandEl(s, w, pays) {
   const conc = h('span', { class: 'win-concealed' });
   for (const tl of sortTiles(tiles)) conc.append(tileEl(tl, { size: 'sm' }));
   box.append(conc);
-  const sv = seatView(w);
-  if (Array.isArray(sv.melds) && sv.melds.length) box.append(meldsEl(sv, w, true));
+  const melds = settledMelds(s, w);
+  if (melds.length) box.append(meldsEl({ melds }, w, true));
   if (winTile) box.append(tileEl(winTile, { size: 'sm', classes: ['win-tile'] }));
   const flowers = Array.isArray(s.flowers) ? s.flowers[w] : null;
   if (Array.isArray(flowers) && flowers.length) box.append(flowersEl({ flowers }));

@@ -16,7 +16,11 @@ from test_replay_viewer import _play_to_end, _store_jintan_hand, _viewer_rows
 
 
 def _short_win(hand: Hand) -> bool:
-    return hand.settlement["result"] == "win" and len(hand.of(0)) <= 14
+    """A win soon for seat 0 to play, by a seat with a meld (战绩 must show it)."""
+    s = hand.settlement
+    return (
+        s["result"] == "win" and len(hand.of(0)) <= 14 and any(s["melds"][w] for w in s["winners"])
+    )
 
 
 def _nets(ledger: list[dict[str, Any]], n: int = 4) -> list[int]:
@@ -206,7 +210,16 @@ def test_records_of_a_hand_played_and_the_player_code(
             ]
         ) == as_rows(ledger)
         assert page.locator("#ready-btn").is_hidden()
+        # the winning hand whole, its melds too (no table view beside a stored settlement)
+        for w in hand.settlement["winners"]:
+            laid = page.locator(f'#settlement-overlay .win-hand[data-seat="{w}"] .meld')
+            kinds = laid.evaluate_all("els => els.map(e => e.dataset.kind)")
+            assert kinds == [m["kind"] for m in hand.settlement["melds"][w]]
+        page.locator("#settle-hands summary").click()  # 各家手牌: every seat's melds too
+        laid = page.locator("#settle-hands .settle-hand .meld").count()
+        assert laid == sum(len(m) for m in hand.settlement["melds"]) > 0
         _shots(page, shots_dir, "records-hand")
+        page.locator("#settle-hands").screenshot(path=str(shots_dir / "records-hand-melds-375.png"))
         page.click("#settlement-close")
         page.wait_for_selector("#settlement-overlay", state="hidden")
 

@@ -122,3 +122,22 @@ def test_on_change_reports_a_window_the_room_closed() -> None:
     assert closed and all(events for events in closed)
     assert [step for step, _ in changes if step is not None] == steps
     assert isinstance(steps[0].action, Action)
+
+
+@pytest.mark.parametrize("game_name", ["guiyang", "jintan"])
+def test_the_settlement_lays_every_seats_melds_as_its_view(game_name: str) -> None:
+    """战绩 opens a stored settlement without the table's view: the settlement itself carries
+    each seat's melds (a pong, a kong), the same as the final view shows them."""
+    game = find_game(game_name)
+    seen = 0
+    for n in range(40):
+        _, final = bot_steps(game_name, f"melds-{n}")
+        settlement = game.settle(final).to_dict()
+        view = game.view(final, None).to_dict()
+        melds = [seat["melds"] for seat in view["seats"]]
+        assert settlement["melds"] == melds
+        seen += sum(len(m) for m in melds)
+        for ms in settlement["melds"]:
+            for m in ms:
+                assert m["kind"] and len(m["tiles"]) in (3, 4) and m["from"] in (None, 0, 1, 2, 3)
+    assert seen > 0  # some hand had melds

@@ -459,8 +459,9 @@ def settle(state: State) -> dict[str, Any] | None:
     "value", "kinds", "jin"}`` per chicken tile, §9.6), ``turned`` (tile or None),
     ``chui_feng`` (吹风鸡 voided the chickens), ``weekday`` (1..7 or None, 星期鸡),
     ``next_dealer``, ``burned`` (seats), ``payments`` (``{"from", "to", "points",
-    "reason", "detail"}`` lines whose sum per seat is ``deltas``), ``seed`` and ``hands``
-    (every seat's concealed tiles, revealed now). Implements §9-§12.
+    "reason", "detail"}`` lines whose sum per seat is ``deltas``), ``seed``, ``hands``
+    (every seat's concealed tiles, revealed now) and ``melds`` (every seat's, as in its
+    view). Implements §9-§12.
     """
     if not state.ended:
         return None
@@ -535,4 +536,5 @@ def settle(state: State) -> dict[str, Any] | None:
         "payments": ledger.lines,
         "seed": state.seed,
         "hands": [[tile_name(k) for k in range(27) for _ in range(h[k])] for h in state.hands],
+        "melds": [[m.to_dict() for m in ms] for ms in state.melds],
     }

@@ -200,8 +200,9 @@ def settle(state: State) -> dict[str, object] | None:
     ``result``, ``winners``, ``win_kind``, ``loser``, ``hand_types`` ({seat: "qi_dui" or
     "standard"}), ``deltas`` (sum 0), ``ready`` (the winners), ``chickens`` ([]), ``turned``
     (None), ``next_dealer``, ``payments`` (``{"from", "to", "points", "reason": "hu",
-    "detail"}`` with the 花 and 番 of `Score.facts`), ``flowers`` (per seat), ``seed`` and
-    ``hands`` (every seat's concealed tiles, revealed now). A 黄庄 pays nothing.
+    "detail"}`` with the 花 and 番 of `Score.facts`), ``flowers`` (per seat), ``seed``,
+    ``hands`` (every seat's concealed tiles, revealed now) and ``melds`` (every seat's, as in
+    its view). A 黄庄 pays nothing.
     """
     if not state.ended:
         return None
@@ -260,4 +261,5 @@ def settle(state: State) -> dict[str, object] | None:
         "flowers": [[tile_name(f) for f in fl] for fl in state.flowers],
         "seed": state.seed,
         "hands": [[tile_name(k) for k in range(len(h)) for _ in range(h[k])] for h in state.hands],
+        "melds": [[m.to_dict() for m in ms] for ms in state.melds],
     }
