@@ -1,12 +1,18 @@
 // Tile rendering: every tile is a small DOM element whose face is an inline SVG drawn here
 // (no images, nothing fetched); 万 and the honours use the page's CJK font.
 
+import { getLang } from './i18n.js';
+
 const SUIT_CHAR = { m: '万', p: '筒', s: '条', z: '字', f: '花' };
 const SUIT_ORDER = { m: 0, p: 1, s: 2, z: 3, f: 4 };
 const NUMERALS = ['一', '二', '三', '四', '五', '六', '七', '八', '九'];
 // 1z..7z: 东南西北 白发中 (jintan.md §J1); 1f..8f: 春夏秋冬 梅兰竹菊.
 const HONOURS = ['东', '南', '西', '北', '白', '发', '中'];
 const FLOWERS = ['春', '夏', '秋', '冬', '梅', '兰', '竹', '菊'];
+// the same in English, for text in an English page (the faces stay as they are)
+const SUIT_EN = { m: 'characters', p: 'dots', s: 'bamboo' };
+const HONOURS_EN = ['East', 'South', 'West', 'North', 'White dragon', 'Green dragon', 'Red dragon'];
+const FLOWERS_EN = ['Spring', 'Summer', 'Autumn', 'Winter', 'Plum', 'Orchid', 'Bamboo', 'Chrysanthemum'];
 
 export function suitOf(tile) { return tile ? tile[tile.length - 1] : ''; }
 export function rankOf(tile) { return tile ? parseInt(tile, 10) : 0; }
@@ -18,10 +24,17 @@ let yaoJi = true;
 /** The game whose names `tileName` uses (a room's or a replay's ``game``). */
 export function setTileGame(game) { yaoJi = game !== 'jintan'; }
 
+/** A tile's name in the page's language, for text and titles: 3万, 幺鸡 (Guiyang's 1条), 北,
+ *  菊; in English "3 characters", "North", "Chrysanthemum". */
 export function tileName(tile) {
   if (!tile) return '';
   const s = suitOf(tile);
   const r = rankOf(tile);
+  if (getLang() === 'en') {
+    if (s === 'z') return HONOURS_EN[r - 1] || tile;
+    if (s === 'f') return FLOWERS_EN[r - 1] || tile;
+    return SUIT_EN[s] ? `${r} ${SUIT_EN[s]}` : tile;
+  }
   if (tile === '1s' && yaoJi) return '幺鸡';
   if (s === 'z') return HONOURS[r - 1] || tile;
   if (s === 'f') return FLOWERS[r - 1] || tile;

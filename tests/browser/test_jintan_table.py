@@ -154,6 +154,9 @@ def test_a_jintan_hand_with_a_chosen_chow_to_its_settlement(
             assert not re.search("[碰刻杠]", hua_text), hua_text
             for item in d["hua"]:
                 assert HUA_EN[item["what"]] in hua_text, (item, hua_text)
+            # and its tiles by their English names: 菊 / 北 / 2条 as Chrysanthemum, North,
+            # 2 bamboo (no Chinese left in the line but the bracketed terms)
+            assert not re.search("[一-鿿]", hua_text.replace("(花)", "")), hua_text
         how = {"zi_mo": "self-draw (自摸)", "dian_pao": "on a discard (接炮)"}.get(s["win_kind"])
         assert how is None or how in page.locator("#settle-winners").inner_text()
         page.screenshot(path=str(shots_dir / "jintan-settlement-en.png"), full_page=True)
