@@ -105,6 +105,11 @@ function stepText(step, pos) {
   const a = step.action || {};
   let label = t(`act_${a.kind}`);
   if (!label || label === `act_${a.kind}`) label = a.kind === 'ding_que' ? rt('ding_que') : a.kind;
+  // the self-draw that ended the hand: as the settlement names it (杠上开花, not 自摸)
+  const s = R.data && R.data.settlement;
+  if (a.kind === 'self_draw' && pos === R.frames.length - 1 && s && s.win_kind && s.win_kind !== 'zi_mo') {
+    label = winKindText(s.win_kind, true) || label;
+  }
   const arg = a.tile ? ` ${tileName(a.tile)}` : a.suit ? ` ${SUITS[a.suit] || a.suit}` : a.tiles ? ` ${a.tiles.map(tileName).join('')}` : '';
   if (pos > 0 && R.frames[pos - 1].state.prompt === 'claim' && a.kind !== 'pass') {
     // an answer in a claim window is a wish: the window's close says whose claim was taken

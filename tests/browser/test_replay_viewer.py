@@ -439,6 +439,25 @@ def test_a_jintan_huang_zhuang_says_nothing_is_paid(
         ctx.close()
 
 
+def test_a_win_on_a_kong_ends_the_steps_as_the_settlement_names_it(
+    live: LiveServer, browser: Any
+) -> None:
+    """The self-draw that ends a hand on a kong's replacement tile is 杠上开花 in the steps,
+    as in the settlement (it read 自摸). (Seed: a bots' Jintan hand won that way.)"""
+    hand = _store_jintan_hand(live.database_url, "jintan-gk-633", code="JTGK")
+    assert hand["settlement"]["win_kind"] == "gang_kai"
+    ctx = browser.new_context(viewport={"width": 1280, "height": 800})
+    try:
+        page = ctx.new_page()
+        page.goto(f"{live.base}/replay?hand={hand['id']}&key={hand['key']}")
+        page.wait_for_selector("#rp-verify[data-ok]")
+        texts = page.locator("#rp-log li button").evaluate_all("els => els.map(e => e.textContent)")
+        assert texts[-1].endswith(" 杠上开花"), texts[-1]
+        assert not any(x.endswith(" 自摸") for x in texts), texts  # no other self-draw
+    finally:
+        ctx.close()
+
+
 def test_a_claim_answer_reads_as_a_wish_and_a_lost_one_says_so(
     live: LiveServer, browser: Any, shots_dir: Path
 ) -> None:
