@@ -190,7 +190,7 @@ function roomItem(r) {
     seats.append(h('li', { class: seat.seat === r.seat ? 'me' : '', dataset: { seat: String(seat.seat), total: String(total), rank: String(r.ranks[seat.seat] ?? ''), bot: String(!!seat.bot) } },
       // 第1名, not a bare 1 that reads as a seat number
       h('span', { class: `rank r${r.ranks[seat.seat] ?? ''}`, text: r.ranks[seat.seat] ? rt('rank', { n: r.ranks[seat.seat] }) : '' }),
-      h('span', { class: 'name', text: seatLabel(seat) + (seat.seat === r.seat ? ` (${rt('me')})` : '') }),
+      h('span', { class: 'name', title: seatLabel(seat), text: seatLabel(seat) + (seat.seat === r.seat ? ` (${rt('me')})` : '') }),
       h('span', { class: `num ${total > 0 ? 'pos' : total < 0 ? 'neg' : ''}`, text: fmt(total) })));
   }
   li.append(head, opts, seats);
