@@ -361,6 +361,18 @@ def _store_jintan_hand(
         return pool.submit(asyncio.run, run()).result()
 
 
+def _open_replay(page: Any, live: LiveServer, hand: dict[str, Any], extra: str = "") -> None:
+    """``page`` at 回放 of a stored ``hand`` (its id and key; ``extra``: more of the query),
+    once the page has checked the wall and the ledger."""
+    page.goto(f"{live.base}/replay?hand={hand['id']}&key={hand['key']}{extra}")
+    page.wait_for_selector("#rp-verify[data-ok]")
+
+
+def _step_texts(page: Any) -> list[str]:
+    """回放's steps as its list reads them."""
+    return page.locator("#rp-log li button").evaluate_all("els => els.map(e => e.textContent)")
+
+
 def test_a_jintan_hand_replays_with_its_flowers(
     live: LiveServer, browser: Any, shots_dir: Path
 ) -> None:
@@ -368,8 +380,7 @@ def test_a_jintan_hand_replays_with_its_flowers(
     ctx = browser.new_context(viewport={"width": 375, "height": 812})
     try:
         page = ctx.new_page()
-        page.goto(f"{live.base}/replay?hand={hand['id']}&key={hand['key']}")
-        page.wait_for_selector("#rp-verify[data-ok]")
+        _open_replay(page, live, hand)
         assert page.locator("#rp-verify").inner_text() == OK
         assert "金坛" in page.locator("#rp-info").inner_text()
         assert page.locator("#home-link").inner_text() == "金坛麻将"  # not Guiyang's name
@@ -427,8 +438,7 @@ def test_a_jintan_huang_zhuang_says_nothing_is_paid(
     ctx = browser.new_context(viewport={"width": 1280, "height": 800})
     try:
         page = ctx.new_page()
-        page.goto(f"{live.base}/replay?hand={hand['id']}&key={hand['key']}&seat=2")
-        page.wait_for_selector("#rp-verify[data-ok]")
+        _open_replay(page, live, hand, "&seat=2")
         # seen from seat 2 (the link of that seat's player): it sits at the bottom
         _assert_seats_around(page, {2: "bottom", 3: "right", 0: "top", 1: "left"})
         page.screenshot(path=str(shots_dir / "replay-seat2-1280.png"))
@@ -449,9 +459,8 @@ def test_a_win_on_a_kong_ends_the_steps_as_the_settlement_names_it(
     ctx = browser.new_context(viewport={"width": 1280, "height": 800})
     try:
         page = ctx.new_page()
-        page.goto(f"{live.base}/replay?hand={hand['id']}&key={hand['key']}")
-        page.wait_for_selector("#rp-verify[data-ok]")
-        texts = page.locator("#rp-log li button").evaluate_all("els => els.map(e => e.textContent)")
+        _open_replay(page, live, hand)
+        texts = _step_texts(page)
         assert texts[-1].endswith(" 杠上开花"), texts[-1]
         assert not any(x.endswith(" 自摸") for x in texts), texts  # no other self-draw
     finally:
@@ -468,9 +477,8 @@ def test_a_claim_answer_reads_as_a_wish_and_a_lost_one_says_so(
     ctx = browser.new_context(viewport={"width": 1280, "height": 800})
     try:
         page = ctx.new_page()
-        page.goto(f"{live.base}/replay?hand={hand['id']}&key={hand['key']}")
-        page.wait_for_selector("#rp-verify[data-ok]")
-        texts = page.locator("#rp-log li button").evaluate_all("els => els.map(e => e.textContent)")
+        _open_replay(page, live, hand)
+        texts = _step_texts(page)
         steps = page.evaluate("window.__replay.frames.map(f => f.step)")
         prompts = page.evaluate("window.__replay.frames.map(f => f.state.prompt)")
         wishes = lost = 0
