@@ -1012,7 +1012,7 @@ async def correct(
     Raises:
         NotFound: unknown room or hand.
         ValueError: an unsettled hand, a bad kind, seats or points, an empty reason.
-        Conflict: voiding a hand already voided.
+        Conflict: a hand already voided (voided again, or adjusted).
     """
     reason, actor = (reason or "").strip(), (actor or "").strip()
     if kind not in ("void", "adjust"):
@@ -1035,8 +1035,12 @@ async def correct(
 
     def work(conn: Conn) -> dict[str, Any]:
         room = _room(conn, code)
+        # The hand's row locked (PostgreSQL; SQLite's writes are one at a time anyway): two
+        # admins correcting one hand at once are taken in turn, so it is voided once.
         hand = conn.execute(
-            select(Hand.id).where(Hand.room_id == room.id, Hand.hand_no == hand_no)
+            select(Hand.id)
+            .where(Hand.room_id == room.id, Hand.hand_no == hand_no)
+            .with_for_update()
         ).scalar_one_or_none()
         if hand is None:
             raise NotFound(f"unknown hand {hand_no} of room {code!r}")
@@ -1045,9 +1049,10 @@ async def correct(
             raise ValueError(f"hand {hand_no} of room {code!r} is not settled")
         if kind == "adjust" and not all(0 <= s < seats for s in (from_seat, to_seat)):  # type: ignore[operator]
             raise ValueError(f"seats must be in 0..{seats - 1}")
-        if kind == "void" and conn.scalar(
+        if conn.scalar(
             select(Correction.id).where(Correction.hand_id == hand, Correction.kind == "void")
         ):
+            # (an adjustment of a voided hand would count for nothing)
             raise Conflict(f"hand {hand_no} of room {code!r} is already voided")
         now = utcnow()
         cid = conn.execute(
