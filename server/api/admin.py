@@ -36,8 +36,16 @@ from fastapi import APIRouter, Depends, Header, HTTPException, Request
 from fastapi.responses import JSONResponse, Response
 from pydantic import Field
 
-from server.api.messages import StrictInput
-from server.api.params import HandNo, Limit, ProfileId, UtcDatetime, bearer, client_address
+from server.api.messages import GameName, RoomStatus, StrictInput
+from server.api.params import (
+    HandNo,
+    Limit,
+    PlainText,
+    ProfileId,
+    UtcDatetime,
+    bearer,
+    client_address,
+)
 from server.rules.registry import UnknownGame, find_game
 from server.rules.replay import log_steps, outcome, replay
 from server.rules.types import Action, IllegalAction
@@ -203,9 +211,9 @@ async def rooms(
     request: Request,
     since: UtcDatetime | None = None,
     until: UtcDatetime | None = None,
-    game: str | None = None,
-    status: str | None = None,
-    player: str | None = None,
+    game: GameName | None = None,
+    status: RoomStatus | None = None,
+    player: PlainText | None = None,
     profile: ProfileId = None,
     limit: Limit = queries.DEFAULT_LIMIT,
     cursor: str | None = None,
@@ -346,8 +354,8 @@ async def hand_replay(request: Request, code: str, hand_no: HandNo) -> Any:
 class VoidRequest(StrictInput):
     """``{"reason": str, "admin"?: str}``: ``admin`` names who does it (else the token's id)."""
 
-    reason: str = Field(min_length=1, max_length=500)
-    admin: str | None = Field(default=None, min_length=1, max_length=40)
+    reason: PlainText = Field(min_length=1, max_length=500)
+    admin: PlainText | None = Field(default=None, min_length=1, max_length=40)
 
 
 class AdjustRequest(VoidRequest):
@@ -416,7 +424,7 @@ async def corrections(
     request: Request,
     since: UtcDatetime | None = None,
     until: UtcDatetime | None = None,
-    room: str | None = None,
+    room: PlainText | None = None,
     limit: Limit = queries.DEFAULT_LIMIT,
     cursor: str | None = None,
     format: Format = None,
@@ -441,7 +449,7 @@ def _who(name: str | None, profile: int | None) -> None:
 @router.get("/player", include_in_schema=False)
 async def player(
     request: Request,
-    name: str | None = None,
+    name: PlainText | None = None,
     profile: ProfileId = None,
     since: UtcDatetime | None = None,
     until: UtcDatetime | None = None,
@@ -463,7 +471,7 @@ async def player(
 @router.get("/player/hands", include_in_schema=False)
 async def player_hands(
     request: Request,
-    name: str | None = None,
+    name: PlainText | None = None,
     profile: ProfileId = None,
     since: UtcDatetime | None = None,
     until: UtcDatetime | None = None,
@@ -494,7 +502,7 @@ async def leaderboard(
     request: Request,
     since: UtcDatetime | None = None,
     until: UtcDatetime | None = None,
-    game: str | None = None,
+    game: GameName | None = None,
     bots: bool = False,
     limit: Limit = queries.DEFAULT_LIMIT,
     cursor: str | None = None,
@@ -520,8 +528,8 @@ async def leaderboard(
 @router.get("/ledger", include_in_schema=False)
 async def ledger(
     request: Request,
-    room: str | None = None,
-    player: str | None = None,
+    room: PlainText | None = None,
+    player: PlainText | None = None,
     profile: ProfileId = None,
     since: UtcDatetime | None = None,
     until: UtcDatetime | None = None,

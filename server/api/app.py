@@ -21,7 +21,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import ValidationError
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import DataError, DBAPIError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match, Mount
 
@@ -187,6 +187,13 @@ async def _ready(app: FastAPI, timeout: float) -> dict[str, str]:
     return result
 
 
+def _data_error(err: DBAPIError) -> bool:
+    """Whether the database refused a value as data (SQLAlchemy's ``DataError``, or the
+    driver's SQLSTATE class 22, which asyncpg's errors carry without that class)."""
+    sqlstate = getattr(err.orig, "sqlstate", None) or getattr(err.orig, "pgcode", None)
+    return isinstance(err, DataError) or str(sqlstate or "").startswith("22")
+
+
 def create_app(settings: Settings | None = None, clock: Clock | None = None) -> FastAPI:
     """Build the app. On startup: wait for the database (``DB_WAIT_SECONDS``), migrate it
     (``MIGRATE``, the default) or check that its schema serves this release (raises
@@ -324,7 +331,17 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
     @app.exception_handler(OSError)
     async def database_unavailable(request: Request, err: Exception) -> JSONResponse:
         """A database (or Redis) that does not answer: 503 ``unavailable``, one log line,
-        no traceback (``/readyz`` says the same to the proxy)."""
+        no traceback (``/readyz`` says the same to the proxy). But a value the database
+        refused as data (SQLSTATE class 22: a NUL in a string on PostgreSQL) that no check
+        before caught is the client's: 400 ``bad_request``, not an outage."""
+        if isinstance(err, DBAPIError) and _data_error(err):
+            metrics.ERRORS.labels(code="bad_request").inc()
+            path = request.url.path
+            log.warning("%s %s: the database refused a value: %s", request.method, path, err.orig)
+            return JSONResponse(
+                {"detail": {"code": "bad_request", "message": "a value the server cannot store"}},
+                status_code=400,
+            )
         metrics.ERRORS.labels(code="unavailable").inc()
         log.warning("%s %s: unavailable: %s", request.method, request.url.path, err)
         return JSONResponse(

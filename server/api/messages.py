@@ -30,6 +30,8 @@ Suit = Literal["m", "p", "s"]
 ActionKind = Literal["discard", "kong", "pong", "chow", "win", "pass", "self_draw", "ding_que"]
 #: The games a room may be created for (``GET /api/games`` lists them with their options).
 GameName = Literal["guiyang", "jintan"]
+#: A room's status.
+RoomStatus = Literal["open", "playing", "between", "finished", "dissolved"]
 
 
 class StrictInput(BaseModel):
@@ -184,7 +186,7 @@ class RoomInfo(BaseModel):
     totals: list[int]
     dealer: int
     dealer_streak: int
-    status: Literal["open", "playing", "between", "finished", "dissolved"]
+    status: RoomStatus
 
 
 class ErrorDetail(BaseModel):

@@ -3,6 +3,7 @@ query datetimes and path / query integers that are a 422 (not a 500) when out of
 
 from __future__ import annotations
 
+import unicodedata
 from datetime import UTC, datetime
 from typing import Annotated
 
@@ -21,6 +22,18 @@ def _utc_range(value: datetime) -> datetime:
             raise ValueError("out of range once converted to UTC") from None
     return value
 
+
+def _plain(text: str) -> str:
+    """``text`` without control characters (but newline and tab) or format characters
+    (bidi overrides, zero-width ones); else ``ValueError`` (a 422). PostgreSQL cannot
+    store a NUL at all: it was a 503 there."""
+    if any(unicodedata.category(c) in ("Cc", "Cf") and c not in "\n\t" for c in text):
+        raise ValueError("must not contain control or format characters")
+    return text
+
+
+#: Free text a client gives (a reason, a name to search by, a filter's value).
+PlainText = Annotated[str, AfterValidator(_plain)]
 
 #: A query datetime (ISO 8601) whose UTC instant is representable.
 UtcDatetime = Annotated[datetime, AfterValidator(_utc_range)]

@@ -209,6 +209,22 @@ async def test_a_hand_its_replay_and_corrections(live: Live) -> None:
         ):
             r = await client.get(path, params=params)
             assert r.status_code == 422, (path, params, r.text)
+        # a NUL or a bidi override in a filter, or a game / status nobody has: a 422 naming
+        # it (a NUL was a 503 "unavailable" on PostgreSQL, which cannot store one)
+        for path, params in (
+            ("/api/admin/ledger", {"player": "a\x00b"}),
+            ("/api/admin/player", {"name": "\u202eann"}),
+            ("/api/admin/rooms", {"game": "mahjong"}),
+            ("/api/admin/rooms", {"status": "bogus"}),
+            ("/api/admin/leaderboard", {"game": "Guiyang"}),
+            ("/api/admin/corrections", {"room": "R\x00"}),
+        ):
+            r = await client.get(path, params=params)
+            assert r.status_code == 422, (path, params, r.text)
+            assert r.json()["detail"][0]["loc"][-1] == next(iter(params)), r.text
+        # a NUL where nothing checks before the database: the client's error, not an outage
+        r = await client.get("/api/admin/rooms/R%00/hands")
+        assert r.status_code in (400, 404), r.text
 
         before = (await client.get("/api/admin/player", params={"name": "ann"})).json()
         r = await client.post(
@@ -228,9 +244,11 @@ async def test_a_hand_its_replay_and_corrections(live: Live) -> None:
             {"from": 1, "to": 9, "points": 4},
             {"from": 1, "to": 0, "points": "4"},  # no coercion: "4" is not a number
             {"from": True, "to": 0, "points": 4},
+            {"from": 1, "to": 0, "points": 4, "admin": "lee\x00"},
+            {"from": 1, "to": 0, "points": 4, "reason": "bidi \u202e"},
         ):
             r = await client.post(
-                "/api/admin/rooms/BOTS/hands/2/adjustments", json={**bad, "reason": "x"}
+                "/api/admin/rooms/BOTS/hands/2/adjustments", json={"reason": "x", **bad}
             )
             assert r.status_code == 422, bad
         after = (await client.get("/api/admin/player", params={"name": "ann"})).json()
