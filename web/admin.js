@@ -118,6 +118,13 @@ function showError(e) {
 
 function clearError() { V.error = null; $("error").textContent = ""; }
 
+/** The start of the local day ``days`` after the date input's ``value`` (2026-12-07), as
+ *  an ISO instant. */
+function localDay(value, days) {
+  const [y, m, d] = value.split("-").map(Number);
+  return new Date(y, m - 1, d + days).toISOString();
+}
+
 function params(extra = {}) {
   const p = new URLSearchParams();
   const list = $("list").value;
@@ -130,8 +137,10 @@ function params(extra = {}) {
   else if (name && byPlayer) p.set("player", name);
   if (room && (list === "ledger" || list === "corrections")) p.set("room", room);
   if (game && (list === "rooms" || list === "leaderboard")) p.set("game", game);
-  if ($("since").value) p.set("since", `${$("since").value}T00:00:00Z`);
-  if ($("until").value) p.set("until", `${$("until").value}T00:00:00Z`);
+  // the days as the admin's clock has them (the times shown are local too); Until's day
+  // included: the API's until is the next day's start
+  if ($("since").value) p.set("since", localDay($("since").value, 0));
+  if ($("until").value) p.set("until", localDay($("until").value, 1));
   p.set("limit", $("limit").value || "50");
   for (const [k, v] of Object.entries(extra)) if (v != null) p.set(k, v);
   return p;
@@ -220,8 +229,19 @@ function renderTotals() {
 }
 
 let shown = [];
+/** What is shown nothing: after an error, no rows of an earlier query stay under it. */
+function clearShown() {
+  shown = []; cursor = null; $("next").hidden = true;
+  V.count = null; V.totals = null;
+  showRows([], null); renderCount(); renderTotals();
+}
+
+/** How to fetch again what the list shows (after a correction changed it). */
+let reload = () => show();
+
 async function show(more = false) {
   clearError();
+  reload = () => show();
   const list = $("list").value;
   if (!more) { shown = []; cursor = null; }
   try {
@@ -240,7 +260,7 @@ async function show(more = false) {
       V.totals = await (await call(`/api/admin/player?${params()}`)).json();
       renderTotals();
     }
-  } catch (e) { showError(e); }
+  } catch (e) { clearShown(); showError(e); }
 }
 
 // a leaderboard row: that player's hands and totals (by profile id, or by the seat name for a
@@ -252,13 +272,14 @@ function openPlayer(row) {
 }
 
 async function openRoom(code) {
+  reload = () => openRoom(code);
   try {
     const body = await (await call(`/api/admin/rooms/${code}/hands?limit=1000`)).json();
     shown = body.rows; cursor = null; $("next").hidden = true;
     V.count = { room: code, n: shown.length };
     renderCount();
     showRows(shown, (row) => openHand(code, row.hand_no));
-  } catch (e) { showError(e); }
+  } catch (e) { clearShown(); showError(e); }
 }
 
 function renderHand() {
@@ -290,10 +311,19 @@ async function openHand(code, handNo) {
   } catch (e) { showError(e); }
 }
 
+/** The list as CSV, every page of it (1,000 rows a page, `X-Next-Cursor` to the next):
+ *  one header, then the rows. */
 async function downloadCsv() {
   try {
-    const r = await call(`${PATHS[$("list").value]}?${params({ format: "csv", limit: 1000 })}`);
-    const url = URL.createObjectURL(await r.blob());
+    const parts = [];
+    let next = null;
+    do {
+      const r = await call(`${PATHS[$("list").value]}?${params({ format: "csv", limit: 1000, cursor: next })}`);
+      const text = await r.text();
+      parts.push(parts.length ? text.slice(text.indexOf("\n") + 1) : text); // (header once)
+      next = r.headers.get("X-Next-Cursor");
+    } while (next);
+    const url = URL.createObjectURL(new Blob(parts, { type: "text/csv" }));
     const a = document.createElement("a");
     a.href = url; a.download = `${$("list").value}.csv`; a.id = "csv-link";
     document.body.append(a); a.click(); a.remove();
@@ -334,7 +364,11 @@ $("login").addEventListener("submit", async (ev) => {
   sessionStorage.setItem(KEY, $("token").value);
   $("token").value = "";
   const r = await fetch("/api/admin/corrections?limit=1", { headers: { Authorization: `Bearer ${token()}` } });
-  if (r.ok) { loggedIn(); show(); } else { logout(); alert(at("token_refused")); }
+  if (r.ok) { loggedIn(); show(); return; }
+  // 403: a wrong token; 429: too many wrong ones from this address (the right one waits too)
+  const body = await r.json().catch(() => ({}));
+  logout();
+  alert(r.status === 403 ? at("token_refused") : apiError(r.status, body)());
 });
 $("logout").addEventListener("click", () => logout());
 $("query").addEventListener("submit", (ev) => { ev.preventDefault(); show(); });
@@ -350,6 +384,7 @@ $("void").addEventListener("submit", async (ev) => {
       body: JSON.stringify({ reason: $("void-reason").value, admin: $("void-admin").value || null }),
     });
     await openHand(current.room, current.hand_no);
+    await reload(); // the list above counts the hand no more
   } catch (e) { showError(e); }
 });
 setLang(getLang());

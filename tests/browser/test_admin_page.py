@@ -11,6 +11,7 @@ import io
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs, urlparse
 
 from conftest import ADMIN_TOKEN, LiveServer
 
@@ -25,7 +26,7 @@ def _seed(url: str) -> None:
         try:
             # player0..3 with a profile each (display names player0, player0, player1,
             # player1), player4..7 seats without one
-            await fill(store, 120, names=8, profiles=4)
+            await fill(store, 260, names=8, profiles=4)  # (over 1,000 payments)
             await store_room(store, "BOTS", ["ann", "bob", "cat", "dan"], 2)
         finally:
             await store.close()
@@ -40,7 +41,10 @@ def test_admin_pages_a_history_downloads_csv_and_voids_a_hand(
 ) -> None:
     _seed(live.database_url)
     # bypass_csp: Playwright's string wait_for_function needs eval (test_csp checks the CSP)
-    context = browser.new_context(accept_downloads=True, bypass_csp=True)
+    # (far from UTC: the date filters are the admin's days, as the times shown)
+    context = browser.new_context(
+        accept_downloads=True, bypass_csp=True, timezone_id="Pacific/Auckland"
+    )
     page = context.new_page()
     page.goto(f"{live.base}/admin")
     page.on("dialog", lambda d: d.dismiss())
@@ -100,6 +104,36 @@ def test_admin_pages_a_history_downloads_csv_and_voids_a_hand(
     assert [int(r["id"]) for r in rows] == [r["id"] for r in api]
     assert sum(int(r["points"]) for r in rows) == totals["points"]
 
+    # the payments' CSV is every page of them, not the first 1,000
+    page.select_option("#list", "ledger")
+    page.fill("#name", "")
+    every, cursor = [], None
+    while True:
+        got = live.get(
+            f"/api/admin/ledger?limit=1000{f'&cursor={cursor}' if cursor else ''}", admin=True
+        )
+        every += got["rows"]
+        if not (cursor := got["next"]):
+            break
+    assert len(every) > 1000
+    with page.expect_download() as info:
+        page.click("#csv")
+    rows = list(csv.DictReader(io.StringIO(open(info.value.path(), encoding="utf-8").read())))
+    assert [int(r["id"]) for r in rows] == [r["id"] for r in every]
+
+    # Since / Until are the admin's days, Until's included (Auckland: UTC+13 in December)
+    page.fill("#since", "2026-12-07")
+    page.fill("#until", "2026-12-07")
+    with page.expect_request(lambda r: "/api/admin/ledger?" in r.url) as req:
+        page.click("#query button[type=submit]")
+    sent = parse_qs(urlparse(req.value.url).query)
+    assert (sent["since"], sent["until"]) == (
+        ["2026-12-06T11:00:00.000Z"],
+        ["2026-12-07T11:00:00.000Z"],
+    )
+    page.fill("#since", "")
+    page.fill("#until", "")
+
     # the leaderboard: one row per profile (two named "player0") and per name without one;
     # a row opens that player's hands by profile id
     page.select_option("#list", "leaderboard")
@@ -150,5 +184,11 @@ def test_admin_pages_a_history_downloads_csv_and_voids_a_hand(
     assert [(c["kind"], c["room"], c["hand_no"], c["reason"]) for c in history] == [
         ("void", "BOTS", 1, "misdeal")
     ]
+    # the room's hands above follow: hand 1 voided, counting nothing
+    heads = page.eval_on_selector_all("#rows th", "ths => ths.map(th => th.title)")
+    voided = heads.index("voided")
+    page.wait_for_function(
+        f"document.querySelector('#rows tr:nth-child(2)').cells[{voided}].textContent === 'yes'"
+    )
     assert history[0]["actor"].startswith("lee (token:")
     context.close()
