@@ -30,6 +30,8 @@ const L = {
     in_play: "这一局还在进行中：结束后才显示种子和回放。",
     by_name: "按昵称", who_name: "{player}（按昵称，无玩家档案）", who_profile: "{player} #{profile}",
     totals: "{who} · 局数 {hands} · 胡牌 {wins} 次 · 积分 {points}", adjustment: "调整",
+    game_any: "全部", game_guiyang: "贵阳捉鸡", game_jintan: "金坛麻将",
+    by_game: "两种玩法的分值大小不同，分开看：{games}", game_points: "{game} {hands} 局 {points} 分",
     token_refused: "令牌无效", yes: "是", no: "否",
     status_open: "等人", status_playing: "进行中", status_between: "局间", status_finished: "已结束",
     status_dissolved: "已解散", kind_void: "作废", kind_adjust: "调整",
@@ -48,6 +50,8 @@ const L = {
     in_play: "In play: its seed and replay show once the hand has ended.",
     by_name: "by name", who_name: "{player} (name, no profile)", who_profile: "{player} #{profile}",
     totals: "{who} · hands {hands} · wins {wins} · points {points}", adjustment: "adjustment",
+    game_any: "any", game_guiyang: "Guiyang Zhuoji", game_jintan: "Jintan",
+    by_game: "the games' points are of different sizes, apart: {games}", game_points: "{game} {hands} hands {points} points",
     token_refused: "The token was refused", yes: "yes", no: "no",
     status_open: "open", status_playing: "playing", status_between: "between hands",
     status_finished: "finished", status_dissolved: "dissolved", kind_void: "void", kind_adjust: "adjustment",
@@ -128,7 +132,7 @@ function localDay(value, days) {
 function params(extra = {}) {
   const p = new URLSearchParams();
   const list = $("list").value;
-  const name = $("name").value, room = $("room").value.trim(), game = $("game").value.trim();
+  const name = $("name").value, room = $("room").value.trim(), game = $("game").value;
   // "#17": the player profile with id 17 (issue 14); anything else: the exact seat name
   const profile = /^#(\d+)$/.exec(name.trim());
   const byPlayer = list === "player" || list === "rooms" || list === "ledger";
@@ -136,7 +140,7 @@ function params(extra = {}) {
   else if (list === "player") p.set("name", name);
   else if (name && byPlayer) p.set("player", name);
   if (room && (list === "ledger" || list === "corrections")) p.set("room", room);
-  if (game && (list === "rooms" || list === "leaderboard")) p.set("game", game);
+  if (game && (list === "rooms" || list === "leaderboard" || list === "player")) p.set("game", game);
   // the days as the admin's clock has them (the times shown are local too); Until's day
   // included: the API's until is the next day's start
   if ($("since").value) p.set("since", localDay($("since").value, 0));
@@ -224,8 +228,11 @@ function renderTotals() {
   const sep = getLang() === "zh" ? "，" : ", ";
   const reasons = Object.entries(tt.by_reason || {})
     .map(([r, v]) => `${r === "adjustment" ? at("adjustment") : reasonText(r)} ${v}`).join(sep);
+  // points of both games together are no total to read (底分 1 against 底数 10): each apart
+  const games = Object.entries(tt.games || {});
+  const byGame = games.length > 1 ? ` · ${at("by_game", { games: games.map(([g, v]) => at("game_points", { game: at(`game_${g}`), hands: v.hands, points: v.points })).join(sep) })}` : "";
   $("totals").textContent = at("totals", { who, hands: tt.hands, wins: tt.wins, points: tt.points })
-    + (reasons ? ` · ${reasons}` : "");
+    + (reasons ? ` · ${reasons}` : "") + byGame;
 }
 
 let shown = [];

@@ -440,7 +440,7 @@ async def corrections(
 
 
 def _who(name: str | None, profile: int | None) -> None:
-    if name is None and profile is None:
+    if not name and profile is None:  # (an empty name is none: no seat has it)
         raise HTTPException(
             422, {"code": "bad_player", "message": "give name=<seat name> or profile=<id>"}
         )
@@ -451,18 +451,21 @@ async def player(
     request: Request,
     name: PlainText | None = None,
     profile: ProfileId = None,
+    game: GameName | None = None,
     since: UtcDatetime | None = None,
     until: UtcDatetime | None = None,
 ) -> dict[str, Any]:
-    """A player's totals over hands settled in the range, voided hands left out:
-    ``{"player", "profile", "hands", "wins", "points", "by_reason": {reason: points}}``; the
-    player by ``profile`` (its id; ``player`` is its current display name), or by ``name``
-    (the seats of that name without a profile, ``"profile": null``); 422 ``bad_player`` with
-    neither, 404 ``not_found`` for an unknown profile id."""
+    """A player's totals over hands settled in the range (in rooms of ``game``, or any),
+    voided hands left out: ``{"player", "profile", "hands", "wins", "points", "by_reason":
+    {reason: points}, "games": {game: {"hands", "points"}}}`` (points of different games
+    are of different sizes: ``games`` splits them); the player by ``profile`` (its id;
+    ``player`` is its current display name), or by ``name`` (the seats of that name without
+    a profile, ``"profile": null``); 422 ``bad_player`` with neither, 404 ``not_found`` for
+    an unknown profile id."""
     _who(name, profile)
     try:
         return await queries.player_totals(
-            _store(request), name, _range(since, until), profile=profile
+            _store(request), name, _range(since, until), profile=profile, game=game
         )
     except NotFound as err:
         raise _not_found(err) from None
@@ -473,16 +476,17 @@ async def player_hands(
     request: Request,
     name: PlainText | None = None,
     profile: ProfileId = None,
+    game: GameName | None = None,
     since: UtcDatetime | None = None,
     until: UtcDatetime | None = None,
     limit: Limit = queries.DEFAULT_LIMIT,
     cursor: str | None = None,
     format: Format = None,
 ) -> Any:
-    """A player's hands (by ``profile``, or by ``name`` for seats without a profile),
-    newest settled first: ``{"rows": [{"id", "room", "game", "hand_no", "seat", "name",
-    "profile", "bot", "ended_at", "result", "delta", "adjust", "voided", "points", "won"}],
-    "next"}``."""
+    """A player's hands (by ``profile``, or by ``name`` for seats without a profile; in
+    rooms of ``game``, or any), newest settled first: ``{"rows": [{"id", "room", "game",
+    "hand_no", "seat", "name", "profile", "bot", "ended_at", "result", "delta", "adjust",
+    "voided", "points", "won"}], "next"}``."""
     _who(name, profile)
     rows, nxt = await _paged(
         queries.player_history(
@@ -490,6 +494,7 @@ async def player_hands(
             name,
             _range(since, until),
             profile=profile,
+            game=game,
             limit=limit,
             cursor=cursor,
         )

@@ -528,12 +528,14 @@ async def player_history(
     rng: Range = Range(),
     *,
     profile: int | None = None,
+    game: str | None = None,
     limit: int = DEFAULT_LIMIT,
     cursor: str | None = None,
 ) -> tuple[list[dict[str, Any]], str | None]:
     """The settled hands of ``profile`` (its id), or of the seats named ``name`` (exactly)
     without a profile (see :func:`_whose`; at least one of the two, ``ValueError``
-    otherwise), newest settled first (``seat_deltas.id`` descending), settled in ``rng``.
+    otherwise), newest settled first (``seat_deltas.id`` descending), settled in ``rng``,
+    of rooms of ``game`` (any when ``None``).
     Row: ``{"id" (the seat-delta id), "room", "game", "hand_no", "seat", "name" (the seat's
     name in that room), "profile" (the seat's profile id, ``None`` before profiles), "bot",
     "ended_at", "result", "delta", "adjust", "voided", "points" (what counts), "won"}``."""
@@ -555,12 +557,14 @@ async def player_history(
         )
         if cur is not None:
             q = q.where(SeatDelta.id < int(cur.key[0]))
+        if game is not None:
+            q = q.where(Room.game == game)
         found = conn.execute(q.order_by(SeatDelta.id.desc()).limit(n + 1)).all()
         page = found[:n]
         eff = _effective(conn, [h.id for _, h, *_ in page], snap)
         wins = _wins(conn, [(h.id, sd.seat) for sd, h, *_ in page])
         rows = []
-        for sd, h, code, game, seat_name, is_bot in page:
+        for sd, h, code, room_game, seat_name, is_bot in page:
             e = eff.get(h.id)
             adjust = e["adjust"][sd.seat] if e and sd.seat < len(e["adjust"]) else 0
             voided = bool(e and e["voided"])
@@ -568,7 +572,7 @@ async def player_history(
                 {
                     "id": sd.id,
                     "room": code,
-                    "game": game,
+                    "game": room_game,
                     "hand_no": h.hand_no,
                     "seat": sd.seat,
                     "name": seat_name,
@@ -602,15 +606,23 @@ def _wins(conn: Conn, pairs: Sequence[tuple[int, int]]) -> set[tuple[int, int]]:
 
 
 async def player_totals(
-    store: Store, name: str | None, rng: Range = Range(), *, profile: int | None = None
+    store: Store,
+    name: str | None,
+    rng: Range = Range(),
+    *,
+    profile: int | None = None,
+    game: str | None = None,
 ) -> dict[str, Any]:
     """Totals of ``profile``'s seats, or of the seats named ``name`` without a profile (as
-    :func:`player_history`), over hands settled in ``rng``, voided hands left out:
-    ``{"player" (the profile's current display name, or ``name``), "profile" (the id, or
-    ``None`` for a name's seats without profile), "hands", "wins", "points", "by_reason":
-    {reason: net points}}`` (``by_reason`` sums the ledger rows received minus paid, plus
-    ``"adjustment"``; its values add up to ``points``). Raises :class:`NotFound` for a
-    profile id that does not exist."""
+    :func:`player_history`), over hands settled in ``rng`` in rooms of ``game`` (any when
+    ``None``), voided hands left out: ``{"player" (the profile's current display name, or
+    ``name``), "profile" (the id, or ``None`` for a name's seats without profile), "hands",
+    "wins", "points", "by_reason": {reason: net points}, "games": {game: {"hands",
+    "points"}}}`` (``by_reason`` sums the ledger rows received minus paid, plus
+    ``"adjustment"``; its values add up to ``points``; ``games`` splits ``hands`` and
+    ``points`` by game: Guiyang's and Jintan's points are of different sizes, so ``points``
+    over both is no total to read). Raises :class:`NotFound` for a profile id that does
+    not exist."""
 
     def work(conn: Conn) -> dict[str, Any]:
         snap = {"sd": _BIG, "c": _BIG}
@@ -620,12 +632,14 @@ async def player_totals(
             if display is None:
                 raise NotFound(f"unknown profile {profile}")
         mine = (
-            select(SeatDelta.hand_id, SeatDelta.seat, SeatDelta.delta)
+            select(SeatDelta.hand_id, SeatDelta.seat, SeatDelta.delta, Room.game)
             .join(Hand, Hand.id == SeatDelta.hand_id)
+            .join(Room, Room.id == Hand.room_id)
             .where(
                 *_whose(name, profile),
                 ~_voided(snap),
                 *_in_range(store, Hand.ended_at, rng),
+                *([Room.game == game] if game is not None else []),
             )
             .subquery("mine")
         )
@@ -660,26 +674,38 @@ async def player_totals(
         adj_signed = case(
             (Correction.to_seat == mine.c.seat, Correction.points), else_=-Correction.points
         )
-        adjusted = conn.scalar(
-            select(func.sum(adj_signed))
-            .join(mine, mine.c.hand_id == Correction.hand_id)
-            .where(
-                Correction.kind == "adjust",
-                or_(Correction.to_seat == mine.c.seat, Correction.from_seat == mine.c.seat),
+        adjusted_by_game = {
+            g: int(total or 0)
+            for g, total in conn.execute(
+                select(mine.c.game, func.sum(adj_signed))
+                .join(mine, mine.c.hand_id == Correction.hand_id)
+                .where(
+                    Correction.kind == "adjust",
+                    or_(Correction.to_seat == mine.c.seat, Correction.from_seat == mine.c.seat),
+                )
+                .group_by(mine.c.game)
             )
-        )
+        }
+        adjusted = sum(adjusted_by_game.values())
         if adjusted:
-            by_reason[ADJUST_REASON] = by_reason.get(ADJUST_REASON, 0) + int(adjusted)
+            by_reason[ADJUST_REASON] = by_reason.get(ADJUST_REASON, 0) + adjusted
         by_reason = {k: v for k, v in sorted(by_reason.items()) if v != 0}
-        deltas = conn.scalar(select(func.sum(mine.c.delta)))
-        points = int(deltas or 0) + int(adjusted or 0)
+        games = {
+            g: {"hands": int(n), "points": int(total or 0) + adjusted_by_game.get(g, 0)}
+            for g, n, total in conn.execute(
+                select(mine.c.game, func.count(), func.sum(mine.c.delta))
+                .group_by(mine.c.game)
+                .order_by(mine.c.game)
+            )
+        }
         return {
             "player": display,
             "profile": profile,
             "hands": hands,
             "wins": wins,
-            "points": int(points or 0),
+            "points": sum(g["points"] for g in games.values()),
             "by_reason": by_reason,
+            "games": games,
         }
 
     return await _read(store, work)

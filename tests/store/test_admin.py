@@ -57,6 +57,7 @@ def _expected(rooms: dict[str, tuple[list[str], list[dict[str, Any]]]], name: st
         "wins": wins,
         "points": points,
         "by_reason": {k: v for k, v in sorted(by_reason.items()) if v},
+        "games": {"guiyang": {"hands": hands, "points": points}} if hands else {},  # (all R*)
     }
 
 
@@ -321,3 +322,23 @@ async def test_pages_return_each_row_once_while_hands_are_settled(store: Store) 
     _, rooms_cursor = await q.rooms(store, limit=1)
     with pytest.raises(q.BadCursor):
         await q.payments(store, cursor=rooms_cursor)  # another list's cursor
+
+
+async def test_a_players_totals_keep_each_games_points_apart(store: Store, played: dict) -> None:
+    """Guiyang's points (底分 1) and Jintan's (底数 10) are of different sizes: ``games``
+    gives each game's hands and points apart, and ``game=`` takes one game's only."""
+    async with store.engine.begin() as conn:  # R2 (April) as a Jintan room
+        await conn.execute(update(Room).where(Room.code == "R2").values(game="jintan"))
+    both = await q.player_totals(store, "ann")
+    gy = await q.player_totals(store, "ann", game="guiyang")
+    jt = await q.player_totals(store, "ann", game="jintan")
+    r2 = played["R2"][1]
+    assert jt["hands"] == len(r2) and jt["points"] == sum(s["deltas"][0] for s in r2)
+    assert both["games"] == {
+        "guiyang": {"hands": gy["hands"], "points": gy["points"]},
+        "jintan": {"hands": jt["hands"], "points": jt["points"]},
+    }
+    assert both["points"] == gy["points"] + jt["points"]
+    assert both["hands"] == gy["hands"] + jt["hands"] and set(jt["games"]) == {"jintan"}
+    rows, _ = await q.player_history(store, "ann", game="jintan", limit=1000)
+    assert {r["room"] for r in rows} == {"R2"} and all(r["game"] == "jintan" for r in rows)
