@@ -62,3 +62,18 @@ async def test_admin_cli_prints_the_queries_results(store: Store, database_url: 
     ]
     out = _cli(database_url, "hand", "B3", "99")
     assert out.returncode == 1 and "unknown hand 99" in out.stderr
+
+    # bad arguments: exit 2 with a message, as the API's 422 (not one row, not an empty
+    # answer, not a traceback)
+    for bad in (
+        ("rooms", "--limit", "0"),
+        ("rooms", "--limit", "-3"),
+        ("rooms", "--limit", "1001"),
+        ("rooms", "--game", "mahjong"),
+        ("leaderboard", "--since", "2026-12-07", "--until", "2026-12-06"),
+        ("leaderboard", "--since", "9999-12-31T23:59:59-23:59"),
+        ("player", ""),
+    ):
+        out = _cli(database_url, *bad)
+        assert out.returncode == 2, (bad, out.stdout, out.stderr)
+        assert "Traceback" not in out.stderr and out.stderr.strip(), (bad, out.stderr)
