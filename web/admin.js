@@ -171,7 +171,8 @@ function cell(v, k, row) {
   if (k === "profile") return v === null || v === undefined ? at("by_name") : `#${v}`;
   if (v === null || v === undefined) return "";
   if (typeof v === "boolean") return at(v ? "yes" : "no");
-  if (Array.isArray(v)) return v.map((x) => (typeof x === "object" ? x.name : x)).join(" ");
+  // seats: each name with its profile id (two players may share a name), apart by " · "
+  if (Array.isArray(v)) return v.map((x) => (typeof x === "object" ? `${x.name}${x.profile ? ` #${x.profile}` : ""}` : x)).join(" · ");
   if (typeof v === "object") return JSON.stringify(v);
   if (k.endsWith("_at")) return localTime(v);
   if (k === "game" && (v === "guiyang" || v === "jintan")) return t(`game_${v}`);

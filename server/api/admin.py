@@ -220,8 +220,8 @@ async def rooms(
     format: Format = None,
 ) -> Any:
     """Rooms newest first: ``{"rooms": [{"code", "game", "status", "options", "created_at",
-    "seats": [{"seat", "name", "bot"}], "hands", "standings"}], "next"}``; ``player``: a seat
-    name, ``profile``: a profile id."""
+    "seats": [{"seat", "name", "bot", "profile"}], "hands", "standings"}], "next"}``;
+    ``player``: a seat name, ``profile``: a profile id."""
     rows, nxt = await _paged(
         queries.rooms(
             _store(request),

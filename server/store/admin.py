@@ -256,15 +256,21 @@ def _effective(conn: Conn, hand_ids: Sequence[int], snap: dict[str, int]) -> dic
     return out
 
 
-def _seat_names(conn: Conn, room_ids: Sequence[int]) -> dict[int, dict[int, Any]]:
+def _seat_names(
+    conn: Conn, room_ids: Sequence[int], *, profiles: bool = False
+) -> dict[int, dict[int, Any]]:
+    """Per room id, per seat: ``{"seat", "name", "bot"}``, and ``"profile"`` (its id, or
+    None) with ``profiles`` (for the admin: two players may share a name; not for the
+    players, who need no one else's id)."""
     out: dict[int, dict[int, Any]] = {}
     if room_ids:
-        for rid, seat, name, bot in conn.execute(
-            select(Player.room_id, Player.seat, Player.name, Player.is_bot)
+        for rid, seat, name, bot, profile in conn.execute(
+            select(Player.room_id, Player.seat, Player.name, Player.is_bot, Player.profile_id)
             .where(Player.room_id.in_(room_ids))
             .order_by(Player.room_id, Player.seat)
         ):
-            out.setdefault(rid, {})[seat] = {"seat": seat, "name": name, "bot": bot}
+            row = {"seat": seat, "name": name, "bot": bot}
+            out.setdefault(rid, {})[seat] = {**row, "profile": profile} if profiles else row
     return out
 
 
@@ -310,7 +316,8 @@ async def rooms(
 ) -> tuple[list[dict[str, Any]], str | None]:
     """Rooms newest first (``rooms.id`` descending), created in ``rng``, of ``game``, with
     ``status``, with a seat named ``player``, with a seat of ``profile`` (its id). Row:
-    ``{"code", "game", "status", "options", "created_at", "seats": [{"seat", "name", "bot"}],
+    ``{"code", "game", "status", "options", "created_at", "seats": [{"seat", "name", "bot",
+    "profile"}],
     "hands"` (settled, not voided), ``"standings": [total per seat]}``."""
     cur = decode_cursor("rooms", cursor)
     n = _limit(limit)
@@ -331,7 +338,7 @@ async def rooms(
         found = list(conn.execute(q.order_by(Room.id.desc()).limit(n + 1)).scalars())
         page = found[:n]
         ids = [r.id for r in page]
-        seats = _seat_names(conn, ids)
+        seats = _seat_names(conn, ids, profiles=True)
         totals, counts = _standings(conn, ids, snap) if ids else ({}, {})
         rows = []
         for r in page:
@@ -443,13 +450,15 @@ async def room_hands(
     return await _read(store, work)
 
 
-async def hand_detail(store: Store, code: str, hand_no: int) -> dict[str, Any]:
+async def hand_detail(
+    store: Store, code: str, hand_no: int, *, profiles: bool = True
+) -> dict[str, Any]:
     """One hand: ``{"room", "hand_id", "game", "options", "hand_no", "seed", "dealer",
     "dealer_streak", "weekday", "started_at", "ended_at", "result", "seats", "deltas",
     "adjust", "voided", "effective",
     "payments": [{"id", "from", "to", "points", "reason", "detail"}],
-    "corrections": [correction rows]}``.
-    Raises :class:`NotFound`."""
+    "corrections": [correction rows]}``; each seat's ``profile`` id with ``profiles`` (the
+    admin's, see `_seat_names`). Raises :class:`NotFound`."""
 
     def work(conn: Conn) -> dict[str, Any]:
         room = _room(conn, code)
@@ -478,7 +487,7 @@ async def hand_detail(store: Store, code: str, hand_no: int) -> dict[str, Any]:
         corrections = _correction_rows(
             conn, select(Correction).where(Correction.hand_id == hand.id).order_by(Correction.id)
         )
-        seats = _seat_names(conn, [room.id]).get(room.id, {})
+        seats = _seat_names(conn, [room.id], profiles=profiles).get(room.id, {})
         return {
             "room": code,
             "hand_id": hand.id,

@@ -368,7 +368,7 @@ async def my_hand(store: Store, profile_id: int, code: str, hand_no: int) -> dic
         }
 
     mine = await _read(store, check)
-    detail = await queries.hand_detail(store, code, hand_no)
+    detail = await queries.hand_detail(store, code, hand_no, profiles=False)
     return {**detail, **mine}
 
 

@@ -185,6 +185,15 @@ async def test_a_hand_its_replay_and_corrections(live: Live) -> None:
         assert r.status_code == 200
         hand = r.json()
         assert hand["deltas"] == settlements[0]["deltas"]
+        # each seat with its profile id (null: seated before profiles): two players of one
+        # name are told apart
+        assert [(s["name"], s["profile"]) for s in hand["seats"]] == [
+            (n, None) for n in ("ann", "bob", "cat", "robot")
+        ]
+        board = (await client.get("/api/admin/leaderboard")).json()["rows"]
+        pid = next(r["profile"] for r in board if r["profile"])
+        rooms = (await client.get("/api/admin/rooms", params={"profile": pid})).json()["rooms"]
+        assert rooms and all(pid in [s["profile"] for s in r["seats"]] for r in rooms)
         replay = hand["replay"]
         assert replay["replay_ok"] is True and replay["seed"] == "BOTS-1"
         assert replay["expect"]["deltas"] == hand["deltas"]

@@ -117,6 +117,7 @@ async def test_a_player_reads_only_their_own_records(live: Live) -> None:
         assert hands["room"]["seat"] == 0
         hand: dict[str, Any] = (await client.get("/api/me/rooms/ANN1/hands/2", headers=a)).json()
         assert hand["settlement"] == mine[1] and hand["id"] == hands["rows"][1]["id"]
+        assert all("profile" not in s for s in hand["seats"])  # nobody else's profile id
         page = (await client.get("/api/me/history", params={"limit": 2}, headers=a)).json()
         rest = (
             await client.get("/api/me/history", params={"cursor": page["next"]}, headers=a)
