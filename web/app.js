@@ -601,6 +601,10 @@ function onMessage(msg) {
       }
       S.pending = false;
       S.syncPending = false;
+      // the server's word on what this seat still owes: an answer lost with a dropped socket
+      // is given again (one it had taken is refused quietly as stale_prompt), and a vote
+      // the snapshot shows this seat has not cast may be cast
+      S.answeredPrompt = null;
       noteSeen(msg, false);
       if (typeof msg.prompt === 'number') S.prompt = msg.prompt; // the decision `legal` belongs to
       if (msg.version === 0) { S.lastDiscardSeen = null; S.eventText = ''; }
@@ -613,7 +617,11 @@ function onMessage(msg) {
         const others = (msg.room.seats || []).filter((x) => x && x.auto && x.seat !== msg.seat).map((x) => x.seat);
         S.autoSeats = msg.auto && typeof msg.seat === 'number' ? [...others, msg.seat] : others;
       }
-      if ('vote' in msg) S.vote = msg.vote && msg.vote.result === 'open' ? msg.vote : null;
+      if ('vote' in msg) {
+        S.vote = msg.vote && msg.vote.result === 'open' ? msg.vote : null;
+        const mine = S.vote && typeof msg.seat === 'number' ? S.vote.votes[msg.seat] : null;
+        S.voteSent = mine !== null && mine !== undefined;
+      }
       if (Array.isArray(msg.standings)) S.standings = msg.standings;
       noteHandNo(msg);
       if (S.room && ENDED_STATUSES.has(S.room.status)) S.sessionOver = true;
@@ -1022,7 +1030,7 @@ function seatHead(i, sv) {
   if (sv.bao_ting) head.append(h('span', { class: 'badge baoting', dataset: { baoTing: 'true' }, text: t('bao_ting') }));
   if (sv.ding_que) head.append(h('span', { class: `badge que suit-${sv.ding_que}`, dataset: { que: sv.ding_que }, text: `${t('que')}${suitChar(sv.ding_que)}` }));
   if (isAuto(i, sv)) head.append(h('span', { class: 'badge auto', dataset: { auto: 'true' }, text: t('auto') }));
-  if (info && !info.bot) head.append(h('span', { class: `dot ${info.connected ? 'on' : 'off'}`, title: info.connected ? 'online' : 'offline' }));
+  if (info && !info.bot) head.append(h('span', { class: `dot ${info.connected ? 'on' : 'off'}`, title: t(info.connected ? 'seat_online' : 'seat_offline') }));
   const tot = totals()[i];
   head.append(h('span', { class: 'score', dataset: { score: String(tot ?? 0) }, text: `${tot ?? 0}${t('score')}` }));
   head.append(h('span', { class: 'seat-countdown', dataset: { seat: String(i) } }));

@@ -5,7 +5,15 @@
  *  up for a new one. Checked every CHECK_MS. */
 const QUIET_MS = 15000;
 const ANSWER_MS = 6000;
-const CHECK_MS = 2000;
+const CHECK_MS = 1000;
+/** After an action, the room answers at once: a socket silent for ACTION_QUIET_MS after one
+ *  is pinged, and given up if that ping is not answered in ACTION_ANSWER_MS (a stalled
+ *  network noticed in seconds, not at the turn's end). */
+const ACTION_QUIET_MS = 3000;
+const ACTION_ANSWER_MS = 3000;
+/** A socket not open OPEN_MS after it was made (a half-dead network that takes the
+ *  connection and never answers) is given up for a new one. */
+const OPEN_MS = 8000;
 
 export class RoomSocket {
   /**
@@ -51,7 +59,12 @@ export class RoomSocket {
       return;
     }
     this.ws = ws;
+    clearTimeout(this.openTimer);
+    this.openTimer = setTimeout(() => {
+      if (this.ws === ws && ws.readyState === WebSocket.CONNECTING) this.drop();
+    }, OPEN_MS);
     ws.onopen = () => {
+      clearTimeout(this.openTimer);
       this.attempt = 0;
       this.everOpened = true;
       this.heardAt = Date.now();
@@ -63,6 +76,7 @@ export class RoomSocket {
     ws.onmessage = (ev) => {
       this.heardAt = Date.now();
       this.pingAt = null;
+      this.actionAt = null;
       let msg;
       try { msg = JSON.parse(ev.data); } catch (e) { return; }
       this.h.onMessage(msg);
@@ -83,12 +97,15 @@ export class RoomSocket {
     ws.onerror = () => { /* onclose follows */ };
   }
 
-  /** Ping a socket quiet for QUIET_MS; give it up if the answer has not come in ANSWER_MS. */
+  /** Ping a socket quiet for QUIET_MS (ACTION_QUIET_MS after an action it has not answered);
+   *  give it up if the answer has not come in ANSWER_MS (ACTION_ANSWER_MS). */
   checkAlive() {
     const now = Date.now();
+    const acted = this.actionAt !== null && this.actionAt !== undefined;
     if (this.pingAt !== null) {
-      if (now - this.pingAt > ANSWER_MS) this.drop();
-    } else if (now - this.heardAt > QUIET_MS && this.send({ type: 'ping' })) {
+      if (now - this.pingAt > (acted ? ACTION_ANSWER_MS : ANSWER_MS)) this.drop();
+    } else if (now - (acted ? this.actionAt : this.heardAt) > (acted ? ACTION_QUIET_MS : QUIET_MS)
+      && this.send({ type: 'ping' })) {
       this.pingAt = now;
     }
   }
@@ -100,6 +117,8 @@ export class RoomSocket {
     if (this.closed || !ws) return;
     this.ws = null; // its onclose, whenever it comes, is then ignored
     clearInterval(this.pinger);
+    clearTimeout(this.openTimer);
+    this.actionAt = null;
     try { ws.close(); } catch (e) { /* already closing */ }
     this.attempt = 0;
     this.scheduleReconnect();
@@ -127,7 +146,9 @@ export class RoomSocket {
     this.seq += 1;
     const msg = { type: 'action', seq: this.seq, action };
     if (typeof prompt === 'number') msg.prompt = prompt;
-    return this.send(msg);
+    const sent = this.send(msg);
+    if (sent && (this.actionAt === null || this.actionAt === undefined)) this.actionAt = Date.now();
+    return sent;
   }
 
   /** Reconnect after a fatal close (e.g. the seat was taken over by another tab). */
@@ -142,6 +163,7 @@ export class RoomSocket {
     window.removeEventListener('offline', this.onOffline);
     window.removeEventListener('online', this.onOnline);
     clearTimeout(this.timer);
+    clearTimeout(this.openTimer);
     clearInterval(this.pinger);
     if (this.ws) this.ws.close();
     this.ws = null;
