@@ -26,6 +26,7 @@ const L = {
     csv: "下载 CSV", next: "下一页", void_reason: "作废原因", void_admin: "你的名字",
     void: "作废这一局", replay_link: "回放", fixture: "牌局记录（fixture 格式）",
     rows_n: "共 {n} 行", room_hands: "房间 {code}：共 {n} 局",
+    no_name_rows: "按昵称只找没有玩家档案的座位；有档案的玩家用 #玩家ID（排行榜里有）",
     hand_title: "房间 {room} 第{n}局{voided} · {result}", voided_mark: "（已作废）",
     in_play: "这一局还在进行中：结束后才显示种子和回放。",
     by_name: "按昵称", who_name: "{player}（按昵称，无玩家档案）", who_profile: "{player} #{profile}",
@@ -46,6 +47,7 @@ const L = {
     next: "Next page", void_reason: "Reason", void_admin: "Your name", void: "Void this hand",
     replay_link: "Watch the replay (回放)", fixture: "Replay (fixture)",
     rows_n: "{n} rows", room_hands: "room {code}: {n} hands",
+    no_name_rows: "a name finds seats without a profile only; a player with one is #profile id (see the leaderboard)",
     hand_title: "Room {room} hand {n}{voided} · {result}", voided_mark: " (voided)",
     in_play: "In play: its seed and replay show once the hand has ended.",
     by_name: "by name", who_name: "{player} (name, no profile)", who_profile: "{player} #{profile}",
@@ -218,6 +220,8 @@ function renderCount() {
   const el = $("count");
   const c = V.count;
   el.textContent = !c ? "" : c.room ? at("room_hands", { code: c.room, n: c.n }) : at("rows_n", { n: c.n });
+  // nothing found for a name: say where players with a profile are found
+  if (c && !c.room && c.n === 0 && c.byName) el.textContent += ` · ${at("no_name_rows")}`;
   if (c && c.room) el.dataset.room = c.room; else delete el.dataset.room;
 }
 
@@ -258,7 +262,8 @@ async function show(more = false) {
     shown = shown.concat(body.rooms || body.rows);
     cursor = body.next;
     $("next").hidden = !cursor;
-    V.count = { n: shown.length };
+    const name = $("name").value.trim();
+    V.count = { n: shown.length, byName: !!name && !/^#\d+$/.test(name) };
     renderCount();
     const open = (row) => (row.room || row.code) && row.hand_no ? openHand(row.room, row.hand_no)
       : row.code ? openRoom(row.code) : list === "leaderboard" ? openPlayer(row) : null;
@@ -301,6 +306,10 @@ function renderHand() {
     counts: h.effective[s.seat],
   })));
   table($("hand-payments"), h.payments);
+  // its corrections: what, by whom, when and why (the list of all of them says the same)
+  table($("hand-corrections"), (h.corrections || []).map((c) => ({
+    kind: c.kind, from: c.from, to: c.to, points: c.points, reason: c.reason, actor: c.actor, created_at: c.created_at,
+  })));
   $("hand-replay").textContent = h.replay ? JSON.stringify(h.replay, null, 1) : at("in_play");
 }
 

@@ -80,8 +80,14 @@ def test_admin_pages_a_history_downloads_csv_and_voids_a_hand(
     assert page.evaluate("localStorage.getItem('gy.lang')") == "en"
     page.screenshot(path=str(shots_dir / "admin-rooms-en-1280.png"))
 
-    # a player's history, 5 rows a page
+    # a name only a profile has finds no seat by name: the count says where to look
     page.select_option("#list", "player")
+    page.fill("#name", "player0")
+    assert live.get("/api/admin/player/hands?name=player0", admin=True)["rows"] == []
+    page.click("#query button[type=submit]")
+    page.wait_for_function("document.querySelector('#count').textContent.includes('#profile id')")
+
+    # a player's history, 5 rows a page
     page.fill("#name", "player6")
     page.fill("#limit", "5")
     page.click("#query button[type=submit]")
@@ -184,6 +190,16 @@ def test_admin_pages_a_history_downloads_csv_and_voids_a_hand(
     assert [(c["kind"], c["room"], c["hand_no"], c["reason"]) for c in history] == [
         ("void", "BOTS", 1, "misdeal")
     ]
+    # the hand shows its correction: what, why, by whom
+    page.wait_for_selector("#hand-corrections tr >> nth=1")
+    fixed = page.eval_on_selector_all(
+        "#hand-corrections tr:not(:first-child) td", "tds => tds.map(t => t.textContent)"
+    )
+    assert fixed[:1] == ["void"] and "misdeal" in fixed and fixed[5].startswith("lee (token:")
+    for width, height in ((1280, 800), (375, 812)):
+        page.set_viewport_size({"width": width, "height": height})
+        page.locator("#hand").screenshot(path=str(shots_dir / f"admin-hand-voided-{width}.png"))
+    page.set_viewport_size({"width": 1280, "height": 800})
     # the room's hands above follow: hand 1 voided, counting nothing
     heads = page.eval_on_selector_all("#rows th", "ths => ths.map(th => th.title)")
     voided = heads.index("voided")
