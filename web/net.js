@@ -33,6 +33,8 @@ export class RoomSocket {
     this.everOpened = false;
     this.heardAt = 0;
     this.pingAt = null;
+    this.actionAt = null; // when an action went out that nothing has come back after
+    this.openTimer = null;
     // the browser's word on the network: offline gives the socket up at once (it would
     // otherwise look connected until its silence is noticed), online tries again now
     this.onOffline = () => this.drop();
@@ -101,7 +103,7 @@ export class RoomSocket {
    *  give it up if the answer has not come in ANSWER_MS (ACTION_ANSWER_MS). */
   checkAlive() {
     const now = Date.now();
-    const acted = this.actionAt !== null && this.actionAt !== undefined;
+    const acted = this.actionAt !== null;
     if (this.pingAt !== null) {
       if (now - this.pingAt > (acted ? ACTION_ANSWER_MS : ANSWER_MS)) this.drop();
     } else if (now - (acted ? this.actionAt : this.heardAt) > (acted ? ACTION_QUIET_MS : QUIET_MS)
@@ -147,7 +149,7 @@ export class RoomSocket {
     const msg = { type: 'action', seq: this.seq, action };
     if (typeof prompt === 'number') msg.prompt = prompt;
     const sent = this.send(msg);
-    if (sent && (this.actionAt === null || this.actionAt === undefined)) this.actionAt = Date.now();
+    if (sent && this.actionAt === null) this.actionAt = Date.now();
     return sent;
   }
 
