@@ -173,8 +173,8 @@ def test_admin_page_runs_under_the_csp_on_a_light_card(
         assert flex == "flex", flex
         # style.css's `#room` (the table's main) does not pad the room filter's input
         room_h = page.locator("#admin input#room").bounding_box()["height"]
-        game_h = page.locator("#admin input#game").bounding_box()["height"]
-        assert room_h == game_h, (room_h, game_h)
+        name_h = page.locator("#admin input#name").bounding_box()["height"]
+        assert room_h == name_h, (room_h, name_h)
     finally:
         ctx.close()
 
