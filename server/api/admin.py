@@ -318,7 +318,8 @@ async def stored_fixture(store: Store, detail: dict[str, Any]) -> dict[str, Any]
 
 @router.get("/rooms/{code}/hands/{hand_no}", include_in_schema=False)
 async def hand(request: Request, code: str, hand_no: HandNo, format: Format = None) -> Any:
-    """One hand: its seats, deltas, corrections and payments (``rows`` in CSV) and its
+    """One hand: its seats, deltas, corrections and payments (in CSV its payments, each with
+    ``room`` and ``hand_no``) and its
     ``replay`` (the fixture of :func:`stored_fixture`); 404 ``not_found``. A hand still
     played shows no ``seed`` and no ``replay``: the seed gives away the wall, and an
     admin may be a player too."""
@@ -327,8 +328,9 @@ async def hand(request: Request, code: str, hand_no: HandNo, format: Format = No
         detail = await queries.hand_detail(store, code, hand_no)
     except NotFound as err:
         raise _not_found(err) from None
-    if wants_csv(request, format):
-        return listing(request, detail["payments"], None, format)
+    if wants_csv(request, format):  # each row says whose hand it is, as the ledger's rows do
+        rows = [{"room": code, "hand_no": hand_no, **p} for p in detail["payments"]]
+        return listing(request, rows, None, format)
     if detail["ended_at"] is None:  # in play: its seed is its wall, for nobody to see yet
         return {**detail, "seed": None, "replay": None}
     detail["replay"] = await stored_fixture(store, detail)

@@ -203,7 +203,9 @@ async def test_a_hand_its_replay_and_corrections(live: Live) -> None:
         assert all(isinstance(a[0], int) and isinstance(a[1], str) for a in replay["actions"])
         assert (await client.get("/api/admin/rooms/BOTS/hands/1/replay")).json() == replay
         r = await client.get("/api/admin/rooms/BOTS/hands/1", params={"format": "csv"})
-        assert [int(p["points"]) for p in _parse(r.text)] == [p["points"] for p in hand["payments"]]
+        rows = _parse(r.text)
+        assert [int(p["points"]) for p in rows] == [p["points"] for p in hand["payments"]]
+        assert {(p["room"], p["hand_no"]) for p in rows} == {("BOTS", "1")}
         assert (await client.get("/api/admin/rooms/BOTS/hands/9")).status_code == 404
         # numbers beyond the database's integers, page sizes outside 1..1000: 422, not 500
         for path, params in (
