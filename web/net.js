@@ -33,14 +33,30 @@ export class RoomSocket {
     this.everOpened = false;
     this.heardAt = 0;
     this.pingAt = null;
+    this.answerMs = ANSWER_MS; // how long the ping out since pingAt may go unanswered
     this.actionAt = null; // when an action went out that nothing has come back after
     this.openTimer = null;
     // the browser's word on the network: offline gives the socket up at once (it would
     // otherwise look connected until its silence is noticed), online tries again now
     this.onOffline = () => this.drop();
     this.onOnline = () => { if (!this.closed && !this.ws) { this.attempt = 0; this.connect(); } };
+    // a phone back from another app: its socket may have died while it slept (and been
+    // silent for a minute, which checkAlive would take 21 s to notice), or the next try
+    // be seconds away; try now, or ping now with the short answer window
+    this.onVisible = () => {
+      if (document.visibilityState !== 'visible' || this.closed) return;
+      if (!this.ws) this.onOnline();
+      else if (this.pingAt === null && this.send({ type: 'ping' })) this.ping(ACTION_ANSWER_MS);
+    };
     window.addEventListener('offline', this.onOffline);
     window.addEventListener('online', this.onOnline);
+    document.addEventListener('visibilitychange', this.onVisible);
+  }
+
+  /** A ping went out: the socket is given up if nothing comes back in `answerMs`. */
+  ping(answerMs) {
+    this.pingAt = Date.now();
+    this.answerMs = answerMs;
   }
 
   url() {
@@ -105,10 +121,10 @@ export class RoomSocket {
     const now = Date.now();
     const acted = this.actionAt !== null;
     if (this.pingAt !== null) {
-      if (now - this.pingAt > (acted ? ACTION_ANSWER_MS : ANSWER_MS)) this.drop();
+      if (now - this.pingAt > this.answerMs) this.drop();
     } else if (now - (acted ? this.actionAt : this.heardAt) > (acted ? ACTION_QUIET_MS : QUIET_MS)
       && this.send({ type: 'ping' })) {
-      this.pingAt = now;
+      this.ping(acted ? ACTION_ANSWER_MS : ANSWER_MS);
     }
   }
 
@@ -164,6 +180,7 @@ export class RoomSocket {
     this.closed = true;
     window.removeEventListener('offline', this.onOffline);
     window.removeEventListener('online', this.onOnline);
+    document.removeEventListener('visibilitychange', this.onVisible);
     clearTimeout(this.timer);
     clearTimeout(this.openTimer);
     clearInterval(this.pinger);

@@ -40,3 +40,29 @@ def test_a_discard_lost_with_a_stalled_socket_is_sent_again_on_the_next(
         assert not page.evaluate("window.__gy.autoSeats.includes(0)")
     finally:
         ctx.close()
+
+
+def test_a_socket_dead_while_the_phone_slept_is_given_up_when_the_page_shows_again(
+    browser: Any, live: LiveServer
+) -> None:
+    """A phone back from another app (the page visible again) pings at once and gives a
+    socket that stays silent up within seconds: it showed 已连接 for up to 21 s, the
+    quiet-socket check's time, while the seat's turn ran out."""
+    ctx, page = new_page(browser, 375, 812)
+    try:
+        create_room(page, live.base, "切后台")
+        page.wait_for_function(f"{STATE} === 'connected'")
+        # the socket died without a word while the page was hidden: nothing gets through
+        page.evaluate(
+            """() => { const ws = window.__gy.socket.ws;
+                       ws.send = () => {}; ws.onmessage = () => {}; }"""
+        )
+        page.evaluate(
+            """() => { Object.defineProperty(document, 'visibilityState',
+                         { value: 'visible', configurable: true });
+                       document.dispatchEvent(new Event('visibilitychange')); }"""
+        )
+        page.wait_for_function(f"{STATE} === 'reconnecting'", timeout=5000)
+        page.wait_for_function(f"{STATE} === 'connected'", timeout=5000)
+    finally:
+        ctx.close()
