@@ -1063,7 +1063,8 @@ function turnedIndex(owner, from, size) {
   return 0;
 }
 
-/** A seat's melds. A claimed tile is turned sideways towards the seat it came from; a
+/** A seat's melds. A claimed tile is turned sideways towards the seat it came from (a
+ *  chow's, the tile taken, where it lies in the run); a
  *  concealed kong (闷豆) shows the others three backs and the one tile laid open (spec §4),
  *  and its owner (everyone once the hand is over: ``open``) all four faces, marked 闷
  *  (concealed); kongs carry a small tag. */
@@ -1075,7 +1076,10 @@ function meldsEl(sv, owner, open = false) {
     const concealed = kind === 'men_dou' || kind === 'concealed_kong';
     const grp = h('span', { class: `meld meld-${kind}`, dataset: { kind, from: m.from ?? '' } });
     const tiles = m.tiles || [];
-    const turn = concealed ? null : turnedIndex(owner, m.from, tiles.length);
+    // a chow (from 上家 only) turns the tile it took, in its place in the run
+    const turn = concealed ? null
+      : kind === 'chow' && tiles.includes(m.claimed) ? tiles.indexOf(m.claimed)
+        : turnedIndex(owner, m.from, tiles.length);
     tiles.forEach((tl, k) => {
       if (concealed && !mine) {
         grp.append(k === 1 ? tileEl(tl, { size: 'sm', classes: ['kong-shown'] }) : tileEl('back', { size: 'sm' }));

@@ -99,9 +99,23 @@ def test_a_jintan_hand_with_a_chosen_chow_to_its_settlement(
         # 1条 is 一条 at a Jintan table: 幺鸡 is Guiyang's chicken
         assert page.evaluate("import('./tiles.js').then(m => m.tileName('1s'))") == "1条"
 
-        seen = {"chow": False}
+        seen = {"chow": False, "turned": 0}
 
         def check(p: Any, seat: int, st: Any) -> None:
+            # a chow turns the tile it took (in its place in the run), not its lowest
+            for sv in st.view["seats"]:
+                k = sv["seat"]
+                where = "#my-melds" if k == 0 else f'#opponents .seat-panel[data-seat="{k}"]'
+                for j, m in enumerate(sv["melds"]):
+                    if m["kind"] == "chow":
+                        meld = p.locator(f"{where} .meld").nth(j)
+                        turned = meld.locator(".tile.turned-claim")
+                        assert turned.count() == 1
+                        assert turned.get_attribute("data-tile") == m["claimed"]
+                        assert meld.get_attribute("data-turned") == str(
+                            m["tiles"].index(m["claimed"])
+                        )
+                        seen["turned"] += m["claimed"] != m["tiles"][0]
             chows = [a for a in st.legal if a["kind"] == "chow"]
             if len(chows) >= 2 and st.action["kind"] == "chow":
                 buttons = p.locator('#actions [data-action="chow"]')
@@ -112,7 +126,7 @@ def test_a_jintan_hand_with_a_chosen_chow_to_its_settlement(
                 seen["chow"] = True
 
         play_scripted({0: page}, hand, check)
-        assert seen["chow"]
+        assert seen["chow"] and seen["turned"]  # (a chow not of its lowest tile was met)
         page.wait_for_selector("#settle-row-0", timeout=30000)
         s = hand.settlement
         ledger = [r for r in live.ledger(code) if r["hand_no"] == 1]
