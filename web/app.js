@@ -1889,7 +1889,8 @@ function groupOf(p) {
     case 'hu': return { key: `hu|${p.to}`, sub: '' };
     case 'dou': return { key: `dou|${d.kind}|${d.tile}`, sub: douText(d.kind) || d.kind || '', tile: d.tile, kind: d.kind };
     case 'ji': case 'chong_feng_ji': case 'ze_ren_ji':
-      return { key: `${p.reason}|${d.tile}|${d.kind}|${!!d.jin}|${!!d.bao_ji}`, sub: [chickenKind(d, p.reason), p.reason !== 'ji' && d.bao_ji ? chickenName('包鸡') : ''].filter(Boolean).join(' · '), tile: d.tile, kind: d.kind, jin: !!d.jin, baoJi: !!d.bao_ji, perTile: p.reason === 'ji' };
+      // where the tiles lie (手上 / 碰杠里 / 河里, `at`; 满堂鸡 counts the river) apart
+      return { key: `${p.reason}|${d.tile}|${d.kind}|${!!d.jin}|${!!d.bao_ji}|${d.at || ''}`, sub: [chickenKind(d, p.reason), p.reason !== 'ji' && d.bao_ji ? chickenName('包鸡') : '', d.at ? t(`ji_at_${d.at}`) : ''].filter(Boolean).join(' · '), tile: d.tile, kind: d.kind, jin: !!d.jin, baoJi: !!d.bao_ji, perTile: p.reason === 'ji', at: d.at || '' };
     case 'cha_que': return { key: 'cha_que', sub: d.suit ? `${t('que')}${suitChar(d.suit)}` : '' };
     case 'yuan_que': return { key: 'yuan_que', sub: d.suit ? `${t('que')}${suitChar(d.suit)}` : '' };
     default: return { key: p.reason, sub: '' };
@@ -1943,13 +1944,16 @@ function explainEl(s, pays, deltas, n) {
     const rows = [...groups.values()].sort((a, b) => (REASON_ORDER.indexOf(a.reason) - REASON_ORDER.indexOf(b.reason)) || (b.dir - a.dir));
     const list = h('ul', { class: 'sgroups' });
     for (const g of rows) {
-      const li = h('li', { class: `sgroup ${g.dir > 0 ? 'in' : 'out'}`, dataset: { reason: g.reason, dir: g.dir > 0 ? 'in' : 'out', points: String(g.total), kind: g.kind || '', tile: g.tile || '' } });
+      const li = h('li', { class: `sgroup ${g.dir > 0 ? 'in' : 'out'}`, dataset: { reason: g.reason, dir: g.dir > 0 ? 'in' : 'out', points: String(g.total), kind: g.kind || '', tile: g.tile || '', at: g.at || '', bao: String(!!g.baoJi) } });
       const what = h('span', { class: 'sg-what' }, h('b', { text: reasonText(g.reason) }));
       if (g.sub) what.append(h('small', { class: 'sg-sub', text: g.sub }));
       if (g.tile) what.append(tileEl(g.tile, { size: 'xs' }));
       if (g.jin) what.append(h('small', { class: 'badge jin', dataset: { jin: 'true' }, text: t('jin') }));
       const dd = g.first.detail || {};
-      const perOther = g.perTile && new Set(g.linesBy.values()).size > 1; // holders' counts differ
+      // each holder's count by its name when they differ, and whenever the tiles are the
+      // others' (paid to them, or 包鸡 paid by them): a count alone reads as this seat's own
+      const othersTiles = (g.dir < 0) !== g.baoJi;
+      const perOther = g.perTile && (new Set(g.linesBy.values()).size > 1 || othersTiles);
       if (g.reason === 'hu' && typeof dd.hua_total === 'number') {
         // Jintan: a payer's line says why it pays (点炮 / 被自摸 / 被抢杠, which pays three
         // shares), then the winner's 花 and 番 it pays for

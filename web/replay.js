@@ -274,10 +274,12 @@ function renderSettlement() {
     text: rt(R.data.replay_ok ? 'ledger_ok' : 'ledger_bad') }));
 }
 
-/** A payment's reason, a chicken's with its kind (鸡 · 幺鸡, 冲锋鸡 · 乌骨), as the table says. */
+/** A payment's reason, a chicken's with its kind and where it lies (鸡 · 幺鸡 · 河里,
+ *  冲锋鸡 · 乌骨), as the table says. */
 function reasonOf(p) {
-  const kind = p.detail && typeof p.detail === 'object' ? chickenKindText(p.detail, p.reason, R.data.options) : '';
-  return kind ? `${reasonText(p.reason)} · ${kind}` : reasonText(p.reason);
+  const d = p.detail && typeof p.detail === 'object' ? p.detail : {};
+  const parts = [reasonText(p.reason), chickenKindText(d, p.reason, R.data.options), d.at ? t(`ji_at_${d.at}`) : ''];
+  return parts.filter(Boolean).join(' · ');
 }
 
 function go(pos) {

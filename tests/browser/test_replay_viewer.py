@@ -174,10 +174,13 @@ def test_seat_verifies_the_seed_and_watches_the_replay_to_the_ledger(
         assert tuple(dice) == roll_dice(hand.seed, 108)
         _play_to_end(viewer)
         assert Counter(map(tuple, _viewer_rows(viewer))) == as_rows(ledger)
-        # a chicken's payment names its chicken, as the table's settlement does
+        # a chicken's payment names its chicken and where it lies, as the table's
+        # settlement does
         kinds = {"yao_ji": "幺鸡", "wu_gu_ji": "乌骨鸡", "fan_pai_ji": "翻牌鸡", "ben_ji": "本鸡"}
+        where = {"hand": "手上", "meld": "碰杠里", "river": "河里"}
         want = sorted(
             f"鸡 · {'金鸡' if p['detail'].get('jin') else kinds[p['detail']['kind']]}"
+            f" · {where[p['detail']['at']]}"
             for p in hand.settlement["payments"]
             if p["reason"] == "ji"
         )

@@ -300,6 +300,7 @@ def _pays_unequal_holders(pays: list[dict[str, Any]]) -> bool:
                 d.get("kind"),
                 bool(d.get("jin")),
                 bool(d.get("bao_ji")),
+                d.get("at"),
             )
             lines.setdefault(key, Counter())[p["to"]] += 1
     return any(len(set(c.values())) > 1 for c in lines.values())
@@ -376,12 +377,16 @@ def test_lian_zhuang_and_jin_ji_explained(live: LiveServer, browser: Any, shots_
             assert g.locator('.badge.jin[data-jin="true"]').count() == 1
             assert g.locator(".sg-count").get_attribute("data-each") == "2"
         # every per-tile 鸡 line: each other seat's part is its count of tiles x the value
-        # each; a seat paying holders of different counts (the seed has one) sees no single
-        # N张 (it would be an average) but each holder's own count on its line
-        unequal = 0
+        # each; the line says where the tiles lie (手上 / 碰杠里 / 河里); a count of this
+        # seat's own tiles is the line's N张, and others' tiles (a seat paying holders, the
+        # seed has some of different counts, or paid for 包鸡) are counted by each one's name
+        theirs = 0
         groups = page.locator('#settle-explain .sgroup[data-reason="ji"]')
         for k in range(groups.count()):
             g = groups.nth(k)
+            at = g.get_attribute("data-at")
+            where = {"hand": "手上", "meld": "碰杠里", "river": "河里"}[at or ""]
+            assert where in g.locator(".sg-sub").inner_text()
             each = int(g.locator(".sg-count").get_attribute("data-each"))
             others = g.locator(".sg-other").evaluate_all(
                 "els => els.map(e => [Number(e.dataset.count), Number(e.dataset.points)])"
@@ -389,14 +394,16 @@ def test_lian_zhuang_and_jin_ji_explained(live: LiveServer, browser: Any, shots_
             assert others and all(n > 0 and x == each * n for n, x in others), others
             count = g.locator(".sg-count").get_attribute("data-count")
             texts = g.locator(".sg-other").all_inner_texts()
-            if len({n for n, _ in others}) == 1:  # the same count with everyone: N张 shown
+            bao = g.get_attribute("data-bao") == "true"
+            if (g.get_attribute("data-dir") == "in") != bao:  # this seat's own tiles
+                assert len({n for n, _ in others}) == 1, others
                 assert count == str(others[0][0]), (count, others)
                 assert not any("张)" in x for x in texts), texts
             else:
-                unequal += 1
+                theirs += 1
                 assert count == "", (count, others)
                 assert all(f"({n}张)" in x for (n, _), x in zip(others, texts, strict=True)), texts
-        assert unequal > 0
+        assert theirs > 0
         # each seat's block opens with its points by reason (胡 / 鸡 / ...), the ledger's sums
         for i in range(4):
             nets: Counter[str] = Counter()

@@ -66,7 +66,8 @@ def test_wu_gu_ji_eight_dots_are_worth_two_and_golden_four(
 def test_wu_gu_ji_facts_name_the_kind_and_golden() -> None:
     s = zimo(w=W8, draws=QUIET, turned="7p", wu_gu_ji=True)
     facts = [line["detail"] for line in s["payments"] if line["reason"] == "ji"]
-    assert facts and all(f == {"tile": "8p", "kind": "wu_gu_ji", "jin": True} for f in facts)
+    want = {"tile": "8p", "kind": "wu_gu_ji", "jin": True, "at": "hand"}  # seat 1's pair
+    assert facts and all(f == want for f in facts)
     assert chicken(s, "8p")["kinds"] == ["wu_gu_ji", "fan_pai_ji"]
 
 
@@ -102,6 +103,9 @@ def test_bao_ji_seats_not_ready_pay_for_their_open_8p(
     assert by_reason(s, "ji") == {(3, 1): per_8p, (0, 1): per_8p}
     bao = [line["detail"] for line in s["payments"] if line["reason"] in ("ji", "chong_feng_ji")]
     assert all(d["bao_ji"] and d["tile"] == "8p" for d in bao)
+    # each 包鸡 line says the tile lies in the payer's river (the 冲锋鸡 is a discard anyway)
+    ji_at = {line["detail"]["at"] for line in s["payments"] if line["reason"] == "ji"}
+    assert ji_at == {"river"}
     assert s["deltas"] == [-2 - per_8p, 6 + cfj + 2 * per_8p, -2 - cfj, -2 - per_8p]
 
 
@@ -129,6 +133,7 @@ def test_wu_gu_ze_ren_ji_claimer_ready_the_discarder_pays(
     (line,) = [p for p in s["payments"] if p["reason"] == "ze_ren_ji"]
     assert line["detail"] == {"tile": "8p", "kind": "wu_gu_ji", "jin": per_8p == 4}
     each_pays(s, 1, 3 * per_8p, "ji")  # the pong's three 8p are seat 1's chickens
+    assert {p["detail"]["at"] for p in s["payments"] if p["reason"] == "ji"} == {"meld"}
     each_pays(s, 1, 2)
     other = -2 - 3 * per_8p
     assert s["deltas"] == [other - ze_ren, -3 * other + ze_ren, other, other]

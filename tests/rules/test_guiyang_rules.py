@@ -934,6 +934,8 @@ def test_man_tang_ji_counts_the_ready_seats_unclaimed_discards(
     s = zimo(turned="7p", man_tang_ji=man_tang_ji)
     assert "8p" in s["chickens"]
     assert by_reason(s, "ji") == ({(p, 1): 1 for p in (0, 2, 3)} if each else {})
+    # each line says the chicken lies in the river (a player looks for it in the hand)
+    assert all(p["detail"]["at"] == "river" for p in s["payments"] if p["reason"] == "ji")
     assert s["deltas"] == [-2 - each, 6 + 3 * each, -2 - each, -2 - each]
 
 

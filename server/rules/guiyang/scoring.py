@@ -371,8 +371,9 @@ def _chicken_payments(state: State, ready: set[int], ledger: _Ledger) -> Chicken
     The first 1s (and, with 乌骨鸡, the first 8p) discarded and not claimed is its
     discarder's 冲锋鸡, worth twice the tile; claimed by a pong or kong it is a 责任鸡 of the
     same worth between the two seats. A seat not ready pays each ready seat for its open
-    1s / 8p and its 冲锋鸡 (包鸡). Each line's detail names the tile, the chicken kind and 金.
-    """
+    1s / 8p and its 冲锋鸡 (包鸡). Each line's detail names the tile, the chicken kind and 金,
+    and a ``ji`` line where the tile lies (``at``: ``"hand"``, ``"meld"`` or ``"river"``, the
+    last with 满堂鸡 or for 包鸡)."""
     chickens = chickens_of(state)
     if chickens.blown:
         return chickens
@@ -401,22 +402,23 @@ def _chicken_payments(state: State, ready: set[int], ledger: _Ledger) -> Chicken
         meld_tiles = [m.tile for m in state.melds[seat] for _ in range(m.size)]
         own_cfj = [kind for s, _, kind in cfj if s == seat]
         if seat in ready:
-            held = [k for k in range(27) for _ in range(state.hands[seat][k])] + meld_tiles
+            held = [(k, "hand") for k in range(27) for _ in range(state.hands[seat][k])]
+            held += [(k, "meld") for k in meld_tiles]
             if state.options.man_tang_ji:
-                held += river
-            for k in held:
+                held += [(k, "river") for k in river]
+            for k, at in held:
                 if chickens.value(k):
                     for p in range(n):
-                        ledger.pay(p, seat, chickens.value(k), "ji", **facts(k))
+                        ledger.pay(p, seat, chickens.value(k), "ji", at=at, **facts(k))
             for k in own_cfj:
                 for p in range(n):
                     ledger.pay(p, seat, 2 * chickens.value(k), "chong_feng_ji", **facts(k))
         else:
             # 包鸡: a seat that is not ready pays for its open 1s / 8p (source 003).
-            for k in river + meld_tiles:
+            for k, at in [(k, "river") for k in river] + [(k, "meld") for k in meld_tiles]:
                 if k in first_kinds:
                     for r in sorted(ready):
-                        ledger.pay(seat, r, chickens.value(k), "ji", bao_ji=True, **facts(k))
+                        ledger.pay(seat, r, chickens.value(k), "ji", bao_ji=True, at=at, **facts(k))
             for k in own_cfj:
                 for r in sorted(ready):
                     ledger.pay(
