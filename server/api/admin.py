@@ -1,7 +1,7 @@
 """The admin API (issue 14): score history, replays and corrections, behind ``ADMIN_TOKEN``.
 
-Every route needs ``Authorization: Bearer <ADMIN_TOKEN>`` (403 ``forbidden`` otherwise, and
-always when ``ADMIN_TOKEN`` is unset). Shapes are in ``docs/protocol.md``; the queries in
+Every route needs ``Authorization: Bearer <ADMIN_TOKEN>`` (403 ``forbidden`` otherwise; 404
+``admin_off`` when ``ADMIN_TOKEN`` is unset). Shapes are in ``docs/protocol.md``; the queries in
 :mod:`server.store.admin`.
 
 Lists answer ``{"rows": [...], "next": cursor | null}`` (``/api/admin/rooms`` names its list
@@ -63,8 +63,13 @@ def token_id(token: str) -> str:
 
 async def require_admin(request: Request, authorization: str | None = Header(default=None)) -> str:
     """The dependency of every admin route: the bearer token must equal ``ADMIN_TOKEN``
-    (`require_token`). Returns the token's :func:`token_id`."""
+    (`require_token`). Returns the token's :func:`token_id`. Without ``ADMIN_TOKEN`` every
+    route is 404 ``admin_off`` (saying so: a host took a 403 "token required" for a wrong
+    token), and no failure is counted."""
     token = request.app.state.settings.admin_token
+    if not token:
+        off = "the admin API is off: the server has no ADMIN_TOKEN"
+        raise HTTPException(404, {"code": "admin_off", "message": off})
     await require_token(request, token, authorization, "admin")
     return token_id(token)
 
@@ -73,7 +78,7 @@ async def require_token(
     request: Request, token: str | None, authorization: str | None, what: str
 ) -> None:
     """Check ``Authorization: Bearer <token>`` for ``what`` (``admin``, ``metrics``): 403
-    ``forbidden`` when it is missing or wrong, and always when ``token`` is unset; each
+    ``forbidden`` when it is missing or wrong (callers answer an unset ``token`` first); each
     failure is logged (address, never the token) and counted: beyond
     ``ADMIN_FAILURES_PER_MINUTE`` failures (of both kinds) an address gets 429
     ``rate_limited`` whatever it sends."""

@@ -95,10 +95,13 @@ def live_with(database_url: str) -> Iterator[Callable[..., Live]]:
         def start(**fields: Any) -> Live:
             settings = Settings(
                 database_url=database_url,
-                redis_url=None,
-                admin_token=ADMIN_TOKEN,
-                claim_min_ms=0,
-                **{**GENEROUS, **fields},
+                **{
+                    "redis_url": None,
+                    "admin_token": ADMIN_TOKEN,
+                    "claim_min_ms": 0,
+                    **GENEROUS,
+                    **fields,
+                },
             )
             serve = contextlib.contextmanager(_serve)
             return stack.enter_context(serve(settings, database_url))

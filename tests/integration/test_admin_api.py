@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+from collections.abc import Callable
 from typing import Any
 
 import httpx
@@ -60,6 +61,21 @@ async def test_every_admin_route_refuses_a_wrong_or_missing_token(live: Live) ->
         # nothing was corrected by the refused calls
         r = await client.get("/api/admin/corrections", headers=AUTH)
         assert r.status_code == 200 and r.json()["rows"] == []
+
+
+async def test_without_admin_token_every_admin_route_says_the_api_is_off(
+    live_with: Callable[..., Live],
+) -> None:
+    """A host that set no ADMIN_TOKEN is told so (a 403 "admin token required" read as a
+    wrong token), and trying counts no failure towards the address's limit."""
+    live = live_with(admin_token=None, admin_failures_per_minute=2)
+    async with live.client() as client:
+        for _ in range(4):  # past the limit of 2: still no 429
+            for method, path in _admin_routes():
+                r = await client.request(method, path, headers=AUTH, json={})
+                assert r.status_code == 404, (method, path, r.text)
+                detail = r.json()["detail"]
+                assert detail["code"] == "admin_off" and "ADMIN_TOKEN" in detail["message"]
 
 
 def _parse(text: str) -> list[dict[str, str]]:
