@@ -39,6 +39,7 @@ const S = {
   sessionOver: false,
   lastEvent: null,
   lastDiscardSeen: null,
+  discardIsLatest: true, // no kong / flower since the last discard (the centre shows it)
   autoSeats: [],
   readySeats: [],
   pollTimer: null,
@@ -453,7 +454,7 @@ function enterRoom(code, seatInfo) {
   Object.assign(S, {
     code, seat: seatInfo && seatInfo.seat !== undefined ? seatInfo.seat : null,
     token: seatInfo ? seatInfo.token : null, room: null, view: null, legal: [], deadline: null, bankFrom: null,
-    lastDiscardSeen: null, roomPolled: null, settlement: null, settlementOpen: false, endedSeen: false, readySent: false, autoSeats: [], readySeats: [], sessionOver: false, pending: false,
+    lastDiscardSeen: null, discardIsLatest: true, roomPolled: null, settlement: null, settlementOpen: false, endedSeen: false, readySent: false, autoSeats: [], readySeats: [], sessionOver: false, pending: false,
     seen: null, syncPending: false, answeredPrompt: null, vote: null, voteResult: null, confirmDissolve: false, standings: null, dissolved: false,
   });
   $('#lobby').hidden = true;
@@ -607,7 +608,7 @@ function onMessage(msg) {
       S.answeredPrompt = null;
       noteSeen(msg, false);
       if (typeof msg.prompt === 'number') S.prompt = msg.prompt; // the decision `legal` belongs to
-      if (msg.version === 0) { S.lastDiscardSeen = null; S.eventText = ''; }
+      if (msg.version === 0) { S.lastDiscardSeen = null; S.discardIsLatest = true; S.eventText = ''; }
       if (msg.version !== undefined) S.version = msg.version;
       if (msg.seat !== undefined) S.seat = msg.seat;
       if (msg.room) {
@@ -786,6 +787,9 @@ function noteEvents(msg) {
   if (evs.length) S.lastEvent = evs[evs.length - 1];
   for (const ev of evs) {
     if (ev.type === 'discard') S.lastDiscardSeen = { seat: ev.seat, tile: ev.tile };
+    // a kong or a flower laid since the discard: the table has moved on, the centre shows
+    // that, not the discard (still marked in its river)
+    if (['discard', 'kong', 'kong_declared', 'flower'].includes(ev.type)) S.discardIsLatest = ev.type === 'discard';
     noteEvent(ev);
   }
 }
@@ -798,7 +802,8 @@ function noteEvent(ev) {
     case 'pong': text = `${who} ${t('act_pong')} ${tn}`; break;
     case 'chow': text = `${who} ${t('act_chow')} ${(ev.tiles || []).map(tileName).join('')}`; break;
     case 'flower': text = `${who} ${t('bu_hua')} ${tn}`; break;
-    case 'kong': case 'kong_declared': text = `${who} ${t('act_kong')} ${tn}`; break;
+    // which kong (补杠, 转弯豆, ...): a bare 杠 beside the last discard read as a kong of it
+    case 'kong': case 'kong_declared': text = `${who} ${douText(ev.kind) || (KONG_TAGS[ev.kind] && ev.kind.endsWith('_kong') ? t(KONG_TAGS[ev.kind]) : t('act_kong'))} ${tn}`; break;
     case 'win': {
       const ws = (ev.winners || []).map(seatName).join(', ');
       text = `${ws} ${t('act_win')} ${tn}${winKindText(ev.kind) ? ' · ' + winKindText(ev.kind, true) : ''}`;
@@ -1193,7 +1198,7 @@ function renderCenter() {
   const last = lastDiscard();
   if (v.robbing) {
     ld.append(h('span', { class: 'muted', text: t('robbing') }), tileEl(v.robbing, { size: 'md', classes: ['center-tile'] }));
-  } else if (last && last.tile && v.phase !== 'ended') {
+  } else if (last && last.tile && v.phase !== 'ended' && (S.discardIsLatest || v.last_discard)) {
     ld.append(
       h('span', { class: 'muted', text: `${seatName(last.seat)} ${t('act_discard')}` }),
       tileEl(last.tile, { size: 'md', classes: ['center-tile'] }),

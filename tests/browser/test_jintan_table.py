@@ -13,6 +13,7 @@ from typing import Any
 from conftest import LiveServer
 from scripted import Hand, find_seed
 from test_live import add_bots, as_rows, new_page, payment_rows, play_scripted
+from test_table_explained import _added_kong_by, check_added_kong_centre
 
 from server.rules.dealing import roll_dice
 
@@ -423,5 +424,15 @@ def test_a_wait_that_wins_by_self_draw_only_says_so(
         play_scripted({0: page}, hand, check)
         assert marked
         assert not page.errors, page.errors  # type: ignore[attr-defined]
+    finally:
+        ctx.close()
+
+
+def test_after_an_added_kong_the_centre_says_bu_gang_not_the_old_discard(
+    live: LiveServer, browser: Any
+) -> None:
+    ctx, page, hand = _phone_table(live, browser, "阿强", _added_kong_by(0), "addkong")
+    try:
+        check_added_kong_centre(page, hand, "补杠")
     finally:
         ctx.close()

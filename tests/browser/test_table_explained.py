@@ -606,3 +606,58 @@ def test_who_was_ready_is_marked(live: LiveServer, browser: Any, shots_dir: Path
         assert not page.errors, page.errors  # type: ignore[attr-defined]
     finally:
         ctx.close()
+
+
+def _added_kong_by(seat: int) -> Any:
+    """``want`` for `find_seed`: ``seat`` adds the fourth tile to its pong on its turn."""
+
+    def added_kong(hand: Hand) -> bool:
+        return any(_is_added_kong(st, seat) for st in hand.of(seat))
+
+    return added_kong
+
+
+def _is_added_kong(st: Step, seat: int) -> bool:
+    a = st.action
+    melds = st.view["seats"][seat]["melds"]
+    return (
+        a["kind"] == "kong"
+        and st.view["phase"] == "turn"
+        and any(m["kind"] == "pong" and m["tiles"][0] == a.get("tile") for m in melds)
+    )
+
+
+def check_added_kong_centre(page: Any, hand: Hand, name: str) -> None:
+    """Play ``hand`` (seat 0 adds a kong) on ``page``: after the kong the centre no longer
+    shows the last discard beside "X 杠" (it read as a kong of that discard), and the event
+    line names the kong ``name`` (转弯豆 / 补杠)."""
+    seen = {"after": False, "checked": 0}
+
+    def check(p: Any, seat: int, st: Step) -> None:
+        if seen["after"]:
+            seen["after"] = False
+            assert p.locator("#last-discard .center-tile").count() == 0
+            line = p.locator("#event-line").inner_text()
+            assert name in line or "补花" in line, line
+            seen["checked"] += 1
+        if _is_added_kong(st, seat):
+            seen["after"] = True
+
+    play_scripted({0: page}, hand, check)
+    assert seen["checked"]
+
+
+def test_after_an_added_kong_the_centre_shows_the_kong_not_the_old_discard(
+    live: LiveServer, browser: Any
+) -> None:
+    ctx, page = new_page(browser, *SIZES["desktop"])
+    try:
+        code = create_room(page, live.base, "阿强")
+        hand = find_seed(live.room(code)["options"], _added_kong_by(0), prefix="addkong")
+        live.fix_seeds(code, [hand.seed])
+        add_bots(page)
+        page.wait_for_selector("#hand .hand-tile", timeout=15000)
+        check_added_kong_centre(page, hand, "转弯豆")
+        assert not page.errors, page.errors  # type: ignore[attr-defined]
+    finally:
+        ctx.close()
