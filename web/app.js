@@ -1261,6 +1261,10 @@ function renderMe() {
         unseen !== undefined ? h('small', { text: t('unseen', { n: unseen }) }) : null,
         zmOnly ? h('small', { class: 'self-draw-only', text: t('self_draw_only') }) : null));
     }
+    // why, once: a wait that may not win on a discard looked like a bug
+    if (v.waits.some((w) => typeof w === 'object' && w.self_draw_only === true)) {
+      waits.append(h('small', { class: 'self-draw-why', text: t('self_draw_only_why') }));
+    }
   } else {
     waits.hidden = true;
   }

@@ -399,7 +399,8 @@ def test_a_wait_that_wins_by_self_draw_only_says_so(
     live: LiveServer, browser: Any, shots_dir: Path
 ) -> None:
     # A playtest: "听牌 2条" with no 花 and no 番, 2条 discarded, no 胡 offered and no reason
-    # given. Each such wait is now marked 不能接炮 (一花起胡, jintan.md §J4).
+    # given. Each such wait is now marked 只能自摸, and the bar says why once (一花起胡,
+    # jintan.md §J4).
     ctx, page, hand = _phone_table(
         live, browser, "自摸", lambda h: any(map(_self_draw_only_wait, h.of(0))), "jt-zm-only"
     )
@@ -412,10 +413,15 @@ def test_a_wait_that_wins_by_self_draw_only_says_so(
                 " e.querySelector('.self-draw-only')?.textContent ?? ''])"
             )
             want = [
-                [str(w["self_draw_only"]).lower(), "不能接炮" if w["self_draw_only"] else ""]
+                [str(w["self_draw_only"]).lower(), "只能自摸" if w["self_draw_only"] else ""]
                 for w in st.view["waits"]
             ]
             assert shown == want, (shown, st.view["waits"])
+            why = p.locator("#waits .self-draw-why")
+            if any(w["self_draw_only"] for w in st.view["waits"]):
+                assert why.inner_text() == "一花起胡：无花无番不能接炮"
+            else:
+                assert why.count() == 0
             if _self_draw_only_wait(st) and not marked:
                 p.locator("#waits").screenshot(path=str(shots_dir / "jintan-self-draw-only.png"))
             if _self_draw_only_wait(st):
