@@ -200,3 +200,68 @@ def test_reconnecting_keeps_the_game_name_whole_on_a_phone(
         assert not page.errors, page.errors  # type: ignore[attr-defined]
     finally:
         ctx.close()
+
+
+# What lies outside the screen of a phone on its side, or under the top bar.
+_LANDSCAPE = """() => {
+  const box = (e) => e.getBoundingClientRect();
+  const bar = box(document.querySelector('#topbar'));
+  const out = (r) => r.top < 0 || r.bottom > innerHeight + 0.5
+    || r.left < 0 || r.right > innerWidth + 0.5;
+  const under = (r) => getComputedStyle(document.querySelector('#topbar')).position !== 'static'
+    && r.top < bar.bottom;
+  const sel = ['#status-bar #hand-no', '#center #wall-count', '#opponents .seat-head',
+               '#my-head', '#hand .hand-tile', '#actions .act'];
+  const bad = [];
+  for (const s of sel) for (const e of document.querySelectorAll(s)) {
+    const r = box(e);
+    if (out(r) || under(r)) bad.push([s, Math.round(r.top), Math.round(r.bottom)]);
+  }
+  return { bad, scroll: document.documentElement.scrollHeight, height: innerHeight,
+           acts: document.querySelectorAll('#actions .act').length };
+}"""
+
+
+def _late_claim_offer(hand: Hand) -> bool:
+    """Seat 0 is offered a claim when the wall is nearly gone (the rivers are full)."""
+    return any(
+        st.view["phase"] != "turn"
+        and st.view["wall_count"] < 20
+        and any(a["kind"] in ("pong", "kong", "win") for a in st.legal)
+        for st in hand.of(0)
+    )
+
+
+def test_a_phone_on_its_side_shows_the_whole_table_on_one_screen(
+    browser: Any, live: LiveServer, shots_dir: Path
+) -> None:
+    """812x375 (a phone in landscape): the table on one screen, the status line, the
+    opponents' names, the centre, your hand and, late in a hand, the claim buttons all
+    inside it and none under the top bar (it was 519 px high and scrolled itself, the
+    pinned bar over the opponents' names, the hand half below the edge with 碰 / 过)."""
+    ctx, page = new_page(browser, 812, 375, is_mobile=True, has_touch=True)
+    try:
+        code = create_room(page, live.base, "横屏")
+        hand = find_seed(live.room(code)["options"], _late_claim_offer, prefix="landscape")
+        live.fix_seeds(code, [hand.seed])
+        add_bots(page)
+        page.wait_for_selector("#hand .hand-tile", timeout=15000)
+        g = page.evaluate(_LANDSCAPE)
+        assert g["bad"] == [] and g["scroll"] <= g["height"], g
+        page.screenshot(path=str(shots_dir / "fit-landscape-812.png"))
+        seen = []
+
+        def check(p: Any, seat: int, st: Any) -> None:
+            if st.view["phase"] != "turn" and st.view["wall_count"] < 20 and not seen:
+                p.wait_for_selector("#actions .act")
+                g = p.evaluate(_LANDSCAPE)
+                assert g["acts"] and g["bad"] == [], g
+                assert g["scroll"] <= g["height"], g
+                p.screenshot(path=str(shots_dir / "fit-landscape-claim-812.png"))
+                seen.append(g)
+
+        play_scripted({0: page}, hand, check)
+        assert seen
+        assert not page.errors, page.errors  # type: ignore[attr-defined]
+    finally:
+        ctx.close()
