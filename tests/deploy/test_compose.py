@@ -139,3 +139,76 @@ def test_dockerfile_lints_clean_and_installs_locked_deps_before_the_code() -> No
     assert "--require-hashes -r requirements.txt" in lines[install]
     copies = [i for i, line in enumerate(lines) if line.startswith("COPY server")]
     assert copies and copies[0] > install
+
+
+def _dockerignore_regex(pattern: str) -> re.Pattern[str]:
+    """A ``.dockerignore`` pattern as Docker matches it (Go's filepath.Match, plus ``**``
+    for any number of directories, none included)."""
+    out = ""
+    i = 0
+    while i < len(pattern):
+        if pattern.startswith("**/", i):
+            out, i = out + "(?:.*/)?", i + 3
+        elif pattern.startswith("**", i):
+            out, i = out + ".*", i + 2
+        elif pattern[i] == "*":
+            out, i = out + "[^/]*", i + 1
+        elif pattern[i] == "?":
+            out, i = out + "[^/]", i + 1
+        else:
+            out, i = out + re.escape(pattern[i]), i + 1
+    return re.compile(out)
+
+
+def _ignored(path: str, patterns: list[str]) -> bool:
+    """Whether Docker leaves ``path`` out of the build context: the last pattern matching it
+    or one of its parent directories decides (``!`` patterns put it back)."""
+    parts = path.split("/")
+    prefixes = ["/".join(parts[: n + 1]) for n in range(len(parts))]
+    ignored = False
+    for raw in patterns:
+        negate = raw.startswith("!")
+        rx = _dockerignore_regex(raw.removeprefix("!").strip("/"))
+        if any(rx.fullmatch(p) for p in prefixes):
+            ignored = not negate
+    return ignored
+
+
+def test_dockerignore_keeps_secrets_backups_and_databases_out_of_the_build_context() -> None:
+    lines = (REPO / ".dockerignore").read_text().splitlines()
+    patterns = [ln.strip() for ln in lines if ln.strip() and not ln.startswith("#")]
+    for path in (
+        ".env",
+        ".env.local",
+        "backups/zhuoji-20261201T030000Z.dump",
+        "backups/zhuoji-20261201T030000Z.dump.part",
+        "backups/zhuoji-2026-12-01.db",
+        "zhuoji.db",
+        "zhuoji.db-wal",
+        "zhuoji.db-shm",
+        "zhuoji.db-migrate.lock",
+        ".git/config",
+        ".venv/bin/python",
+        ".venv-ci/bin/python",
+        "screenshots/table.png",
+        "server/__pycache__/config.cpython-311.pyc",
+        "tests/conftest.py",
+    ):
+        assert _ignored(path, patterns), f"{path} would be sent to the builder"
+    # everything the Dockerfile copies stays in the context
+    copied = [
+        line.split()[1]
+        for line in (REPO / "Dockerfile").read_text().splitlines()
+        if line.startswith("COPY ")
+    ]
+    assert copied
+    for source in copied:
+        files = (
+            [source]
+            if (REPO / source).is_file()
+            else [str(p.relative_to(REPO)) for p in (REPO / source).rglob("*") if p.is_file()]
+        )
+        files = [f for f in files if "__pycache__" not in f]
+        assert files, source
+        for f in files:
+            assert not _ignored(f, patterns), f"{f} (COPY {source}) is left out of the context"
