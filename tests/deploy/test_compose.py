@@ -92,6 +92,22 @@ def test_topology_only_the_proxy_publishes_and_apps_wait_for_the_migration() -> 
     assert services["migrate"]["restart"] == "no"
 
 
+def test_every_service_rotates_its_log() -> None:
+    text = COMPOSE.read_text()
+    assert re.search(r"^x-logging: &logging$", text, re.M)
+    services = _compose()["services"]
+    assert {"caddy", "migrate", "app1", "app2", "postgres", "redis", "backup"} <= services.keys()
+    for name, service in services.items():
+        logging = service.get("logging")
+        assert logging, f"{name} has no logging options (its log grows without bound)"
+        assert logging["driver"] == "json-file", name
+        options = {k: _interpolate(str(v), {}) for k, v in logging["options"].items()}
+        assert re.fullmatch(r"[1-9][0-9]*[kmg]", options["max-size"]), (name, options)
+        assert int(options["max-file"]) >= 2, (name, options)
+    example = (REPO / ".env.example").read_text()
+    assert "LOG_MAX_SIZE" in example and "LOG_MAX_FILES" in example
+
+
 def _interpolate(value: str, env: dict[str, str]) -> str:
     """Compose's ``${NAME:-default}`` and ``${NAME}`` in ``value`` (the forms the caddy
     service uses), ``env`` being the ``.env`` file: the default when NAME is unset or empty."""
