@@ -1,18 +1,24 @@
 """Backups: the compose ``backup`` service's script (``deploy/backup.sh once``) dumps the
-real PostgreSQL database; the README's restore recipe (``pg_restore`` into a fresh database)
+real PostgreSQL database into a file only its owner reads (0600: it holds token and
+player-code hashes); the README's restore recipe (``pg_restore`` into a fresh database)
 gives a database on which ``python -m server audit`` passes, with every hand and ledger row;
-and audit fails on a tampered restore (so the check can fail)."""
+and audit fails on a tampered restore (so the check can fail). A failing ``pg_dump`` (a
+stand-in on PATH) is tried ``BACKUP_TRIES`` times, then reported loudly: exit status 1, an
+ERROR line, and ``BACKUP-FAILED`` (the compose healthcheck's mark) until a dump succeeds."""
 
 from __future__ import annotations
 
 import os
 import shutil
+import stat
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import asyncpg
 import pytest
+import yaml
 from sqlalchemy.engine import make_url
 
 from server.store import Store
@@ -21,7 +27,7 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "tests" / "store"))
 from test_audit import store_played_hand  # noqa: E402
 
-pytestmark = pytest.mark.postgres
+BACKUP = REPO / "deploy" / "backup.sh"
 
 
 def _libpq_env(url: str) -> dict[str, str]:
@@ -44,6 +50,7 @@ def _audit(url: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.postgres
 async def test_backup_restored_into_a_fresh_database_passes_audit(
     postgres_url: str, tmp_path: Path
 ) -> None:
@@ -62,14 +69,23 @@ async def test_backup_restored_into_a_fresh_database_passes_audit(
 
     backups = tmp_path / "backups"
     backups.mkdir()
+    older = backups / "zhuoji-20261130T030000Z.dump"  # written before dumps were 0600
+    older.write_bytes(b"")
+    older.chmod(0o644)
     env = {**os.environ, **_libpq_env(postgres_url), "BACKUP_DIR": str(backups)}
     env["BACKUP_KEEP_DAYS"] = "14"
-    done = subprocess.run(
-        ["sh", str(REPO / "deploy" / "backup.sh"), "once"], env=env, capture_output=True, text=True
+    done = subprocess.run(  # under the usual umask 022: the script sets its own
+        ["sh", "-c", 'umask 022 && exec sh "$0" once', str(BACKUP)],
+        env=env,
+        capture_output=True,
+        text=True,
     )
     assert done.returncode == 0, done.stderr
-    dumps = sorted(backups.glob("zhuoji-*.dump"))
+    dumps = sorted(set(backups.glob("zhuoji-*.dump")) - {older})
     assert len(dumps) == 1 and not list(backups.glob("*.part"))
+    for dump in (dumps[0], older):
+        assert stat.S_IMODE(dump.stat().st_mode) == 0o600, dump
+    assert not (backups / "BACKUP-FAILED").exists()
 
     fresh = f"{make_url(postgres_url).database}_restore"
     admin_dsn = make_url(postgres_url).set(drivername="postgresql", database="postgres")
@@ -114,3 +130,79 @@ async def test_backup_restored_into_a_fresh_database_passes_audit(
             await conn.execute(f'DROP DATABASE IF EXISTS "{fresh}" WITH (FORCE)')
         finally:
             await conn.close()
+
+
+def _stand_in_pg_dump(bin_dir: Path, failures: int) -> None:
+    """``pg_dump`` on PATH failing its first ``failures`` runs (counted in a file beside it),
+    then the real one."""
+    real = shutil.which("pg_dump")
+    bin_dir.mkdir()
+    script = bin_dir / "pg_dump"
+    script.write_text(
+        "#!/bin/sh\n"
+        f'count="{bin_dir}/runs"\n'
+        'n=$(($(cat "$count" 2>/dev/null || echo 0) + 1)); echo "$n" >"$count"\n'
+        f'if [ "$n" -le {failures} ]; then\n'
+        '    echo "pg_dump: error: connection to server failed (run $n)" >&2; exit 1\n'
+        "fi\n"
+        f'exec {real or "false"} "$@"\n'
+    )
+    script.chmod(0o755)
+
+
+def _backup_once(backups: Path, bin_dir: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    full = {**os.environ, "BACKUP_DIR": str(backups), "BACKUP_RETRY_SECONDS": "1", **env}
+    full["PATH"] = f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"
+    return subprocess.run(["sh", str(BACKUP), "once"], env=full, capture_output=True, text=True)
+
+
+def test_a_dump_that_keeps_failing_is_retried_then_reported_loudly(tmp_path: Path) -> None:
+    backups = tmp_path / "backups"
+    backups.mkdir()
+    _stand_in_pg_dump(tmp_path / "bin", failures=99)
+    started = time.monotonic()
+    done = _backup_once(backups, tmp_path / "bin", BACKUP_TRIES="3")
+    took = time.monotonic() - started
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert (tmp_path / "bin" / "runs").read_text().strip() == "3"
+    assert 2.0 <= took < 30, took  # two waits of BACKUP_RETRY_SECONDS between three tries
+    for n in (1, 2, 3):
+        assert f"pg_dump failed (try {n} of 3)" in done.stderr
+        assert f"(run {n})" in done.stderr
+    assert "backup: ERROR: NO BACKUP WRITTEN" in done.stderr
+    mark = backups / "BACKUP-FAILED"
+    assert "pg_dump failed 3 times" in mark.read_text() and "(run 3)" in mark.read_text()
+    assert stat.S_IMODE(mark.stat().st_mode) == 0o600
+    assert [p.name for p in backups.iterdir()] == ["BACKUP-FAILED"]  # no dump, no .part
+
+    # compose's healthcheck for the service looks for that very mark, where the script is
+    services = yaml.safe_load((REPO / "docker-compose.yml").read_text())["services"]
+    backup = services["backup"]
+    assert "${BACKUP_DIR:-./backups}:/backups" in backup["volumes"]
+    assert backup["healthcheck"]["test"] == ["CMD-SHELL", "test ! -e /backups/BACKUP-FAILED"]
+    for name in ("BACKUP_TRIES", "BACKUP_RETRY_SECONDS"):
+        assert name in backup["environment"] and name in (REPO / ".env.example").read_text()
+
+
+@pytest.mark.postgres
+async def test_a_dump_that_fails_once_is_retried_and_clears_the_failure(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    if shutil.which("pg_dump") is None:
+        pytest.fail("pg_dump is not installed")
+    store = Store(postgres_url)
+    try:
+        await store.migrate()
+    finally:
+        await store.close()
+    backups = tmp_path / "backups"
+    backups.mkdir()
+    (backups / "BACKUP-FAILED").write_text("an earlier failure\n")
+    _stand_in_pg_dump(tmp_path / "bin", failures=1)
+    done = _backup_once(backups, tmp_path / "bin", **_libpq_env(postgres_url))
+    assert done.returncode == 0, done.stderr
+    assert "pg_dump failed (try 1 of 3)" in done.stderr and "ERROR" not in done.stderr
+    assert (tmp_path / "bin" / "runs").read_text().strip() == "2"
+    dumps = list(backups.glob("zhuoji-*.dump"))
+    assert len(dumps) == 1 and stat.S_IMODE(dumps[0].stat().st_mode) == 0o600
+    assert not (backups / "BACKUP-FAILED").exists()
