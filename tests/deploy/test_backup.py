@@ -9,7 +9,9 @@ ERROR line, and ``BACKUP-FAILED`` (the compose healthcheck's mark) until a dump 
 from __future__ import annotations
 
 import os
+import re
 import shutil
+import sqlite3
 import stat
 import subprocess
 import sys
@@ -88,6 +90,7 @@ async def test_backup_restored_into_a_fresh_database_passes_audit(
     assert not (backups / "BACKUP-FAILED").exists()
 
     fresh = f"{make_url(postgres_url).database}_restore"
+    live = f"{make_url(postgres_url).database}_live"
     admin_dsn = make_url(postgres_url).set(drivername="postgresql", database="postgres")
     conn = await asyncpg.connect(admin_dsn.render_as_string(hide_password=False))
     try:
@@ -108,6 +111,20 @@ async def test_backup_restored_into_a_fresh_database_passes_audit(
 
         audit = _audit(restored)
         assert audit.returncode == 0, audit.stdout + audit.stderr
+
+        # README's swap: its SQL, `zhuoji` standing for a live database `<fresh>_live`
+        swap = next(c for c in _readme_block("(exit status 1 if it failed)") if "RENAME" in c)
+        names = {"zhuoji": live, "zhuoji_old": f"{live}_old", "zhuoji_restore": fresh}
+        conn = await asyncpg.connect(admin_dsn.render_as_string(hide_password=False))
+        try:
+            await conn.execute(f'CREATE DATABASE "{live}"')
+            for sql in re.findall(r"-c '([^']*)'", swap):
+                await conn.execute(re.sub(r"\bzhuoji\w*", lambda m: f'"{names[m[0]]}"', sql))
+            found = {r["datname"] for r in await conn.fetch("SELECT datname FROM pg_database")}
+        finally:
+            await conn.close()
+        assert {live, f"{live}_old"} <= found and fresh not in found
+        restored = make_url(postgres_url).set(database=live).render_as_string(hide_password=False)
         store = Store(restored)
         try:
             assert len(await store.ledger(limit=10_000)) == rows
@@ -127,7 +144,8 @@ async def test_backup_restored_into_a_fresh_database_passes_audit(
     finally:
         conn = await asyncpg.connect(admin_dsn.render_as_string(hide_password=False))
         try:
-            await conn.execute(f'DROP DATABASE IF EXISTS "{fresh}" WITH (FORCE)')
+            for name in (fresh, live, f"{live}_old"):
+                await conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         finally:
             await conn.close()
 
@@ -206,3 +224,85 @@ async def test_a_dump_that_fails_once_is_retried_and_clears_the_failure(
     dumps = list(backups.glob("zhuoji-*.dump"))
     assert len(dumps) == 1 and stat.S_IMODE(dumps[0].stat().st_mode) == 0o600
     assert not (backups / "BACKUP-FAILED").exists()
+
+
+def _readme_block(after: str) -> list[str]:
+    """The command lines of README's first ``sh`` block after the text ``after``."""
+    readme = (REPO / "README.md").read_text()
+    block = re.search(r"```sh\n(.*?)```", readme[readme.index(after) :], re.S)
+    assert block, after
+    lines = [ln.strip() for ln in block[1].splitlines()]
+    return [ln for ln in lines if ln and not ln.startswith("#")]
+
+
+def _rows(path: Path, sql: str) -> int:
+    conn = sqlite3.connect(path)
+    try:
+        return int(conn.execute(sql).fetchone()[0])
+    finally:
+        conn.close()
+
+
+async def test_sqlite_backup_while_running_and_restore_as_the_readme_says(
+    tmp_path: Path,
+) -> None:
+    """README's SQLite commands: both backups (the sqlite3 program, Python's backup API) of
+    a database in use hold what is still in its -wal (a copy of zhuoji.db alone does not);
+    the restore steps swap one in, and the audit passes on it."""
+    db = tmp_path / "zhuoji.db"
+    store = Store(f"sqlite+aiosqlite:///{db}")
+    try:
+        await store.migrate()
+        for i, code in enumerate(("SQLTAA", "SQLTBB")):
+            await store_played_hand(store, code, f"sqlite-backup-seed-{i}")
+    finally:
+        await store.close()
+    # a connection still open (the running server) with a write only in the -wal
+    running = sqlite3.connect(db, isolation_level=None)
+    try:
+        running.execute("PRAGMA wal_autocheckpoint=0")
+        assert running.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        running.execute("CREATE TABLE backup_probe (x INTEGER)")
+        running.execute("INSERT INTO backup_probe VALUES (42)")
+        plain = tmp_path / "plain.db"
+        shutil.copyfile(db, plain)
+        assert (tmp_path / "zhuoji.db-wal").stat().st_size > 0
+        with pytest.raises(sqlite3.OperationalError, match="no such table"):
+            _rows(plain, "SELECT count(*) FROM backup_probe")
+        plain.unlink()
+
+        commands = _readme_block("**SQLite** (one process")
+        assert len(commands) == 2 and ".backup" in commands[0] and "backup(" in commands[1]
+        if shutil.which("sqlite3") is None:
+            commands = commands[1:]  # the README's alternative without the program
+        made: list[Path] = []
+        for command in commands:
+            done = subprocess.run(
+                ["sh", "-c", command], cwd=tmp_path, capture_output=True, text=True
+            )
+            assert done.returncode == 0, command + done.stderr
+            new = sorted(set((tmp_path / "backups").glob("zhuoji-*.db")) - set(made))
+            assert len(new) == 1, new
+            made.append(new[0].rename(new[0].with_name(f"{new[0].stem}-{len(made)}.db")))
+    finally:
+        running.close()
+    ledger = "SELECT count(*) FROM ledger_entries"
+    for backup in made:
+        assert stat.S_IMODE(backup.stat().st_mode) == 0o600, backup
+        assert _rows(backup, "SELECT x FROM backup_probe") == 42
+        assert _rows(backup, ledger) == _rows(db, ledger) > 0
+
+    # restore: the README's steps, `python` being this one, from the server's directory
+    (tmp_path / "zhuoji.db").write_bytes(b"damaged")
+    steps = _readme_block("Restore: stop the server, set the current files aside")
+    assert steps[-1] == "python -m server"  # serve: not run here
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    env.pop("DATABASE_URL", None)
+    for step in steps[:-1]:
+        step = step.replace("backups/zhuoji-YYYYmmddTHHMMSSZ.db", str(made[-1]))
+        step = re.sub(r"^python ", f"{sys.executable} ", step)
+        done = subprocess.run(["sh", "-c", step], cwd=tmp_path, env=env, capture_output=True)
+        assert done.returncode == 0, (step, done.stdout, done.stderr)
+    (replaced,) = (tmp_path / "backups").glob("replaced-*")
+    assert (replaced / "zhuoji.db").read_bytes() == b"damaged"
+    assert _rows(tmp_path / "zhuoji.db", "SELECT x FROM backup_probe") == 42

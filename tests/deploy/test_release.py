@@ -137,3 +137,9 @@ def test_upgrade_and_roll_back_replace_the_replicas_one_after_the_other() -> Non
         "docker compose up -d --no-deps --wait app1",
         "docker compose up -d --no-deps --wait app2",
     ]
+
+
+def test_command_line_shows_the_compose_site_command() -> None:
+    commands = _commands(_section("## Command line"))
+    assert any(c.startswith("docker compose exec app1 python -m server admin ") for c in commands)
+    assert "docker compose exec app1 python -m server audit" in commands
