@@ -184,7 +184,9 @@ function roomItem(r) {
   // the options already say the session's length (4局): this is how many were played
   const opts = h('div', { class: 'muted rec-opts', text: `${optionsText(r.game, r.options)} · ${rt('played', { n: r.hands })}` });
   const seats = h('ol', { class: 'rec-seats' });
-  for (const seat of r.seats) {
+  // by rank, as the apps' 战绩 (seat order read 第3名 第4名 第1名 第2名); ties by seat
+  const byRank = (a, b) => ((r.ranks[a.seat] ?? 99) - (r.ranks[b.seat] ?? 99)) || a.seat - b.seat;
+  for (const seat of [...r.seats].sort(byRank)) {
     const total = r.standings[seat.seat] ?? 0;
     // a bot's name says so (机器人3; players may not take such a name): no badge beside it
     seats.append(h('li', { class: seat.seat === r.seat ? 'me' : '', dataset: { seat: String(seat.seat), total: String(total), rank: String(r.ranks[seat.seat] ?? ''), bot: String(!!seat.bot) } },

@@ -146,12 +146,15 @@ def test_records_of_a_hand_played_and_the_player_code(
         totals = row.locator(".rec-seats li").evaluate_all(
             "els => els.map(e => [Number(e.dataset.seat), Number(e.dataset.total)])"
         )
-        assert totals == [[i, nets[i]] for i in range(4)]
+        # each seat's total, listed from the best (ties by seat), as the apps' 战绩
+        order = sorted(range(4), key=lambda i: (-nets[i], i))
+        assert totals == [[i, nets[i]] for i in order]
         names = row.locator(".rec-seats .name").all_inner_texts()
         # bots named as at the table (机器人2 ...), not by the server's "Bot South"
-        assert names == ["小明 (我)", "机器人2", "机器人3", "机器人4"]
+        seat_names = ["小明 (我)", "机器人2", "机器人3", "机器人4"]
+        assert names == [seat_names[i] for i in order]
         bots = row.locator(".rec-seats li").evaluate_all("els => els.map(e => e.dataset.bot)")
-        assert bots == ["false", "true", "true", "true"]
+        assert bots == [str(i != 0).lower() for i in order]
         assert row.locator(".rec-seats .badge").count() == 0  # the names say 机器人
         opts = row.locator(".rec-opts").inner_text()
         assert "贵阳捉鸡" in opts and opts.endswith("· 已打1局"), opts  # played, not "· 1 局"
@@ -258,13 +261,14 @@ def test_records_of_a_hand_played_and_the_player_code(
             "金坛麻将 · 底数 10 · 花分值 5 · 可吃 · 8局 · 已打1局"
         )  # the defaults (jintan.md §J1)
         ranks = jt_row.locator(".rec-seats li").evaluate_all(
-            "els => els.map(e => [e.dataset.rank, e.querySelector('.rank').textContent])"
+            "els => els.map(e => [e.dataset.rank, e.querySelector('.rank').textContent,"
+            " Number(e.dataset.seat)])"
         )
-        assert [text for _, text in ranks] == [f"第{rank}名" for rank, _ in ranks]
+        assert [text for _, text, _ in ranks] == [f"第{rank}名" for rank, _, _ in ranks]
         deltas = jt["settlement"]["deltas"]
-        assert [int(rank) for rank, _ in ranks] == [
-            1 + sum(d > deltas[i] for d in deltas) for i in range(4)
-        ]
+        want = sorted((1 + sum(d > deltas[i] for d in deltas), i) for i in range(4))
+        # listed by rank (then seat), each seat with its own
+        assert [(int(rank), seat) for rank, _, seat in ranks] == want
         # the running total is one per game: Jintan's points are not added to Guiyang's
         totals = page.locator("#total-line .total-game").evaluate_all(
             "els => els.map(e => [e.dataset.game, Number(e.dataset.total),"
