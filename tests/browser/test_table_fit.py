@@ -15,6 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from conftest import LiveServer
 from scripted import Hand, find_seed
 from test_live import add_bots, create_room, new_page, phone_page, play_scripted
@@ -232,14 +233,17 @@ def _late_claim_offer(hand: Hand) -> bool:
     )
 
 
+@pytest.mark.parametrize(("width", "height"), [(812, 375), (1280, 800)])
 def test_a_phone_on_its_side_shows_the_whole_table_on_one_screen(
-    browser: Any, live: LiveServer, shots_dir: Path
+    browser: Any, live: LiveServer, shots_dir: Path, width: int, height: int
 ) -> None:
     """812x375 (a phone in landscape): the table on one screen, the status line, the
     opponents' names, the centre, your hand and, late in a hand, the claim buttons all
     inside it and none under the top bar (it was 519 px high and scrolled itself, the
-    pinned bar over the opponents' names, the hand half below the edge with 碰 / 过)."""
-    ctx, page = new_page(browser, 812, 375, is_mobile=True, has_touch=True)
+    pinned bar over the opponents' names, the hand half below the edge with 碰 / 过).
+    1280x800: the same with the rivers' tiles a size up (24 px wide, hard to tell apart)."""
+    phone = width < 900
+    ctx, page = new_page(browser, width, height, is_mobile=phone, has_touch=phone)
     try:
         code = create_room(page, live.base, "横屏")
         hand = find_seed(live.room(code)["options"], _late_claim_offer, prefix="landscape")
@@ -248,7 +252,7 @@ def test_a_phone_on_its_side_shows_the_whole_table_on_one_screen(
         page.wait_for_selector("#hand .hand-tile", timeout=15000)
         g = page.evaluate(_LANDSCAPE)
         assert g["bad"] == [] and g["scroll"] <= g["height"], g
-        page.screenshot(path=str(shots_dir / "fit-landscape-812.png"))
+        page.screenshot(path=str(shots_dir / f"fit-landscape-{width}.png"))
         seen = []
 
         def check(p: Any, seat: int, st: Any) -> None:
@@ -257,7 +261,12 @@ def test_a_phone_on_its_side_shows_the_whole_table_on_one_screen(
                 g = p.evaluate(_LANDSCAPE)
                 assert g["acts"] and g["bad"] == [], g
                 assert g["scroll"] <= g["height"], g
-                p.screenshot(path=str(shots_dir / "fit-landscape-claim-812.png"))
+                p.screenshot(path=str(shots_dir / f"fit-landscape-claim-{width}.png"))
+                if not phone:
+                    sizes = p.locator("#board .river .tile").evaluate_all(
+                        "els => els.map(e => e.getBoundingClientRect().width)"
+                    )
+                    assert sizes and min(sizes) >= 28, sizes
                 seen.append(g)
 
         play_scripted({0: page}, hand, check)
