@@ -174,6 +174,7 @@ def _settle_script() -> tuple[str, dict[str, int | str]]:
         "result": "win",
         "settlement": _json(SETTLEMENT),
         "status": "between",
+        "last": 2**31 - 1,  # no later hand: the status is written, as at a real hand's end
     }
     ledger = []
     for k, pay in enumerate(PAYMENTS):
@@ -215,7 +216,7 @@ def _settle_script() -> tuple[str, dict[str, int | str]]:
         "\\startpipeline",
         *deltas,
         "\\endpipeline",
-        _bind(store_module.PG_SET_STATUS, "rid", "status"),
+        _bind(store_module.PG_SET_STATUS, "rid", "status", "last"),
         "COMMIT;",
     ]
     return "\n".join(script) + "\n", variables

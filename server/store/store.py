@@ -57,6 +57,7 @@ from sqlalchemy import (
     create_engine,
     delete,
     event,
+    exists,
     func,
     insert,
     or_,
@@ -335,6 +336,12 @@ _SETTLE_HAND = (
     )
 )
 _SET_STATUS = update(Room).where(Room.id == bindparam("rid")).values(status=bindparam("status"))
+#: A hand's end sets the room's status only while no later hand exists: a process that lost
+#: the room's lease while stalled, ending a hand the new owner already settled and moved on
+#: from, must not put the room back to that hand's status.
+_END_STATUS = _SET_STATUS.where(
+    ~exists().where(Hand.room_id == bindparam("rid"), Hand.hand_no > bindparam("hand_no"))
+)
 
 
 # ---------------------------------------------------------------------- PostgreSQL
@@ -362,7 +369,10 @@ PG_INSERT_SEAT_DELTA = (
     " (SELECT players.profile_id FROM players WHERE players.room_id = $3"
     " AND players.seat = $2))"
 )
-PG_SET_STATUS = "UPDATE rooms SET status = $2 WHERE rooms.id = $1"
+PG_SET_STATUS = (
+    "UPDATE rooms SET status = $2 WHERE rooms.id = $1 AND NOT EXISTS"
+    " (SELECT 1 FROM hands WHERE hands.room_id = $1 AND hands.hand_no > $3)"
+)  # as _END_STATUS
 _HAND_START_COLUMNS = (
     "room_id",
     "hand_no",
@@ -1324,9 +1334,11 @@ class Store:
         was already settled (a rebuilt room ending a hand whose settlement survived a crash),
         the totals are read in the same transaction, as :meth:`totals` would give them.
 
-        The status is set whether or not this call settled the hand (the caller owns the
-        room). If anything fails, nothing of it is written: no settled hand without its
-        ledger, no status without the settlement.
+        The status is set whether or not this call settled the hand (a rebuilt room ending
+        a hand settled before a crash), but only while the room has no later hand (a stale
+        owner's late end of a hand must not undo the next one's status). If anything
+        fails, nothing of it is written: no settled hand without its ledger, no status
+        without the settlement.
 
         Returns:
             :class:`FinishedHand` ``(settled, totals)``.
@@ -1350,7 +1362,7 @@ class Store:
             settled = self._settle(conn, code, hand_no, result, settlement, payments, deltas)
             room_id = self._room_id_in(conn, code)
             if status is not None:
-                conn.execute(_SET_STATUS, {"rid": room_id, "status": status})
+                conn.execute(_END_STATUS, {"rid": room_id, "status": status, "hand_no": hand_no})
             if settled and totals is not None:
                 return FinishedHand(True, [int(t) + d for t, d in zip(totals, deltas, strict=True)])
             return FinishedHand(settled, _read_totals(conn, room_id))
@@ -1410,8 +1422,8 @@ class Store:
                         params = [(hand_id, seat, room_id, d) for seat, d in enumerate(deltas)]
                         await raw.executemany(PG_INSERT_SEAT_DELTA, params)
                     if status is not None:
-                        sql, params = PG_SET_STATUS, (room_id, status)
-                        await raw.execute(PG_SET_STATUS, room_id, status)
+                        sql, params = PG_SET_STATUS, (room_id, status, hand_no)
+                        await raw.execute(PG_SET_STATUS, room_id, status, hand_no)
                     if settled and totals is not None:
                         done = FinishedHand(
                             True, [int(t) + d for t, d in zip(totals, deltas, strict=True)]

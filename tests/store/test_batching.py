@@ -201,7 +201,7 @@ async def test_a_caller_cancelled_before_its_batch_is_not_written(store: Store) 
 
 
 async def test_finish_hand_settles_sets_status_and_gives_totals_once(store: Store) -> None:
-    await _room(store, "AAAA", hands=2)
+    await _room(store, "AAAA")
     with _executions(store, "commit") as commits:
         done = await store.finish_hand(
             "AAAA", 1, "win", {"v": 1}, PAYMENTS, DELTAS, status="between", totals=[0, 0, 0, 0]
@@ -229,6 +229,7 @@ async def test_finish_hand_settles_sets_status_and_gives_totals_once(store: Stor
 
     # the caller's totals carry on; the store's sums agree
     pay2 = [{"from": 0, "to": 3, "points": 4, "reason": "zi_mo", "detail": None}]
+    await store.start_hand("AAAA", 2, "seed-2", 0, 1)
     done2 = await store.finish_hand(
         "AAAA", 2, "win", {}, pay2, [-4, 0, 0, 4], status="finished", totals=done.totals
     )
@@ -253,6 +254,32 @@ async def test_finish_hand_settles_sets_status_and_gives_totals_once(store: Stor
     assert done3 == FinishedHand(True, [4, -6, -2, 4])
     room = await store.get_room("AAAA")
     assert room is not None and room.status == "finished"  # status=None left it
+
+
+async def test_a_late_end_of_a_hand_leaves_the_next_hands_status(store: Store) -> None:
+    """A process that lost the lease while stalled ends hand 1 after the new owner settled
+    it and dealt hand 2: nothing of it is written, the room stays ``playing`` (it was put
+    back to ``between``, so the room looked idle between hands while hand 2 was played)."""
+    await _room(store, "LATE")
+    first = await store.finish_hand(
+        "LATE", 1, "win", {"v": 1}, PAYMENTS, DELTAS, status="between", totals=[0, 0, 0, 0]
+    )
+    assert first.settled
+    await store.start_hand("LATE", 2, "seed-2", 1, 1, status="playing")
+    late = await store.finish_hand(
+        "LATE", 1, "win", {"v": 1}, PAYMENTS, DELTAS, status="between", totals=[0, 0, 0, 0]
+    )
+    assert late == FinishedHand(False, DELTAS)
+    room = await store.get_room("LATE")
+    assert room is not None and room.status == "playing"
+    # while hand 1 is the last one, a rebuilt room's repeated end still sets its status
+    await _room(store, "AGAIN")
+    await store.finish_hand("AGAIN", 1, "win", {}, PAYMENTS, DELTAS, status="between")
+    await store.set_room_status("AGAIN", "playing")
+    again = await store.finish_hand("AGAIN", 1, "win", {}, PAYMENTS, DELTAS, status="between")
+    assert not again.settled
+    room = await store.get_room("AGAIN")
+    assert room is not None and room.status == "between"
 
 
 async def test_finish_hand_failing_midway_writes_nothing(store: Store) -> None:
