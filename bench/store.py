@@ -455,7 +455,11 @@ class SqliteReference:
             " AND players.seat = ?))",
             [(hand_id, seat, room_id, seat, d, room_id, seat) for seat, d in enumerate(DELTAS)],
         )
-        db.execute("UPDATE rooms SET status=? WHERE rooms.id = ?", ("between", room_id))
+        db.execute(
+            "UPDATE rooms SET status=? WHERE rooms.id = ? AND NOT EXISTS (SELECT * FROM hands"
+            " WHERE hands.room_id = ? AND hands.hand_no > ?)",
+            ("between", room_id, room_id, 2**31 - 1),
+        )
         db.execute("COMMIT")
 
 
