@@ -7,8 +7,10 @@
   runs; a database already at a newer compatible schema is left alone).
 
 An unusable schema (older than this release, or newer and lacking what it needs) ends
-``serve`` and ``migrate`` with a one-paragraph message and exit status 2; a database that
-never answered, with status 1 (see :mod:`server.store.schema`).
+``serve`` and ``migrate`` with a one-paragraph message and exit status 2; so does a
+configuration mistake (a setting that is not of its kind, a ``DATABASE_URL`` of a sync
+driver), in one line per variable, naming it; a database that never answered within
+``DB_WAIT_SECONDS``, with status 1 (see :mod:`server.store.schema`).
 * ``replay FILE...``: run recorded hands / fixtures through the engine and check them.
 * ``audit``: check that every settled hand's ledger sums to zero and matches its deltas.
 * ``admin rooms|player|hand|leaderboard ...``: the admin's queries, read from the database
@@ -31,6 +33,19 @@ class StartupError(Exception):
     def __init__(self, message: str, status: int) -> None:
         super().__init__(message)
         self.status = status
+
+
+def database_url(given: str | None) -> str:
+    """``--database-url`` if given, else ``DATABASE_URL``; :class:`StartupError` (status 2)
+    naming the one at fault if it is not a URL the server can use."""
+    from server.config import database_url_problem, get_settings
+
+    if not given:
+        return get_settings().database_url  # (checked when the settings are read)
+    problem = database_url_problem(given)
+    if problem:
+        raise StartupError(f"--database-url: {problem}", 2)
+    return given
 
 
 def _migrate(url: str, wait_seconds: float) -> str:
@@ -115,26 +130,34 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run a command; returns the process exit status."""
+    from pydantic import ValidationError
+
+    from server.config import describe
+
     args_list = list(sys.argv[1:] if argv is None else argv)
     if not args_list or (args_list[0] not in COMMANDS and args_list[0] not in ("-h", "--help")):
         args_list.insert(0, "serve")
-    if args_list[0] == "admin":  # its own parser (sub-commands, -h)
-        from server.admin_cli import main as admin_main
-
-        return admin_main(args_list[1:])
-    args = build_parser().parse_args(args_list)
+    prog = "python -m server" + (f" {args_list[0]}" if args_list[0] in COMMANDS else "")
     try:
-        return _run(args)
+        if args_list[0] == "admin":  # its own parser (sub-commands, -h)
+            from server.admin_cli import main as admin_main
+
+            return admin_main(args_list[1:])
+        return _run(build_parser().parse_args(args_list))
     except StartupError as err:
-        print(f"python -m server {args.command}: {err}", file=sys.stderr)
+        print(f"{prog}: {err}", file=sys.stderr)
         return err.status
+    except ValidationError as err:  # a setting (environment or .env) of the wrong kind
+        for line in describe(err).splitlines():
+            print(f"{prog}: {line}", file=sys.stderr)
+        return 2
 
 
 def _run(args: argparse.Namespace) -> int:
     from server.config import get_settings
 
     if args.command == "migrate":
-        url = args.database_url or get_settings().database_url
+        url = database_url(args.database_url)
         note = _migrate(url, get_settings().db_wait_seconds)
         print(f"database at {_redacted(url)}: {note}")
         return 0
@@ -149,7 +172,8 @@ def _run(args: argparse.Namespace) -> int:
     if args.command == "audit":
         from server.audit import main as audit_main
 
-        return audit_main(["--database-url", args.database_url] if args.database_url else [])
+        url = database_url(args.database_url)
+        return audit_main(["--database-url", url] if args.database_url else [])
 
     # serve
     import logging
@@ -162,7 +186,7 @@ def _run(args: argparse.Namespace) -> int:
     from server.logs import log_config
 
     if args.database_url:
-        os.environ["DATABASE_URL"] = args.database_url
+        os.environ["DATABASE_URL"] = database_url(args.database_url)
         get_settings.cache_clear()
     settings = get_settings()
     logging_config = log_config(settings.log_format, args.log_level)

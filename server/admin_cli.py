@@ -154,7 +154,7 @@ async def _run(args: argparse.Namespace, url: str) -> int:
 
 def main(argv: Sequence[str]) -> int:
     """Run one admin query; returns the exit status."""
-    from server.config import get_settings
+    from server.config import database_url_problem, get_settings
 
     parser = build_parser()
     args = parser.parse_args(list(argv))
@@ -169,6 +169,8 @@ def main(argv: Sequence[str]) -> int:
         as_utc = [t.replace(tzinfo=UTC) if t.tzinfo is None else t for t in (since, until)]
         if as_utc[1] <= as_utc[0]:
             parser.error("--until must be later than --since")
+    if args.database_url and database_url_problem(args.database_url):
+        parser.error(f"--database-url: {database_url_problem(args.database_url)}")
     try:
         return asyncio.run(_run(args, args.database_url or get_settings().database_url))
     except BrokenPipeError:  # (`... | head`: the reader left; Python's documented way out)

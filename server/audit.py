@@ -119,9 +119,11 @@ async def _run(url: str) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Audit the database at ``--database-url`` (default: ``DATABASE_URL``). Returns the exit
     status: 0 if sound, 1 if any problem was printed."""
-    from server.config import get_settings
+    from server.config import database_url_problem, get_settings
 
     parser = argparse.ArgumentParser(prog="python -m server audit", description=__doc__)
     parser.add_argument("--database-url", default=None, help="default: DATABASE_URL")
     args = parser.parse_args(list(argv) if argv is not None else [])
+    if args.database_url and database_url_problem(args.database_url):
+        parser.error(f"--database-url: {database_url_problem(args.database_url)}")
     return asyncio.run(_run(args.database_url or get_settings().database_url))

@@ -17,8 +17,59 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+#: Settings whose values are never repeated in a message (they may carry a password).
+SECRET = frozenset({"database_url", "redis_url", "admin_token", "metrics_token"})
+
+DATABASE_URL_FORMS = "sqlite+aiosqlite:///PATH or postgresql+asyncpg://USER:PASSWORD@HOST:5432/DB"
+
+
+def database_url_problem(url: str) -> str | None:
+    """What is wrong with ``url`` as a ``DATABASE_URL`` (``None``: nothing): the server
+    talks to its database through SQLAlchemy's async drivers only, aiosqlite and asyncpg.
+    The message never repeats the URL (it may hold a password)."""
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
+    try:
+        parsed = make_url(url.strip())
+    except (ArgumentError, ValueError):
+        return f"not a database URL: expected {DATABASE_URL_FORMS}"
+    backend, _, driver = parsed.drivername.partition("+")
+    if backend in ("postgres", "postgresql"):
+        if driver != "asyncpg":
+            return f"use postgresql+asyncpg://... (the async driver), not {parsed.drivername}://"
+        if not parsed.database:
+            return "postgresql+asyncpg://USER:PASSWORD@HOST:5432/DB needs a database name (DB)"
+        return None
+    if backend == "sqlite":
+        if driver != "aiosqlite":
+            return f"use sqlite+aiosqlite:///PATH (the async driver), not {parsed.drivername}://"
+        return None
+    return f"unsupported database {parsed.drivername!r}: expected {DATABASE_URL_FORMS}"
+
+
+def redis_url_problem(url: str) -> str | None:
+    """What is wrong with ``url`` as a ``REDIS_URL`` (``None``: nothing)."""
+    scheme, sep, rest = url.strip().partition("://")
+    if not sep or scheme not in ("redis", "rediss", "unix") or not rest:
+        return "expected redis://HOST:6379/0 (or rediss://, unix://), or unset for one process"
+    return None
+
+
+def describe(err: ValidationError) -> str:
+    """A settings error as one line per wrong variable, each naming the environment
+    variable (``PORT``, not pydantic's ``port``), what it expects and the value given
+    (never for a secret)."""
+    lines = []
+    for item in err.errors():
+        name = str(item["loc"][0]) if item["loc"] else "?"
+        msg = str(item["msg"]).removeprefix("Value error, ")
+        shown = "" if name in SECRET else f" (got {item.get('input')!r})"
+        lines.append(f"{name.upper()}: {msg}{shown}")
+    return "\n".join(lines)
 
 
 class Settings(BaseSettings):
@@ -155,6 +206,24 @@ class Settings(BaseSettings):
     log_format: Literal["json", "text"] = "json"
     host: str = "127.0.0.1"
     port: int = Field(default=8000, ge=0, le=65535)
+
+    @field_validator("database_url")
+    @classmethod
+    def _database_url(cls, url: str) -> str:
+        problem = database_url_problem(url)
+        if problem:
+            raise ValueError(problem)
+        return url.strip()
+
+    @field_validator("redis_url")
+    @classmethod
+    def _redis_url(cls, url: str | None) -> str | None:
+        if url is None or not url.strip():
+            return None  # unset or empty: one process, in-memory bus
+        problem = redis_url_problem(url)
+        if problem:
+            raise ValueError(problem)
+        return url.strip()
 
 
 @lru_cache(maxsize=1)
