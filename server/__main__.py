@@ -9,7 +9,8 @@
 An unusable schema (older than this release, or newer and lacking what it needs) ends
 ``serve`` and ``migrate`` with a one-paragraph message and exit status 2; so does a
 configuration mistake (a setting that is not of its kind, a ``DATABASE_URL`` of a sync
-driver), in one line per variable, naming it; a database that never answered within
+driver, a refused login, a database or SQLite file that is not there or not writable), in
+one or two lines naming the variable; a database that never answered within
 ``DB_WAIT_SECONDS``, with status 1 (see :mod:`server.store.schema`).
 * ``replay FILE...``: run recorded hands / fixtures through the engine and check them.
 * ``audit``: check that every settled hand's ledger sums to zero and matches its deltas.
@@ -21,8 +22,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 COMMANDS = ("serve", "migrate", "replay", "audit", "admin")
 
@@ -52,12 +54,8 @@ def _migrate(url: str, wait_seconds: float) -> str:
     """Migrate (under the migration lock); returns the schema note."""
     from server.store import schema
 
-    try:
+    with _database_errors():
         return asyncio.run(schema.migrate(url, wait_seconds=wait_seconds))
-    except schema.SchemaError as err:
-        raise StartupError(str(err), 2)
-    except schema.DatabaseUnavailable as err:
-        raise StartupError(str(err), 1)
 
 
 def _check(url: str, wait_seconds: float) -> str:
@@ -74,12 +72,24 @@ def _check(url: str, wait_seconds: float) -> str:
         finally:
             await engine.dispose()
 
-    try:
+    with _database_errors():
         return asyncio.run(run())
+
+
+@contextlib.contextmanager
+def _database_errors() -> Iterator[None]:
+    """The start-up checks' errors as :class:`StartupError`: 2 for what the host must fix,
+    1 for a database that did not answer in time."""
+    from server.store import schema
+
+    try:
+        yield
     except schema.SchemaError as err:
-        raise StartupError(str(err), 2)
+        raise StartupError(str(err), 2) from None
+    except schema.DatabaseMisconfigured as err:
+        raise StartupError(f"DATABASE_URL: {err}", 2) from None
     except schema.DatabaseUnavailable as err:
-        raise StartupError(str(err), 1)
+        raise StartupError(f"DATABASE_URL: {err}", 1) from None
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -11,6 +11,10 @@ there, and refused with a :class:`SchemaError` naming what is missing otherwise.
 Concurrency: migrations are serialised by :data:`PG_MIGRATION_LOCK` (a PostgreSQL
 transaction-scoped advisory lock) or :func:`sqlite_migration_lock` (a file lock), whichever
 entry point runs them (``python -m server migrate``, the app at start, ``alembic``).
+
+Errors a wait cannot mend (a refused login, a database that does not exist, a SQLite file
+that cannot be opened or written) raise :class:`DatabaseMisconfigured` at once instead of
+being retried for ``DB_WAIT_SECONDS`` (:func:`sqlite_problem`, :func:`lasting_problem`).
 """
 
 from __future__ import annotations
@@ -18,6 +22,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
+import sqlite3
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -40,6 +46,74 @@ class SchemaError(RuntimeError):
 
 class DatabaseUnavailable(RuntimeError):
     """The database did not answer within the wait allowed at start."""
+
+
+class DatabaseMisconfigured(RuntimeError):
+    """The database answered (or its file was looked at) and cannot be used as
+    ``DATABASE_URL`` says, which no wait mends: ``str(err)`` says what is wrong."""
+
+
+def _sqlite_path(url: str) -> Path | None:
+    """The file of a SQLite URL (``None``: not SQLite, in memory, or a ``file:`` URI)."""
+    parsed = make_url(url)
+    if not parsed.drivername.startswith("sqlite") or parsed.database in (None, "", ":memory:"):
+        return None
+    if parsed.query.get("uri") or str(parsed.database).startswith("file:"):
+        return None
+    return Path(str(parsed.database)).absolute()
+
+
+def sqlite_problem(url: str, *, create: bool) -> str | None:
+    """What keeps the SQLite file of ``url`` from being used (``None``: nothing, or not
+    SQLite). ``create``: the caller may create the file and writes to it (a server, a
+    migration), so its directory must exist and be writable (SQLite keeps its ``-wal`` and
+    ``-shm`` files there, and the lock files lie there too) and the file, if there, be
+    readable and writable; otherwise (the admin CLI, the audit) the file must exist."""
+    path = _sqlite_path(url)
+    if path is None:
+        return None
+    folder = path.parent
+    if not folder.is_dir():
+        return f"the directory {folder} of the SQLite file does not exist"
+    if create and not os.access(folder, os.W_OK | os.X_OK):
+        return (
+            f"the directory {folder} is not writable by this process{_who()}: SQLite keeps "
+            "its -wal and -shm files next to the database file"
+        )
+    if path.exists():
+        if not path.is_file():
+            return f"the SQLite database {path} is not a file"
+        if not os.access(path, os.R_OK):
+            return f"the SQLite file {path} is not readable by this process{_who()}"
+        if create and not os.access(path, os.W_OK):
+            return f"the SQLite file {path} is not writable by this process{_who()}"
+    elif not create:
+        return (
+            f"there is no SQLite database at {path}: check the path "
+            "(`python -m server migrate` creates one)"
+        )
+    return None
+
+
+def _who() -> str:
+    return f" (user id {os.getuid()}; or its file system is read-only)"
+
+
+def lasting_problem(err: BaseException) -> str | None:
+    """A one-line reason if ``err`` (raised by connecting or a first query) is one that
+    retrying does not mend, else ``None`` (the database may just not be up yet)."""
+    orig = getattr(err, "orig", None) or err
+    sqlstate = str(getattr(orig, "sqlstate", None) or getattr(orig, "pgcode", None) or "")
+    if sqlstate.startswith("28"):  # invalid authorization: wrong password, unknown role
+        return f"PostgreSQL refused the login: {orig} (check the user and password)"
+    if sqlstate == "3D000":  # invalid catalog name
+        return f"{orig} (check the database name, or create the database)"
+    if isinstance(orig, sqlite3.Error):
+        text = str(orig)
+        if "locked" in text or "busy" in text:
+            return None
+        return f"SQLite: {text}"
+    return None
 
 
 @contextlib.contextmanager
@@ -165,19 +239,34 @@ async def check_schema(engine: AsyncEngine) -> str:
     return judge(await schema_state(engine))
 
 
+def _probe(dialect: str) -> Any:
+    """A query that the database answers only if it is usable: SQLite reads a file's header
+    (a file that is not a database) only when the schema is read."""
+    return text("SELECT count(*) FROM sqlite_master" if dialect == "sqlite" else "SELECT 1")
+
+
 async def wait_for_database(
     engine: AsyncEngine, timeout: float, *, interval: float = 1.0, probe_timeout: float = 5.0
 ) -> None:
     """Retry ``SELECT 1`` until the database answers (each try bounded by ``probe_timeout``
-    seconds), logging each failure; :class:`DatabaseUnavailable` after ``timeout`` seconds."""
+    seconds), logging each failure; :class:`DatabaseUnavailable` after ``timeout`` seconds.
+    :class:`DatabaseMisconfigured` at once for what no wait mends (:func:`sqlite_problem`,
+    :func:`lasting_problem`)."""
+    url = engine.url.render_as_string(hide_password=False)
+    problem = sqlite_problem(url, create=True)
+    if problem:
+        raise DatabaseMisconfigured(problem)
     deadline = time.monotonic() + timeout
     while True:
         try:
             async with asyncio.timeout(probe_timeout):
                 async with engine.connect() as conn:
-                    await conn.execute(text("SELECT 1"))
+                    await conn.execute(_probe(conn.dialect.name))
             return
         except Exception as err:  # any driver / network error: the database is not there yet
+            problem = lasting_problem(err)
+            if problem:
+                raise DatabaseMisconfigured(problem) from None
             left = deadline - time.monotonic()
             if left <= 0:
                 raise DatabaseUnavailable(
@@ -190,14 +279,14 @@ async def wait_for_database(
 async def migrate(url: str, *, wait_seconds: float = 0.0) -> str:
     """Bring the database at ``url`` to this release's head, under the migration lock, and
     return a note. A database already at a newer, compatible revision (see :func:`judge`)
-    is left alone; an incompatible one raises :class:`SchemaError`. With ``wait_seconds``,
-    first wait that long at most for the database (:func:`wait_for_database`)."""
+    is left alone; an incompatible one raises :class:`SchemaError`. First waits
+    ``wait_seconds`` at most for the database (:func:`wait_for_database`; one try with
+    ``0``)."""
     from server.store.store import Store
 
     engine = create_async_engine(url)
     try:
-        if wait_seconds > 0:
-            await wait_for_database(engine, wait_seconds)
+        await wait_for_database(engine, wait_seconds)
         state = await schema_state(engine)
     finally:
         await engine.dispose()

@@ -9,9 +9,12 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
+import uuid
 from pathlib import Path
 
 import pytest
+from sqlalchemy.engine import make_url
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "integration"))
 from live_helpers import free_port  # noqa: E402
@@ -108,3 +111,110 @@ def test_a_wrong_database_url_option_is_named(tmp_path: Path) -> None:
         err = done.stderr
         assert "--database-url: use postgresql+asyncpg://..." in err and "Traceback" not in err
         assert "s3cret" not in err
+
+
+# -- 2. errors no wait mends ----------------------------------------------------------------
+
+
+def _lasting_cases(tmp_path: Path, base: str | None) -> list[tuple[str, str]]:
+    cases = [
+        (
+            _sqlite(Path("/nonexistent/dir/z.db")),
+            "the directory /nonexistent/dir of the SQLite file does not exist",
+        ),
+        (_sqlite(tmp_path / "a-directory"), "is not a file"),
+    ]
+    (tmp_path / "a-directory").mkdir()
+    (tmp_path / "not-sqlite.db").write_text("not a database, " * 300)
+    cases.append((_sqlite(tmp_path / "not-sqlite.db"), "SQLite: file is not a database"))
+    if base is not None:
+        url = make_url(base)
+        missing = url.set(database=f"zj_missing_{uuid.uuid4().hex[:8]}")
+        cases.append((missing.render_as_string(hide_password=False), "does not exist"))
+        stranger = url.set(username=f"zj_nobody_{uuid.uuid4().hex[:8]}", password="wrong")
+        cases.append((stranger.render_as_string(hide_password=False), "refused the login"))
+    return cases
+
+
+def _check_lasting(cases: list[tuple[str, str]], tmp_path: Path) -> None:
+    for url, says in cases:
+        for args in (["serve", "--port", str(free_port())], ["serve", "--no-migrate"], ["migrate"]):
+            started = time.monotonic()
+            done = _server(args, {"DATABASE_URL": url, "DB_WAIT_SECONDS": "60"}, tmp_path)
+            took = time.monotonic() - started
+            assert done.returncode == 2, (url, args, done.stderr)
+            err = _short(done)
+            assert f"python -m server {args[0]}: DATABASE_URL: " in err and says in err, err
+            assert took < 20, f"{url}: {took:.0f} s (waited for what no wait mends)"
+            assert "wrong" not in err.replace("wrong password", "")
+
+
+def test_what_no_wait_mends_fails_at_once_sqlite(tmp_path: Path) -> None:
+    _check_lasting(_lasting_cases(tmp_path, None), tmp_path)
+    assert not Path("/nonexistent").exists()
+
+
+@pytest.mark.postgres
+def test_what_no_wait_mends_fails_at_once_postgres(postgres_base_url: str, tmp_path: Path) -> None:
+    _check_lasting(_lasting_cases(tmp_path, postgres_base_url)[3:], tmp_path)
+
+
+def test_a_database_that_does_not_answer_is_still_waited_for(tmp_path: Path) -> None:
+    url = f"postgresql+asyncpg://postgres@127.0.0.1:{free_port()}/zhuoji"
+    started = time.monotonic()
+    done = _server(["migrate"], {"DATABASE_URL": url, "DB_WAIT_SECONDS": "2"}, tmp_path)
+    assert time.monotonic() - started >= 2
+    assert done.returncode == 1
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("python -m server migrate: DATABASE_URL: the database did not answer")
+
+
+def _read_only(path: Path, args: list[str], env: dict[str, str], cwd: Path):  # type: ignore[no-untyped-def]
+    """Run ``python -m server ARGS`` with ``path`` (a file or a directory) read-only: by its
+    mode for a user other than root; for root (whom modes do not stop) on a read-only bind
+    mount in a mount namespace of its own (``unshare -m``)."""
+    if os.geteuid() != 0:
+        path.chmod(0o555 if path.is_dir() else 0o444)
+        try:
+            return _server(args, env, cwd)
+        finally:
+            path.chmod(0o755 if path.is_dir() else 0o644)
+    inner = " ".join(
+        [
+            f"mount --bind {path} {path} && mount -o remount,ro,bind {path} && exec",
+            sys.executable,
+            "-m",
+            "server",
+            *args,
+        ]
+    )
+    done = subprocess.run(
+        ["unshare", "-m", "sh", "-c", inner],
+        cwd=cwd,
+        env=_env(env),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    if "mount" in done.stderr and "Traceback" not in done.stderr and done.returncode == 32:
+        pytest.skip(f"no read-only bind mount here: {done.stderr.strip()}")
+    return done
+
+
+def test_a_read_only_sqlite_file_or_directory_is_named(tmp_path: Path) -> None:
+    folder = tmp_path / "data"
+    folder.mkdir()
+    db = folder / "z.db"
+    env = {"DATABASE_URL": _sqlite(db), "DB_WAIT_SECONDS": "60"}
+    assert _server(["migrate"], env, tmp_path).returncode == 0
+    for path, says in (
+        (db, f"the SQLite file {db} is not writable by this process"),
+        (folder, f"the directory {folder} is not writable by this process"),
+    ):
+        for args in (["serve", "--port", str(free_port())], ["migrate"]):
+            done = _read_only(path, args, env, tmp_path)
+            assert done.returncode == 2, done.stderr
+            assert f"python -m server {args[0]}: DATABASE_URL: {says}" in _short(done)
+    fresh = {**env, "DATABASE_URL": _sqlite(folder / "new.db")}
+    done = _read_only(folder, ["migrate"], fresh, tmp_path)
+    assert done.returncode == 2 and f"the directory {folder} is not writable" in _short(done)
