@@ -51,7 +51,7 @@ def database_url(given: str | None) -> str:
 
 
 def _migrate(url: str, wait_seconds: float) -> str:
-    """Migrate (under the migration lock); returns the schema note."""
+    """Migrate (under the migration lock); returns the note of what was done."""
     from server.store import schema
 
     with _database_errors():

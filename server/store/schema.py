@@ -278,24 +278,34 @@ async def wait_for_database(
 
 async def migrate(url: str, *, wait_seconds: float = 0.0) -> str:
     """Bring the database at ``url`` to this release's head, under the migration lock, and
-    return a note. A database already at a newer, compatible revision (see :func:`judge`)
-    is left alone; an incompatible one raises :class:`SchemaError`. First waits
-    ``wait_seconds`` at most for the database (:func:`wait_for_database`; one try with
-    ``0``)."""
+    return a note saying what was done: the schema created (an empty database), upgraded
+    (from which revision), or nothing (already at the head). A database already at a newer,
+    compatible revision (see :func:`judge`) is left alone; an incompatible one raises
+    :class:`SchemaError`. First waits ``wait_seconds`` at most for the database
+    (:func:`wait_for_database`; one try with ``0``)."""
     from server.store.store import Store
 
     engine = create_async_engine(url)
     try:
         await wait_for_database(engine, wait_seconds)
         state = await schema_state(engine)
+        if state.unknown:  # a newer release migrated it: upgrading is not ours to do
+            return judge(state)
+        heads = ", ".join(state.heads)
+        if state.current:
+            return f"database schema already at {heads} (this release's head): nothing to do"
+        with sqlite_migration_lock(url):
+            before = (await schema_state(engine)).revisions  # another run may have gone first
+            await engine.dispose()  # (its idle connection closed before the migration's)
+            store = Store(url)
+            try:
+                await store.migrate()
+            finally:
+                await store.close()
     finally:
         await engine.dispose()
-    if state.unknown:  # a newer release migrated it: upgrading is not ours to do
-        return judge(state)
-    with sqlite_migration_lock(url):
-        store = Store(url)
-        try:
-            await store.migrate()
-        finally:
-            await store.close()
-    return f"database schema at {', '.join(state.heads)} (this release's head)"
+    if set(before) == set(state.heads):
+        return f"database schema already at {heads} (this release's head): nothing to do"
+    if not before:
+        return f"created the database schema at {heads} (this release's head) in an empty database"
+    return f"upgraded the database schema from {', '.join(before)} to {heads} (this release's head)"

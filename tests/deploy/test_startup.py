@@ -218,3 +218,37 @@ def test_a_read_only_sqlite_file_or_directory_is_named(tmp_path: Path) -> None:
     fresh = {**env, "DATABASE_URL": _sqlite(folder / "new.db")}
     done = _read_only(folder, ["migrate"], fresh, tmp_path)
     assert done.returncode == 2 and f"the directory {folder} is not writable" in _short(done)
+
+
+# -- 3. migrate says what it did ------------------------------------------------------------
+
+
+def test_migrate_says_whether_it_created_upgraded_or_did_nothing(tmp_path: Path) -> None:
+    from server.store.schema import script_directory
+
+    script = script_directory()
+    (head,) = script.get_heads()
+    previous = script.get_revision(head).down_revision
+    assert isinstance(previous, str)
+    env = {"DATABASE_URL": _sqlite(tmp_path / "z.db")}
+
+    def migrate() -> str:
+        done = _server(["migrate"], env, tmp_path)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    assert f"created the database schema at {head} (this release's head)" in migrate()
+    assert f"database schema already at {head} (this release's head): nothing to do" in migrate()
+    older = {**env, "DATABASE_URL": _sqlite(tmp_path / "older.db")}
+    alembic = subprocess.run(
+        [sys.executable, "-m", "alembic", "upgrade", previous],
+        cwd=REPO,
+        env=_env(older),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert alembic.returncode == 0, alembic.stderr
+    env = older
+    assert f"upgraded the database schema from {previous} to {head}" in migrate()
+    assert "nothing to do" in migrate()
