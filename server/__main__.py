@@ -2,7 +2,8 @@
 
 * ``serve`` (the default): migrate the database, then run the app with uvicorn;
   ``--no-migrate``: do not migrate, only check that the schema serves this release.
-  Either way it first waits up to ``DB_WAIT_SECONDS`` for the database.
+  Either way it first waits up to ``DB_WAIT_SECONDS`` for the database (then as long for
+  Redis, with ``REDIS_URL``).
 * ``migrate``: Alembic ``upgrade head`` on ``DATABASE_URL`` (serialised against concurrent
   runs; a database already at a newer compatible schema is left alone).
 
@@ -10,7 +11,7 @@ An unusable schema (older than this release, or newer and lacking what it needs)
 ``serve`` and ``migrate`` with a one-paragraph message and exit status 2; so does a
 configuration mistake (a setting that is not of its kind, a ``DATABASE_URL`` of a sync
 driver, a refused login, a database or SQLite file that is not there or not writable), in
-one or two lines naming the variable; a database that never answered within
+one or two lines naming the variable; a database or Redis that never answered within
 ``DB_WAIT_SECONDS``, with status 1 (see :mod:`server.store.schema`).
 * ``replay FILE...``: run recorded hands / fixtures through the engine and check them.
 * ``audit``: check that every settled hand's ledger sums to zero and matches its deltas.
@@ -90,6 +91,17 @@ def _database_errors() -> Iterator[None]:
         raise StartupError(f"DATABASE_URL: {err}", 2) from None
     except schema.DatabaseUnavailable as err:
         raise StartupError(f"DATABASE_URL: {err}", 1) from None
+
+
+def _wait_for_redis(url: str, wait_seconds: float) -> None:
+    from server.bus import RedisMisconfigured, RedisUnavailable, wait_for_redis
+
+    try:
+        asyncio.run(wait_for_redis(url, wait_seconds))
+    except RedisMisconfigured as err:
+        raise StartupError(f"REDIS_URL: {err}", 2) from None
+    except RedisUnavailable as err:
+        raise StartupError(f"REDIS_URL: {err}", 1) from None
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -208,6 +220,8 @@ def _run(args: argparse.Namespace) -> int:
     else:
         note = _migrate(url, settings.db_wait_seconds)
     log.info("%s", note)
+    if settings.redis_url:
+        _wait_for_redis(settings.redis_url, settings.db_wait_seconds)
     # Migrated (or checked) once here: the app's lifespan only re-checks the schema.
     os.environ["MIGRATE"] = "false"
     # The process ends with the app: a stop that overruns SHUTDOWN_SECONDS ends it anyway.

@@ -156,7 +156,7 @@ class Settings(BaseSettings):
             (``python -m server serve --no-migrate``, ``MIGRATE=false``): it only checks
             that the schema serves this release (:mod:`server.store.schema`).
         db_wait_seconds: at start, how long to wait (retrying) for the database to answer
-            before giving up.
+            before giving up, and then for Redis (``python -m server serve``).
         ready_timeout_seconds: each probe of ``/readyz`` (database, Redis) gives up after this.
         api_docs: serve ``/docs``, ``/redoc`` and ``/openapi.json`` (the admin routes are
             never listed); compose turns them off.

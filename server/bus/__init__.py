@@ -183,6 +183,48 @@ def transient(exc: BaseException) -> bool:
     return isinstance(exc, (RedisConnectionError, RedisTimeoutError))
 
 
+class RedisUnavailable(RuntimeError):
+    """Redis did not answer within the wait allowed at start."""
+
+
+class RedisMisconfigured(RuntimeError):
+    """Redis answered and refused us (a wrong password, a database number it lacks): no
+    wait mends it."""
+
+
+async def wait_for_redis(url: str, timeout: float, *, interval: float = 1.0) -> None:
+    """Retry ``PING`` on ``url`` until Redis answers, logging each failure (as
+    :func:`server.store.schema.wait_for_database` does for the database):
+    :class:`RedisUnavailable` after ``timeout`` seconds, :class:`RedisMisconfigured` at
+    once for a refusal."""
+    import asyncio
+    import logging
+    import time
+
+    import redis.asyncio as aioredis
+    from redis.exceptions import AuthenticationError, ResponseError
+
+    log = logging.getLogger(__name__)
+    deadline = time.monotonic() + timeout
+    while True:
+        client = aioredis.Redis.from_url(url, socket_connect_timeout=5, socket_timeout=5)
+        try:
+            await client.ping()
+            return
+        except (AuthenticationError, ResponseError) as err:
+            raise RedisMisconfigured(f"Redis refused: {err}") from None
+        except Exception as err:  # connection refused, DNS, timeout: not up yet
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise RedisUnavailable(
+                    f"Redis did not answer for {timeout:g} s: {type(err).__name__}: {err}"
+                ) from None
+            log.warning("Redis not available yet (%s: %s); retrying", type(err).__name__, err)
+            await asyncio.sleep(min(interval, left))
+        finally:
+            await client.aclose()
+
+
 def make_bus(redis_url: str | None, *, prefix: str = "zhuoji:") -> Bus:
     """A :class:`RedisBus` on ``redis_url`` (channel names get ``prefix``), or a
     :class:`MemoryBus` when ``redis_url`` is ``None`` or empty."""
@@ -201,10 +243,13 @@ __all__ = [
     "Bus",
     "BusError",
     "Payload",
+    "RedisMisconfigured",
+    "RedisUnavailable",
     "Subscription",
     "SubscriptionClosed",
     "encode",
     "group_of",
     "make_bus",
     "transient",
+    "wait_for_redis",
 ]

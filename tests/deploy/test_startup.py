@@ -252,3 +252,34 @@ def test_migrate_says_whether_it_created_upgraded_or_did_nothing(tmp_path: Path)
     env = older
     assert f"upgraded the database schema from {previous} to {head}" in migrate()
     assert "nothing to do" in migrate()
+
+
+# -- 4. Redis at start ----------------------------------------------------------------------
+
+
+def test_a_redis_that_does_not_answer_is_waited_for_then_named(tmp_path: Path) -> None:
+    env = {"DATABASE_URL": _sqlite(tmp_path / "z.db"), "DB_WAIT_SECONDS": "2"}
+    env["REDIS_URL"] = f"redis://127.0.0.1:{free_port()}/0"
+    env["LOG_FORMAT"] = "text"
+    started = time.monotonic()
+    done = _server(["serve", "--port", str(free_port())], env, tmp_path)
+    assert time.monotonic() - started >= 2
+    assert done.returncode == 1, done.stderr
+    assert "Traceback" not in done.stderr and "startup failed" not in done.stderr, done.stderr
+    assert "Redis not available yet" in done.stderr  # (its waiting, logged)
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("python -m server serve: REDIS_URL: Redis did not answer for 2 s: ")
+
+
+@pytest.mark.redis
+def test_a_redis_that_refuses_is_named_at_once(redis_url: str, tmp_path: Path) -> None:
+    env = {"DATABASE_URL": _sqlite(tmp_path / "z.db"), "DB_WAIT_SECONDS": "60"}
+    env["REDIS_URL"] = redis_url.rsplit("/", 1)[0] + "/9999"  # a database it does not have
+    env["LOG_FORMAT"] = "text"
+    started = time.monotonic()
+    done = _server(["serve", "--port", str(free_port())], env, tmp_path)
+    assert time.monotonic() - started < 20
+    assert done.returncode == 2, done.stderr
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("python -m server serve: REDIS_URL: Redis refused: "), done.stderr
+    assert "Traceback" not in done.stderr
