@@ -3,16 +3,18 @@
 * ``serve`` (the default): migrate the database, then run the app with uvicorn;
   ``--no-migrate``: do not migrate, only check that the schema serves this release.
   Either way it first waits up to ``DB_WAIT_SECONDS`` for the database (then as long for
-  Redis, with ``REDIS_URL``).
+  Redis, with ``REDIS_URL``), and refuses to serve a database that another process serves
+  without ``REDIS_URL`` (:func:`server.store.schema.hold_serve_lock`).
 * ``migrate``: Alembic ``upgrade head`` on ``DATABASE_URL`` (serialised against concurrent
   runs; a database already at a newer compatible schema is left alone).
 
 An unusable schema (older than this release, or newer and lacking what it needs) ends
 ``serve`` and ``migrate`` with a one-paragraph message and exit status 2; so does a
 configuration mistake (a setting that is not of its kind, a ``DATABASE_URL`` of a sync
-driver, a refused login, a database or SQLite file that is not there or not writable), in
-one or two lines naming the variable; a database or Redis that never answered within
-``DB_WAIT_SECONDS``, with status 1 (see :mod:`server.store.schema`).
+driver, a refused login, a database or SQLite file that is not there or not writable, another
+process serving the same database without ``REDIS_URL``), in one or two lines naming the
+variable; a database or Redis that never answered within ``DB_WAIT_SECONDS``, with status 1
+(see :mod:`server.store.schema`).
 * ``replay FILE...``: run recorded hands / fixtures through the engine and check them.
 * ``audit``: check that every settled hand's ledger sums to zero and matches its deltas.
 * ``admin rooms|player|hand|leaderboard ...``: the admin's queries, read from the database
@@ -85,7 +87,7 @@ def _database_errors() -> Iterator[None]:
 
     try:
         yield
-    except schema.SchemaError as err:
+    except (schema.SchemaError, schema.ServeLockHeld) as err:
         raise StartupError(str(err), 2) from None
     except schema.DatabaseMisconfigured as err:
         raise StartupError(f"DATABASE_URL: {err}", 2) from None
@@ -206,6 +208,7 @@ def _run(args: argparse.Namespace) -> int:
 
     from server.api.http import uvicorn_options
     from server.logs import log_config
+    from server.store import schema
 
     if args.database_url:
         os.environ["DATABASE_URL"] = database_url(args.database_url)
@@ -220,6 +223,11 @@ def _run(args: argparse.Namespace) -> int:
     else:
         note = _migrate(url, settings.db_wait_seconds)
     log.info("%s", note)
+    # Without REDIS_URL this process runs its rooms alone: none other may serve the database
+    # (each would run the same rooms apart, and their writes would clash); with it, only
+    # processes that share a Redis (server.store.schema.hold_serve_lock).
+    with _database_errors():
+        schema.hold_serve_lock(url, shared=bool(settings.redis_url))
     if settings.redis_url:
         _wait_for_redis(settings.redis_url, settings.db_wait_seconds)
     # Migrated (or checked) once here: the app's lifespan only re-checks the schema.

@@ -24,8 +24,10 @@ import contextlib
 import logging
 import os
 import sqlite3
+import threading
 import time
 from collections.abc import Iterator
+from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -309,3 +311,132 @@ async def migrate(url: str, *, wait_seconds: float = 0.0) -> str:
     if not before:
         return f"created the database schema at {heads} (this release's head) in an empty database"
     return f"upgraded the database schema from {', '.join(before)} to {heads} (this release's head)"
+
+
+#: Key of the PostgreSQL session advisory lock a serving process holds for its life
+#: (:func:`hold_serve_lock`): exclusive without ``REDIS_URL``, shared with it.
+PG_SERVE_LOCK = 7461303932
+
+
+class ServeLockHeld(RuntimeError):
+    """Another server process serves this database in a way this one cannot share."""
+
+
+def _serve_lock_message(shared: bool) -> str:
+    if shared:
+        return (
+            "a server process without REDIS_URL already serves this database, and only it "
+            "may: stop it, or give every process the same REDIS_URL"
+        )
+    return (
+        "another server process already serves this database; without REDIS_URL only one "
+        "process may (each would run the same rooms apart): stop the other one, or give "
+        "every process the same REDIS_URL"
+    )
+
+
+#: What the process holds for its life (a lock file's handle, the lock thread).
+_held: list[Any] = []
+
+
+def hold_serve_lock(url: str, *, shared: bool) -> None:
+    """Hold, for the rest of the process's life, the lock that keeps two server processes
+    without a shared bus off one database: exclusive without ``REDIS_URL`` (``shared``
+    false), shared with it (processes that share a Redis coordinate through it, and none of
+    them may run beside a process without it). :class:`ServeLockHeld` if it is taken.
+
+    SQLite: ``flock`` on ``<database file>-serve.lock`` (released by the kernel however the
+    process ends). PostgreSQL: a session advisory lock (:data:`PG_SERVE_LOCK`, per database)
+    on a connection of its own, kept by a daemon thread that takes the lock again after the
+    connection is lost (PostgreSQL restarted). Nothing for in-memory SQLite and platforms
+    without ``fcntl``."""
+    parsed = make_url(url)
+    if parsed.drivername.startswith("postgresql"):
+        keeper = _PgServeLock(url, shared)
+        keeper.start()
+        keeper.first.result()
+        _held.append(keeper)
+        return
+    path = _sqlite_path(url)
+    if path is None:
+        return
+    try:
+        import fcntl
+    except ImportError:  # Windows: a single local process is the only use there
+        return
+    handle = Path(f"{path}-serve.lock").open("a")
+    try:
+        fcntl.flock(handle.fileno(), (fcntl.LOCK_SH if shared else fcntl.LOCK_EX) | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.close()
+        raise ServeLockHeld(_serve_lock_message(shared)) from None
+    _held.append(handle)
+
+
+class _PgServeLock(threading.Thread):
+    """Holds :data:`PG_SERVE_LOCK` on a connection of its own, on its own event loop;
+    ``first`` is done once the lock was taken (or refused) the first time."""
+
+    def __init__(self, url: str, shared: bool, *, every: float = 5.0) -> None:
+        super().__init__(name="serve-lock", daemon=True)
+        self.url, self.shared, self.every = url, shared, every
+        self.first: Future[None] = Future()
+
+    def run(self) -> None:
+        asyncio.run(self._keep())
+
+    async def _keep(self) -> None:
+        from sqlalchemy.pool import NullPool
+
+        take = "pg_try_advisory_lock_shared" if self.shared else "pg_try_advisory_lock"
+        engine = create_async_engine(self.url, poolclass=NullPool)
+        conn = None
+        failing = False
+        while True:
+            try:
+                async with asyncio.timeout(10):
+                    if conn is None:
+                        conn = await engine.connect()
+                        # no transaction held open for the process's life
+                        await conn.execution_options(isolation_level="AUTOCOMMIT")
+                        got = (
+                            await conn.execute(text(f"SELECT {take}(:key)"), {"key": PG_SERVE_LOCK})
+                        ).scalar()
+                        if not got:
+                            await conn.close()
+                            conn = None
+                            if not self.first.done():
+                                self.first.set_exception(
+                                    ServeLockHeld(_serve_lock_message(self.shared))
+                                )
+                                await engine.dispose()
+                                return
+                            log.error(
+                                "the database's serve lock was taken by another process while "
+                                "the connection holding it was lost: %s",
+                                _serve_lock_message(self.shared),
+                            )
+                        elif failing:
+                            log.warning("serve lock taken again")
+                        failing = False
+                        if not self.first.done():
+                            self.first.set_result(None)
+                    else:
+                        await conn.execute(text("SELECT 1"))
+            except Exception as err:
+                if not self.first.done():
+                    self.first.set_exception(err)
+                    await engine.dispose()
+                    return
+                if not failing:
+                    log.warning(
+                        "the connection holding the serve lock is lost (%s: %s); retrying",
+                        type(err).__name__,
+                        err,
+                    )
+                failing = True
+                if conn is not None:
+                    with contextlib.suppress(Exception):
+                        await conn.invalidate()
+                    conn = None
+            await asyncio.sleep(self.every)

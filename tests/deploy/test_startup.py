@@ -6,6 +6,7 @@ not there say so (and create no SQLite file)."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import subprocess
 import sys
@@ -283,3 +284,77 @@ def test_a_redis_that_refuses_is_named_at_once(redis_url: str, tmp_path: Path) -
     last = done.stderr.strip().splitlines()[-1]
     assert last.startswith("python -m server serve: REDIS_URL: Redis refused: "), done.stderr
     assert "Traceback" not in done.stderr
+
+
+# -- 5. one process per database without REDIS_URL ------------------------------------------
+
+SECOND = "python -m server serve: another server process already serves this database; "
+BESIDE = "python -m server serve: a server process without REDIS_URL already serves this database"
+
+
+def _second_processes_refused(url: str, tmp_path: Path) -> None:
+    """With a process serving ``url`` without ``REDIS_URL``: another one, without it or
+    with it, is refused in one line; once the first stops, another starts."""
+    from processes import ServerProcess
+
+    env = {"DATABASE_URL": url, "REDIS_URL": "", "ADMIN_TOKEN": "", "DB_WAIT_SECONDS": "5"}
+    first = ServerProcess(env, tmp_path / "first.log")
+    try:
+        first.wait_ready()
+        for more, says in (({}, SECOND), ({"REDIS_URL": "redis://127.0.0.1:6379/0"}, BESIDE)):
+            done = _server(["serve", "--port", str(free_port())], {**env, **more}, tmp_path)
+            assert done.returncode == 2, done.stderr
+            assert says in done.stderr and "Traceback" not in done.stderr, done.stderr
+            assert done.stderr.strip().splitlines()[-1].startswith(says)
+        assert first.proc.poll() is None
+    finally:
+        first.kill()  # (even a process killed outright leaves its lock behind)
+    again = ServerProcess(env, tmp_path / "again.log")
+    try:
+        again.wait_ready()
+    finally:
+        again.stop()
+
+
+def test_a_second_process_on_one_sqlite_file_without_redis_is_refused(tmp_path: Path) -> None:
+    _second_processes_refused(_sqlite(tmp_path / "zhuoji.db"), tmp_path)
+
+
+@pytest.mark.postgres
+def test_a_second_process_on_one_postgres_database_without_redis_is_refused(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    _second_processes_refused(postgres_url, tmp_path)
+
+
+@pytest.mark.postgres
+async def test_the_postgres_serve_lock_is_taken_again_after_its_connection_is_lost(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    import asyncpg
+    from processes import ServerProcess
+
+    from server.store.schema import PG_SERVE_LOCK
+
+    holder = f"""SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted
+        AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+        AND ((classid::bigint << 32) | objid::bigint) = {PG_SERVE_LOCK}"""
+    env = {"DATABASE_URL": postgres_url, "REDIS_URL": "", "ADMIN_TOKEN": "", "LOG_FORMAT": "text"}
+    app = ServerProcess(env, tmp_path / "app.log", args=["--log-level", "info"])
+    dsn = make_url(postgres_url).set(drivername="postgresql").render_as_string(False)
+    conn = await asyncpg.connect(dsn)
+    try:
+        app.wait_ready()
+        pid = await conn.fetchval(holder)
+        assert pid is not None
+        await conn.execute("SELECT pg_terminate_backend($1)", pid)
+        deadline = time.monotonic() + 30
+        while await conn.fetchval(holder) in (None, pid):
+            assert time.monotonic() < deadline, app.output()
+            await asyncio.sleep(0.2)
+        assert "serve lock taken again" in app.output()
+        done = _server(["serve", "--port", str(free_port())], env, tmp_path)
+        assert done.returncode == 2 and SECOND in done.stderr, done.stderr
+    finally:
+        await conn.close()
+        app.stop()
