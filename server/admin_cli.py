@@ -17,8 +17,10 @@ Every command takes ``--since``/``--until`` (ISO-8601; ``until`` exclusive; igno
 the pages to the end). Output: one JSON object per line, or CSV with ``--csv`` (the API's
 CSV). When more rows follow, ``next: <cursor>`` goes to stderr. Names may repeat, profile ids
 never: a seat name is matched exactly (case-sensitive). Exit status 0; 1 for an unknown room,
-hand or profile or a bad cursor; 2 for bad arguments (a ``--limit`` outside 1..1000, an unknown
-game or status, ``--until`` not after ``--since``).
+hand or profile or a bad cursor, or a database that does not answer; 2 for bad arguments (a
+``--limit`` outside 1..1000, an unknown game or status, ``--until`` not after ``--since``) or a
+database it cannot use (no SQLite file there: none is created; a refused login; a schema this
+release does not read), in one line.
 """
 
 from __future__ import annotations
@@ -99,7 +101,16 @@ async def _run(args: argparse.Namespace, url: str) -> int:
     from server.api.admin import to_csv
     from server.store import NotFound, Store
     from server.store import admin as queries
+    from server.store.schema import check_readable, tool_error
 
+    try:
+        await check_readable(url)  # (creates no SQLite file)
+    except Exception as err:
+        known = tool_error(err)
+        if known is None:
+            raise
+        print(f"python -m server admin {args.what}: {known[0]}", file=sys.stderr)
+        return known[1]
     store = Store(url)
     rng = queries.Range(args.since, args.until)
     rows: list[dict[str, Any]] = []
@@ -139,6 +150,12 @@ async def _run(args: argparse.Namespace, url: str) -> int:
                 break
     except (NotFound, queries.BadCursor) as err:
         print(f"python -m server admin {args.what}: {err}", file=sys.stderr)
+        return 1
+    except Exception as err:  # the database went away mid-way
+        known = tool_error(err)
+        if known is None:
+            raise
+        print(f"python -m server admin {args.what}: {known[0]}", file=sys.stderr)
         return 1
     finally:
         await store.close()

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import sys
 from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
@@ -104,12 +105,22 @@ async def _replay_problems(store: Store, hand: HandRecord, where: str) -> list[s
 
 
 async def _run(url: str) -> int:
-    store = Store(url)
+    from server.store.schema import check_readable, tool_error
+
     try:
-        problems = await audit(store)
-        hands = len(await store.all_hands())
-    finally:
-        await store.close()
+        await check_readable(url)  # (creates no SQLite file)
+        store = Store(url)
+        try:
+            problems = await audit(store)
+            hands = len(await store.all_hands())
+        finally:
+            await store.close()
+    except Exception as err:
+        known = tool_error(err)
+        if known is None:
+            raise
+        print(f"python -m server audit: {known[0]}", file=sys.stderr)
+        return max(known[1], 2)  # (1 means "problems found")
     for line in problems:
         print(line)
     print(f"audited {hands} hands: {len(problems)} problem(s)")
@@ -118,7 +129,8 @@ async def _run(url: str) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Audit the database at ``--database-url`` (default: ``DATABASE_URL``). Returns the exit
-    status: 0 if sound, 1 if any problem was printed."""
+    status: 0 if sound, 1 if any problem was printed, 2 if the database cannot be read (one
+    line on stderr)."""
     from server.config import database_url_problem, get_settings
 
     parser = argparse.ArgumentParser(prog="python -m server audit", description=__doc__)

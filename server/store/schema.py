@@ -278,6 +278,50 @@ async def wait_for_database(
             await asyncio.sleep(min(interval, left))
 
 
+async def check_readable(url: str, *, probe_timeout: float = 10.0) -> None:
+    """For a tool that reads the database and must not create one (the admin CLI, the
+    audit): the database is there, answers at once and has a schema this release reads.
+    :class:`DatabaseMisconfigured` (a missing SQLite file, a refused login, ...),
+    :class:`DatabaseUnavailable` (no answer; not waited for) or :class:`SchemaError`."""
+    problem = sqlite_problem(url, create=False)
+    if problem:
+        raise DatabaseMisconfigured(problem)
+    engine = create_async_engine(url)
+    try:
+        try:
+            async with asyncio.timeout(probe_timeout):
+                async with engine.connect() as conn:
+                    await conn.execute(_probe(conn.dialect.name))
+        except Exception as err:
+            problem = lasting_problem(err)
+            if problem:
+                raise DatabaseMisconfigured(problem) from None
+            raise DatabaseUnavailable(
+                f"the database did not answer: {type(err).__name__}: {err}"
+            ) from None
+        judge(await schema_state(engine))
+    finally:
+        await engine.dispose()
+
+
+def tool_error(err: BaseException) -> tuple[str, int] | None:
+    """A database error met by a command-line tool as ``(one line, exit status)``: 2 for
+    what the host must fix, 1 for a database that does not answer or failed mid-way; ``None``
+    for any other error (a bug: let its traceback show)."""
+    from sqlalchemy.exc import DBAPIError
+
+    if isinstance(err, DatabaseMisconfigured):
+        return f"DATABASE_URL: {err}", 2
+    if isinstance(err, SchemaError):
+        return str(err), 2
+    if isinstance(err, DatabaseUnavailable):
+        return f"DATABASE_URL: {err}", 1
+    if isinstance(err, (DBAPIError, OSError, TimeoutError)):
+        orig = getattr(err, "orig", None) or err
+        return f"DATABASE_URL: the database failed: {type(orig).__name__}: {orig}", 1
+    return None
+
+
 async def migrate(url: str, *, wait_seconds: float = 0.0) -> str:
     """Bring the database at ``url`` to this release's head, under the migration lock, and
     return a note saying what was done: the schema created (an empty database), upgraded

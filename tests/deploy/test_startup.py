@@ -358,3 +358,46 @@ async def test_the_postgres_serve_lock_is_taken_again_after_its_connection_is_lo
     finally:
         await conn.close()
         app.stop()
+
+
+# -- 6. the admin CLI and the audit on a database that is not there ---------------------------
+
+TOOLS = (["audit"], ["admin", "rooms"], ["admin", "leaderboard"])
+
+
+def test_tools_on_a_mistyped_sqlite_path_create_nothing(tmp_path: Path) -> None:
+    typo = tmp_path / "zhuoij.db"
+    for args in TOOLS:
+        done = _server(args, {"DATABASE_URL": _sqlite(typo)}, tmp_path)
+        assert done.returncode == 2, done.stderr
+        err = _short(done, most=1)
+        assert f"python -m server {' '.join(args)}: DATABASE_URL: " in err
+        assert f"there is no SQLite database at {typo}" in err
+    assert list(tmp_path.iterdir()) == []
+    empty = tmp_path / "empty.db"
+    empty.touch()
+    for args in TOOLS:
+        done = _server(args, {"DATABASE_URL": _sqlite(empty)}, tmp_path)
+        assert done.returncode == 2, done.stderr
+        assert "the database has no schema yet" in _short(done, most=1)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["empty.db"]
+
+
+def test_tools_on_a_database_that_does_not_answer(tmp_path: Path) -> None:
+    url = f"postgresql+asyncpg://postgres@127.0.0.1:{free_port()}/zhuoji"
+    for args in TOOLS:
+        done = _server(args, {"DATABASE_URL": url}, tmp_path)
+        assert done.returncode != 0
+        err = _short(done, most=1)
+        assert (
+            f"python -m server {' '.join(args)}: DATABASE_URL: the database did not answer" in err
+        )
+
+
+@pytest.mark.postgres
+def test_tools_on_a_missing_postgres_database(postgres_base_url: str, tmp_path: Path) -> None:
+    url = make_url(postgres_base_url).set(database=f"zj_missing_{uuid.uuid4().hex[:8]}")
+    for args in TOOLS:
+        done = _server(args, {"DATABASE_URL": url.render_as_string(False)}, tmp_path)
+        assert done.returncode == 2, done.stderr
+        assert "does not exist (check the database name" in _short(done, most=1)
