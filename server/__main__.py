@@ -79,6 +79,22 @@ def _check(url: str, wait_seconds: float) -> str:
         return asyncio.run(run())
 
 
+def _wait_for_database(url: str, wait_seconds: float) -> None:
+    """`schema.wait_for_database` on an engine of its own (its errors: the caller's)."""
+    from sqlalchemy.ext.asyncio import create_async_engine
+
+    from server.store import schema
+
+    async def run() -> None:
+        engine = create_async_engine(url)
+        try:
+            await schema.wait_for_database(engine, wait_seconds)
+        finally:
+            await engine.dispose()
+
+    asyncio.run(run())
+
+
 @contextlib.contextmanager
 def _database_errors() -> Iterator[None]:
     """The start-up checks' errors as :class:`StartupError`: 2 for what the host must fix,
@@ -218,16 +234,18 @@ def _run(args: argparse.Namespace) -> int:
     logging.config.dictConfig(logging_config)
     log = logging.getLogger("server.main")
     url = settings.database_url
+    # Without REDIS_URL this process runs its rooms alone: none other may serve the database
+    # (each would run the same rooms apart, and their writes would clash); with it, only
+    # processes that share a Redis (server.store.schema.hold_serve_lock). Taken before any
+    # migration: a process refused (a newer release started by mistake) changes nothing.
+    with _database_errors():
+        _wait_for_database(url, settings.db_wait_seconds)
+        schema.hold_serve_lock(url, shared=bool(settings.redis_url))
     if args.no_migrate:
         note = _check(url, settings.db_wait_seconds)
     else:
         note = _migrate(url, settings.db_wait_seconds)
     log.info("%s", note)
-    # Without REDIS_URL this process runs its rooms alone: none other may serve the database
-    # (each would run the same rooms apart, and their writes would clash); with it, only
-    # processes that share a Redis (server.store.schema.hold_serve_lock).
-    with _database_errors():
-        schema.hold_serve_lock(url, shared=bool(settings.redis_url))
     if settings.redis_url:
         _wait_for_redis(settings.redis_url, settings.db_wait_seconds)
     # Migrated (or checked) once here: the app's lifespan only re-checks the schema.

@@ -306,6 +306,8 @@ def _second_processes_refused(url: str, tmp_path: Path) -> None:
             assert done.returncode == 2, done.stderr
             assert says in done.stderr and "Traceback" not in done.stderr, done.stderr
             assert done.stderr.strip().splitlines()[-1].startswith(says)
+            # refused before any migration: it did not touch the schema another serves
+            assert "schema" not in done.stdout + done.stderr, done.stdout + done.stderr
         assert first.proc.poll() is None
     finally:
         first.kill()  # (even a process killed outright leaves its lock behind)
