@@ -33,7 +33,7 @@ const L = {
     totals: "{who} · 局数 {hands} · 胡牌 {wins} 次 · 积分 {points}", adjustment: "调整",
     game_any: "全部", game_guiyang: "贵阳捉鸡", game_jintan: "金坛麻将",
     by_game: "两种玩法的分值大小不同，分开看：{games}", game_points: "{game} {hands} 局 {points} 分",
-    token_refused: "令牌无效", admin_off: "管理功能未开启：服务器没有设置 ADMIN_TOKEN", yes: "是", no: "否",
+    token_refused: "令牌无效", yes: "是", no: "否",
     status_open: "等人", status_playing: "进行中", status_between: "局间", status_finished: "已结束",
     status_dissolved: "已解散", kind_void: "作废", kind_adjust: "调整",
   },
@@ -54,7 +54,7 @@ const L = {
     totals: "{who} · hands {hands} · wins {wins} · points {points}", adjustment: "adjustment",
     game_any: "any", game_guiyang: "Guiyang Zhuoji", game_jintan: "Jintan",
     by_game: "the games' points are of different sizes, apart: {games}", game_points: "{game} {hands} hands {points} points",
-    token_refused: "The token was refused", admin_off: "The admin API is off: the server has no ADMIN_TOKEN", yes: "yes", no: "no",
+    token_refused: "The token was refused", yes: "yes", no: "no",
     status_open: "open", status_playing: "playing", status_between: "between hands",
     status_finished: "finished", status_dissolved: "dissolved", kind_void: "void", kind_adjust: "adjustment",
   },
@@ -386,8 +386,7 @@ $("login").addEventListener("submit", async (ev) => {
   // ones from this address (the right one waits too)
   const body = await r.json().catch(() => ({}));
   logout();
-  const off = r.status === 404 && body.detail && body.detail.code === "admin_off";
-  alert(r.status === 403 ? at("token_refused") : off ? at("admin_off") : apiError(r.status, body)());
+  alert(r.status === 403 ? at("token_refused") : apiError(r.status, body)());
 });
 $("logout").addEventListener("click", () => logout());
 $("query").addEventListener("submit", (ev) => { ev.preventDefault(); show(); });
