@@ -39,7 +39,7 @@ const S = {
   sessionOver: false,
   lastEvent: null,
   lastDiscardSeen: null,
-  discardIsLatest: true, // no kong / flower since the last discard (the centre shows it)
+  discardIsLatest: true, // no claim / kong / flower since the last discard (the centre shows it)
   autoSeats: [],
   readySeats: [],
   pollTimer: null,
@@ -787,9 +787,9 @@ function noteEvents(msg) {
   if (evs.length) S.lastEvent = evs[evs.length - 1];
   for (const ev of evs) {
     if (ev.type === 'discard') S.lastDiscardSeen = { seat: ev.seat, tile: ev.tile };
-    // a kong or a flower laid since the discard: the table has moved on, the centre shows
-    // that, not the discard (still marked in its river)
-    if (['discard', 'kong', 'kong_declared', 'flower'].includes(ev.type)) S.discardIsLatest = ev.type === 'discard';
+    // a claim, a kong or a flower since the discard: the table has moved on, the centre
+    // shows that, not the discard (still marked in its river unless it was claimed)
+    if (['discard', 'pong', 'chow', 'kong', 'kong_declared', 'flower'].includes(ev.type)) S.discardIsLatest = ev.type === 'discard';
     noteEvent(ev);
   }
 }

@@ -100,9 +100,16 @@ def test_a_jintan_hand_with_a_chosen_chow_to_its_settlement(
         # 1条 is 一条 at a Jintan table: 幺鸡 is Guiyang's chicken
         assert page.evaluate("import('./tiles.js').then(m => m.tileName('1s'))") == "1条"
 
-        seen = {"chow": False, "turned": 0}
+        seen = {"chow": False, "turned": 0, "claimed": False, "after_claim": 0}
 
         def check(p: Any, seat: int, st: Any) -> None:
+            # after this seat's chow or pong the centre no longer shows the claimed tile as
+            # the last discard ("机器人2 打出 3条" above "你 碰 3条")
+            if seen["claimed"]:
+                seen["claimed"] = False
+                assert p.locator("#last-discard .center-tile").count() == 0
+                seen["after_claim"] += 1
+            seen["claimed"] = st.action["kind"] in ("chow", "pong")
             # a chow turns the tile it took (in its place in the run), not its lowest
             for sv in st.view["seats"]:
                 k = sv["seat"]
@@ -128,6 +135,7 @@ def test_a_jintan_hand_with_a_chosen_chow_to_its_settlement(
 
         play_scripted({0: page}, hand, check)
         assert seen["chow"] and seen["turned"]  # (a chow not of its lowest tile was met)
+        assert seen["after_claim"]
         page.wait_for_selector("#settle-row-0", timeout=30000)
         s = hand.settlement
         ledger = [r for r in live.ledger(code) if r["hand_no"] == 1]
