@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from conftest import LiveServer
 from scripted import Hand, find_seed
+from test_jintan_table import create_jintan_room
 from test_live import add_bots, create_room, new_page, phone_page, play_scripted
 from test_review import assert_one_line
 
@@ -218,6 +219,22 @@ _LANDSCAPE = """() => {
     const r = box(e);
     if (out(r) || under(r)) bad.push([s, Math.round(r.top), Math.round(r.bottom)]);
   }
+  // your river above the pinned hand, your name and score clear of the claim buttons
+  const dock = box(document.querySelector('#dock'));
+  for (const e of document.querySelectorAll('#my-river .tile')) {
+    const r = box(e);
+    if (r.bottom > dock.top + 0.5) bad.push(['#my-river .tile', Math.round(r.bottom), dock.top]);
+  }
+  const acts = document.querySelector('#actions');
+  if (acts.children.length) {
+    const a = box(acts);
+    for (const e of document.querySelectorAll('#my-head > *')) {
+      const r = box(e);
+      if (r.bottom > a.top + 0.5 && r.top < a.bottom && r.right > a.left && r.left < a.right) {
+        bad.push(['#my-head covered', e.className || e.id]);
+      }
+    }
+  }
   return { bad, scroll: document.documentElement.scrollHeight, height: innerHeight,
            acts: document.querySelectorAll('#actions .act').length };
 }"""
@@ -228,40 +245,46 @@ def _late_claim_offer(hand: Hand) -> bool:
     return any(
         st.view["phase"] != "turn"
         and st.view["wall_count"] < 20
-        and any(a["kind"] in ("pong", "kong", "win") for a in st.legal)
+        and any(a["kind"] in ("pong", "chow", "kong", "win") for a in st.legal)
         for st in hand.of(0)
     )
 
 
-@pytest.mark.parametrize(("width", "height"), [(812, 375), (1280, 800)])
+@pytest.mark.parametrize(
+    ("game", "width", "height"),
+    [("guiyang", 812, 375), ("jintan", 667, 375), ("guiyang", 1280, 800)],
+)
 def test_a_phone_on_its_side_shows_the_whole_table_on_one_screen(
-    browser: Any, live: LiveServer, shots_dir: Path, width: int, height: int
+    browser: Any, live: LiveServer, shots_dir: Path, game: str, width: int, height: int
 ) -> None:
-    """812x375 (a phone in landscape): the table on one screen, the status line, the
-    opponents' names, the centre, your hand and, late in a hand, the claim buttons all
-    inside it and none under the top bar (it was 519 px high and scrolled itself, the
-    pinned bar over the opponents' names, the hand half below the edge with 碰 / 过).
-    1280x800: the same with the rivers' tiles a size up (24 px wide, hard to tell apart)."""
+    """A phone in landscape (812x375, and 667x375 with Jintan's flowers): at every turn of
+    a hand the table is on one screen: the status line, the opponents' names, the centre,
+    your river above your hand, your hand and the claim buttons (over your river's far end,
+    never over your name and score) all inside it and none under the top bar (it was 519 px
+    high and scrolled itself, the pinned bar over the opponents' names, the hand half below
+    the edge with 碰 / 过; later the page grew with the rivers and the pinned hand lay over
+    your discards). 1280x800: the same with the rivers' tiles a size up (24 px wide)."""
     phone = width < 900
     ctx, page = new_page(browser, width, height, is_mobile=phone, has_touch=phone)
     try:
-        code = create_room(page, live.base, "横屏")
-        hand = find_seed(live.room(code)["options"], _late_claim_offer, prefix="landscape")
+        if game == "jintan":
+            code = create_jintan_room(page, live.base, "横屏")
+        else:
+            code = create_room(page, live.base, "横屏")
+        options = live.room(code)["options"]
+        hand = find_seed(options, _late_claim_offer, prefix="landscape", game=game)
         live.fix_seeds(code, [hand.seed])
         add_bots(page)
         page.wait_for_selector("#hand .hand-tile", timeout=15000)
-        g = page.evaluate(_LANDSCAPE)
-        assert g["bad"] == [] and g["scroll"] <= g["height"], g
-        page.screenshot(path=str(shots_dir / f"fit-landscape-{width}.png"))
         seen = []
 
         def check(p: Any, seat: int, st: Any) -> None:
-            if st.view["phase"] != "turn" and st.view["wall_count"] < 20 and not seen:
+            if st.view["phase"] != "turn":
                 p.wait_for_selector("#actions .act")
-                g = p.evaluate(_LANDSCAPE)
-                assert g["acts"] and g["bad"] == [], g
-                assert g["scroll"] <= g["height"], g
-                p.screenshot(path=str(shots_dir / f"fit-landscape-claim-{width}.png"))
+            g = p.evaluate(_LANDSCAPE)
+            assert g["bad"] == [] and g["scroll"] <= g["height"], (st.view["wall_count"], g)
+            if st.view["phase"] != "turn" and st.view["wall_count"] < 20 and not seen:
+                p.screenshot(path=str(shots_dir / f"fit-landscape-claim-{game}-{width}.png"))
                 if not phone:
                     sizes = p.locator("#board .river .tile").evaluate_all(
                         "els => els.map(e => e.getBoundingClientRect().width)"
