@@ -38,7 +38,6 @@ const S = {
   readySent: false,
   sessionOver: false,
   lastEvent: null,
-  lastDiscardSeen: null,
   discardIsLatest: true, // no claim / kong / flower since the last discard (the centre shows it)
   autoSeats: [],
   readySeats: [],
@@ -454,7 +453,7 @@ function enterRoom(code, seatInfo) {
   Object.assign(S, {
     code, seat: seatInfo && seatInfo.seat !== undefined ? seatInfo.seat : null,
     token: seatInfo ? seatInfo.token : null, room: null, view: null, legal: [], deadline: null, bankFrom: null,
-    lastDiscardSeen: null, discardIsLatest: true, roomPolled: null, settlement: null, settlementOpen: false, endedSeen: false, readySent: false, autoSeats: [], readySeats: [], sessionOver: false, pending: false,
+    discardIsLatest: true, roomPolled: null, settlement: null, settlementOpen: false, endedSeen: false, readySent: false, autoSeats: [], readySeats: [], sessionOver: false, pending: false,
     seen: null, syncPending: false, answeredPrompt: null, vote: null, voteResult: null, confirmDissolve: false, standings: null, dissolved: false,
   });
   $('#lobby').hidden = true;
@@ -608,7 +607,7 @@ function onMessage(msg) {
       S.answeredPrompt = null;
       noteSeen(msg, false);
       if (typeof msg.prompt === 'number') S.prompt = msg.prompt; // the decision `legal` belongs to
-      if (msg.version === 0) { S.lastDiscardSeen = null; S.discardIsLatest = true; S.eventText = ''; }
+      if (msg.version === 0) { S.discardIsLatest = true; S.eventText = ''; }
       if (msg.version !== undefined) S.version = msg.version;
       if (msg.seat !== undefined) S.seat = msg.seat;
       if (msg.room) {
@@ -786,7 +785,6 @@ function noteEvents(msg) {
   const evs = eventsOf(msg);
   if (evs.length) S.lastEvent = evs[evs.length - 1];
   for (const ev of evs) {
-    if (ev.type === 'discard') S.lastDiscardSeen = { seat: ev.seat, tile: ev.tile };
     // a claim, a kong or a flower since the discard: the table has moved on, the centre
     // shows that, not the discard (still marked in its river unless it was claimed)
     if (['discard', 'pong', 'chow', 'kong', 'kong_declared', 'flower'].includes(ev.type)) S.discardIsLatest = ev.type === 'discard';
@@ -1103,9 +1101,8 @@ function meldsEl(sv, owner, open = false) {
   return box;
 }
 
-/** The latest discard still in its river: ``{seat, tile, index?}``. The view's
- *  ``last_discard`` (claim window) or ``river_last`` (also after a reload), else what this
- *  page saw last. */
+/** The latest discard still in its river: ``{seat, tile, index?}``, from the view's
+ *  ``last_discard`` (claim window) or ``river_last`` (so also after a reload), else null. */
 function lastDiscard() {
   const v = S.view;
   if (v && v.last_discard) return v.last_discard;
@@ -1114,8 +1111,7 @@ function lastDiscard() {
     const d = ds[v.river_last.index];
     return { seat: v.river_last.seat, index: v.river_last.index, tile: typeof d === 'string' ? d : d && d.tile };
   }
-  if (v && 'river_last' in v) return null;
-  return S.lastDiscardSeen;
+  return null;
 }
 
 function riverEl(i, sv) {

@@ -13,7 +13,11 @@ from typing import Any
 from conftest import LiveServer
 from scripted import Hand, find_seed
 from test_live import add_bots, as_rows, new_page, payment_rows, play_scripted
-from test_table_explained import _added_kong_by, check_added_kong_centre
+from test_table_explained import (
+    _added_kong_by,
+    check_added_kong_centre,
+    check_last_discard_after_reload,
+)
 
 from server.rules.dealing import roll_dice
 
@@ -100,7 +104,7 @@ def test_a_jintan_hand_with_a_chosen_chow_to_its_settlement(
         # 1条 is 一条 at a Jintan table: 幺鸡 is Guiyang's chicken
         assert page.evaluate("import('./tiles.js').then(m => m.tileName('1s'))") == "1条"
 
-        seen = {"chow": False, "turned": 0, "claimed": False, "after_claim": 0}
+        seen = {"chow": False, "turned": 0, "claimed": False, "after_claim": 0, "reload": 0}
 
         def check(p: Any, seat: int, st: Any) -> None:
             # after this seat's chow or pong the centre no longer shows the claimed tile as
@@ -110,6 +114,11 @@ def test_a_jintan_hand_with_a_chosen_chow_to_its_settlement(
                 assert p.locator("#last-discard .center-tile").count() == 0
                 seen["after_claim"] += 1
             seen["claimed"] = st.action["kind"] in ("chow", "pong")
+            # a reload marks the last discard again (the view's river_last, as Guiyang's)
+            last = st.view["river_last"]
+            if not seen["reload"] and last is not None and st.action["kind"] == "discard":
+                check_last_discard_after_reload(p, last)
+                seen["reload"] += 1
             # a chow turns the tile it took (in its place in the run), not its lowest
             for sv in st.view["seats"]:
                 k = sv["seat"]
@@ -135,7 +144,7 @@ def test_a_jintan_hand_with_a_chosen_chow_to_its_settlement(
 
         play_scripted({0: page}, hand, check)
         assert seen["chow"] and seen["turned"]  # (a chow not of its lowest tile was met)
-        assert seen["after_claim"]
+        assert seen["after_claim"] and seen["reload"]
         page.wait_for_selector("#settle-row-0", timeout=30000)
         s = hand.settlement
         ledger = [r for r in live.ledger(code) if r["hand_no"] == 1]

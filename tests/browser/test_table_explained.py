@@ -133,21 +133,8 @@ def test_melds_hints_and_reload(live: LiveServer, browser: Any, shots_dir: Path)
                 seen["hints"] += 1
             if seen["men_dou"] and not seen["reload"] and st.action["kind"] == "discard":
                 _shots(page, shots_dir, "melds-men-dou")
-                last = v["river_last"]
-                if last is not None:
-                    page.reload()
-                    page.wait_for_selector("#hand .hand-tile.playable", timeout=15000)
-                    river = (
-                        "#my-river"
-                        if last["seat"] == 0
-                        else (f'#opponents .seat-panel[data-seat="{last["seat"]}"] .river')
-                    )
-                    page.wait_for_selector(f"{river} .tile.last-discard", timeout=5000)
-                    idx = page.locator(f"{river} .tile").evaluate_all(
-                        "els => els.findIndex(e => e.classList.contains('last-discard'))"
-                    )
-                    assert idx == last["index"]
-                    assert page.locator(".tile.last-discard").count() == 1
+                if v["river_last"] is not None:
+                    check_last_discard_after_reload(page, v["river_last"])
                     seen["reload"] += 1
 
         play_scripted({0: page}, hand, check)
@@ -606,6 +593,21 @@ def test_who_was_ready_is_marked(live: LiveServer, browser: Any, shots_dir: Path
         assert not page.errors, page.errors  # type: ignore[attr-defined]
     finally:
         ctx.close()
+
+
+def check_last_discard_after_reload(page: Any, last: dict[str, int]) -> None:
+    """Reload ``page`` on its turn to discard: the river tile the view's ``river_last``
+    names (``{"seat", "index"}``, seat 0 the page's) is marked again, and no other."""
+    page.reload()
+    page.wait_for_selector("#hand .hand-tile.playable", timeout=15000)
+    seat = last["seat"]
+    river = "#my-river" if seat == 0 else f'#opponents .seat-panel[data-seat="{seat}"] .river'
+    page.wait_for_selector(f"{river} .tile.last-discard", timeout=5000)
+    idx = page.locator(f"{river} .tile").evaluate_all(
+        "els => els.findIndex(e => e.classList.contains('last-discard'))"
+    )
+    assert idx == last["index"]
+    assert page.locator(".tile.last-discard").count() == 1
 
 
 def _added_kong_by(seat: int) -> Any:

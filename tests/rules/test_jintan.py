@@ -738,3 +738,16 @@ def test_deal_is_determined_by_the_seed() -> None:
     held = sum(sum(h) for h in a.hands) + sum(len(f) for f in a.flowers)
     assert held + a.wall_count == 144
     assert jintan.view(a, 0)["seed"] is None
+
+
+def test_river_last_marks_the_latest_discard_until_it_is_claimed() -> None:
+    """The view's public ``river_last`` (docs/protocol.md), as Guiyang's: the discard nobody
+    took, for every audience; none once a pong took it."""
+    state = build(["4p 9s +", None, None, None], wall="2s")
+    assert jintan.view(state, 1)["river_last"] is None
+    state = close_window(play(state, [[0, "discard", "9s"]]))
+    assert state.phase == "turn" and state.turn == 1
+    for seat in (None, 0, 1, 2):
+        assert jintan.view(state, seat)["river_last"] == {"seat": 0, "index": 0}
+    state = play(build(["4p +", "44p +", None, None]), [[0, "discard", "4p"], [1, "pong"]])
+    assert state.melds[1] and jintan.view(state, None)["river_last"] is None

@@ -21,6 +21,7 @@ from functools import cache
 from zoneinfo import ZoneInfo
 
 from ..dealing import roll_dice, seed_hash, shuffle_and_deal
+from ..events import river_last
 from ..hand import is_complete
 from ..tiles import (
     NUM_KINDS,
@@ -762,18 +763,6 @@ def _own_part(state: State, s: int) -> OwnPart:
     return part
 
 
-def _river_last(state: State) -> dict[str, int] | None:
-    """The latest discard while it still lies in its river (not claimed): ``{"seat",
-    "index"}`` (its place in that seat's ``discards``), else None. Public: everyone saw it."""
-    if state.last_discard is None:
-        return None
-    seat, tile = state.last_discard
-    river = state.discards[seat]
-    if not river or river[-1].claimed or river[-1].tile != tile:
-        return None
-    return {"seat": seat, "index": len(river) - 1}
-
-
 def view(state: State, seat: int | None, hints: bool = True) -> dict[str, object]:
     """The state as ``seat`` sees it (None = spectator), JSON-able (§13, docs/protocol.md).
 
@@ -818,7 +807,7 @@ def views(state: State, seats: Sequence[int | None], hints: bool = True) -> list
         "robbing": tile_name(state.rob_tile)
         if state.phase == "rob" and state.rob_tile is not None
         else None,
-        "river_last": _river_last(state),
+        "river_last": river_last(state.last_discard, state.discards),
     }
     seen = _Seen(state)
     settlement = settle(state) if state.ended else None

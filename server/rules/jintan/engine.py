@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 from ..dealing import roll_dice, seed_hash, shuffle_and_deal
 from ..errors import IllegalAction
+from ..events import river_last
 from ..hand import is_complete
 from ..tiles import (
     FIRST_FLOWER,
@@ -611,6 +612,7 @@ def view(state: State, seat: int | None) -> dict[str, object]:
         "robbing": tile_name(state.rob_tile)
         if state.phase == "rob" and state.rob_tile is not None
         else None,
+        "river_last": river_last(state.last_discard, state.discards),
         # the deal's flower replacements, in order (§J2): who laid which flower (the tiles
         # drawn for them stay their seats' own)
         "deal_flowers": [
