@@ -801,7 +801,7 @@ function noteEvent(ev) {
     case 'chow': text = `${who} ${t('act_chow')} ${(ev.tiles || []).map(tileName).join('')}`; break;
     case 'flower': text = `${who} ${t('bu_hua')} ${tn}`; break;
     // which kong (补杠, 转弯豆, ...): a bare 杠 beside the last discard read as a kong of it
-    case 'kong': case 'kong_declared': text = `${who} ${douText(ev.kind) || (KONG_TAGS[ev.kind] && ev.kind.endsWith('_kong') ? t(KONG_TAGS[ev.kind]) : t('act_kong'))} ${tn}`; break;
+    case 'kong': case 'kong_declared': text = `${who} ${kongName(ev.kind)} ${tn}`; break;
     case 'win': {
       const ws = (ev.winners || []).map(seatName).join(', ');
       text = `${ws} ${t('act_win')} ${tn}${winKindText(ev.kind) ? ' · ' + winKindText(ev.kind, true) : ''}`;
@@ -1052,6 +1052,8 @@ function flowersEl(sv) {
 
 // Guiyang's kongs are 豆 (闷 / 明 / 转弯), Jintan's 暗杠 / 明杠 / 补杠
 const KONG_TAGS = { men_dou: 'tag_men_dou', ming_dou: 'tag_ming_dou', zhuan_wan_dou: 'tag_zhuan_wan_dou', concealed_kong: 'tag_concealed_kong', exposed_kong: 'tag_exposed_kong', added_kong: 'tag_added_kong' };
+/** A kong's name in an event line: Guiyang's 豆 by its term (闷豆), Jintan's by its tag (补杠), else 杠. */
+const kongName = (kind) => douText(kind) || (KONG_TAGS[kind] ? t(KONG_TAGS[kind]) : t('act_kong'));
 
 /** Which tile of a claimed meld is turned, as at a real table: it points at the seat it came
  *  from, seen from the meld's owner: 上家 (left) the first tile, 对家 the middle one, 下家
