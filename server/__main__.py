@@ -241,10 +241,8 @@ def _run(args: argparse.Namespace) -> int:
     with _database_errors():
         _wait_for_database(url, settings.db_wait_seconds)
         schema.hold_serve_lock(url, shared=bool(settings.redis_url))
-    if args.no_migrate:
-        note = _check(url, settings.db_wait_seconds)
-    else:
-        note = _migrate(url, settings.db_wait_seconds)
+    # (the database answered above: one try each)
+    note = _check(url, 0) if args.no_migrate else _migrate(url, 0)
     log.info("%s", note)
     if settings.redis_url:
         _wait_for_redis(settings.redis_url, settings.db_wait_seconds)
