@@ -225,6 +225,15 @@ _LANDSCAPE = """() => {
     const r = box(e);
     if (r.bottom > dock.top + 0.5) bad.push(['#my-river .tile', Math.round(r.bottom), dock.top]);
   }
+  // the centre keeps at least one line, and the discard it shows lies inside it
+  const c = box(document.querySelector('#center'));
+  if (c.height < 30) bad.push(['#center', Math.round(c.height)]);
+  for (const e of document.querySelectorAll('#center .center-tile')) {
+    const r = box(e);
+    if (r.top < c.top - 0.5 || r.bottom > c.bottom + 0.5) {
+      bad.push(['#center .center-tile', Math.round(r.bottom), Math.round(c.bottom)]);
+    }
+  }
   const acts = document.querySelector('#actions');
   if (acts.children.length) {
     const a = box(acts);
