@@ -591,3 +591,29 @@ def test_huang_zhuang_two_players_dealer_not_ready() -> None:
     assert payments(s) == {(0, 1, "cha_jiao"): 7, (0, 1, "cha_que"): 2}
     deltas_are(s, [-9, 9])
     assert s["next_dealer"] == 0
+
+
+# ---------------------------------------------------------------------------- 12. §5 硬报
+
+
+def test_ying_bao_on_the_first_draw_after_another_seat_ponged() -> None:
+    # §5: 硬报 is a self-draw win on one's first draw of the hand with no meld made; a pong by
+    # another seat before that draw (here seat 2 pongs the dealer's 9m, skipping seat 1's
+    # turn) changes neither. hu: 平胡 1 + 自摸 1 = 2 from each (§8.1); 硬报 20 from each
+    # (§8.5). Seat 2's pong of 9m holds no chicken (turned 5s: 6s). Deltas: 3 x 22 = 66.
+    state = build(["9m +", W, "99m 9p +", None], "8p 8p 4p 5s")
+    actions = [
+        [0, "discard", "9m"],
+        [2, "pong"],
+        [2, "discard", "9p"],
+        [3, "discard_drawn"],
+        [0, "discard_drawn"],
+        [1, "self_draw"],
+    ]
+    s = settle(play(state, actions))
+    assert s["win_kind"] == "zi_mo" and s["winners"] == [1] and s["ready"] == [1]
+    assert payments(s) == {
+        **{(p, 1, "hu"): 2 for p in (0, 2, 3)},
+        **{(p, 1, "ying_bao"): 20 for p in (0, 2, 3)},
+    }
+    deltas_are(s, [-22, 66, -22, -22])
