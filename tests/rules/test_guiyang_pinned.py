@@ -617,3 +617,24 @@ def test_ying_bao_on_the_first_draw_after_another_seat_ponged() -> None:
         **{(p, 1, "ying_bao"): 20 for p in (0, 2, 3)},
     }
     deltas_are(s, [-22, 66, -22, -22])
+
+
+# ---------------------------------------------------------------------------- 13. §8.3 热炮, 明豆
+
+
+@pytest.mark.parametrize(("scoring", "value"), [("yi_kou_er", 1 + 1), ("yi_kou_san", 3 + 1)])
+def test_re_pao_after_a_ming_dou(scoring: str, value: int) -> None:
+    # Seat 2 kongs the dealer's 6s (明豆), draws 9s from the back and discards 4p (234m 567m
+    # 35p 99s, ready on 4p); seat 1 (W, 平胡 without 豆) wins on it: 热炮 (§8.3: "a seat
+    # kongs, draws the replacement, and its discard right after is won", any kind of kong).
+    # §9.1: 平胡 + 热炮 1 from seat 2 alone. §9.5: seat 2 is burned, so the 明豆 the dealer
+    # would pay it (1, §9.2) is dropped. Turned 2s: 3s, held by nobody in R.
+    state = build(["6s +", W, "666s 234m 567m 35p 9s 4p", None], "2s", "9s", scoring=scoring)
+    final = play(state, [[0, "discard", "6s"], [2, "kong"], [2, "discard", "4p"], [1, "win"]])
+    assert [(m.kind, m.from_seat) for m in final.melds[2]] == [("ming_dou", 0)]
+    s = settle(final)
+    assert s["win_kind"] == "re_pao" and s["winners"] == [1]
+    assert s["burned"] == [2] and s["ready"] == [1, 2]
+    assert payments(s) == {(2, 1, "hu"): value}
+    deltas_are(s, [0, value, -value, 0])
+    assert s["next_dealer"] == 1
