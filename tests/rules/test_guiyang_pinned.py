@@ -638,3 +638,68 @@ def test_re_pao_after_a_ming_dou(scoring: str, value: int) -> None:
     assert payments(s) == {(2, 1, "hu"): value}
     deltas_are(s, [0, value, -value, 0])
     assert s["next_dealer"] == 1
+
+
+# ---------------------------------------------------------------------------- 14. §9.1, §9.2 豆
+
+
+def test_dou_of_a_ready_seat_that_did_not_win_is_paid_by_every_other_seat() -> None:
+    # §9.2: 豆 are paid for the kongs of every seat in R (the winners and every other ready
+    # seat), not only the winner's. Seat 2 makes a 闷豆 of 6s, draws 9s from the back,
+    # discards its drawn 8p and is ready on 4p (234m 567m 35p 99s); seat 1 self-draws 4p.
+    # hu: 2 from each (§8.1). dou: 闷豆 2 to seat 2 from each other seat, the winner too.
+    # Turned 2s: 3s, held by nobody in R. Deltas: 0: -4; 1: 6 - 2 = 4; 2: -2 + 6 = 4; 3: -4.
+    state = build(["9m +", W, "6666s 234m 567m 35p 9s", None], "8p 8p 8p 8p 4p 2s", "9s")
+    actions = [
+        [0, "discard", "9m"],
+        [1, "discard_drawn"],
+        [2, "kong", "6s"],
+        [2, "discard", "8p"],
+        [3, "discard_drawn"],
+        [0, "discard_drawn"],
+        [1, "self_draw"],
+    ]
+    s = settle(play(state, actions))
+    assert s["win_kind"] == "zi_mo" and s["winners"] == [1] and s["ready"] == [1, 2]
+    assert payments(s) == {
+        **{(p, 1, "hu"): 2 for p in (0, 2, 3)},
+        **{(p, 2, "dou"): 2 for p in (0, 1, 3)},
+    }
+    deltas_are(s, [-4, 4, 4, -4])
+
+
+def test_two_winners_dou_and_chickens_are_settled_once() -> None:
+    # §9.1: "With several winners each is paid separately; 豆 and chickens below are settled
+    # once." Seat 2 makes a 闷豆 (as above: 平胡 on 4p, allowed on a discard by its 豆, §7);
+    # seat 3 holds a 大对子 waiting on 4p alone. The dealer draws 4p and discards it; both win.
+    # hu: 0 pays seat 2 平胡 1 and seat 3 大对子 5 (§8.2). dou: seat 2's 闷豆, 2 from each
+    # other seat, once (§9.2). ji: turned 2s makes 3s a chicken: seat 3's three 3s, 3 from
+    # each other seat, once (§9.3). Next dealer: the first winner from the dealer, seat 2.
+    # Deltas: 0: -1 - 5 - 2 - 3 = -11; 1: -2 - 3 = -5; 2: 1 + 6 - 3 = 4; 3: 5 + 9 - 2 = 12.
+    state = build(
+        ["9m +", None, "6666s 234m 567m 35p 9s", "111m 222p 333s 555m 4p"],
+        "8p 8p 8p 4p 2s",
+        "9s",
+    )
+    actions = [
+        [0, "discard", "9m"],
+        [1, "discard_drawn"],
+        [2, "kong", "6s"],
+        [2, "discard", "8p"],
+        [3, "discard_drawn"],
+        [0, "discard_drawn"],
+        [2, "win"],
+        [3, "win"],
+    ]
+    s = settle(play(state, actions))
+    assert s["win_kind"] == "dian_pao" and sorted(s["winners"]) == [2, 3]
+    assert s["hand_types"] == {"2": "ping_hu", "3": "da_dui_zi"}
+    assert s["ready"] == [2, 3]
+    assert payments(s) == {
+        (0, 2, "hu"): 1,
+        (0, 3, "hu"): 5,
+        **{(p, 2, "dou"): 2 for p in (0, 1, 3)},
+        **{(p, 3, "ji"): 3 for p in (0, 1, 2)},
+    }
+    deltas_are(s, [-11, -5, 4, 12])
+    assert s["next_dealer"] == 2
