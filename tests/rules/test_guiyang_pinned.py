@@ -703,3 +703,56 @@ def test_two_winners_dou_and_chickens_are_settled_once() -> None:
     }
     deltas_are(s, [-11, -5, 4, 12])
     assert s["next_dealer"] == 2
+
+
+# ---------------------------------------------------------------------------- 15. §8.4 抢杠
+
+
+def test_qiang_gang_multiple_winners_off_first_from_the_robbed_seat() -> None:
+    # §3: with multiple_winners off, "the first winner in turn order from the discarder wins";
+    # for a robbed kong the tile is the robbed seat's (§8.4). Seats 1 and 3 both rob seat 2's
+    # added 4p: from seat 2 the order is 3, 0, 1, so seat 3 alone wins, paid 3 x (平胡 1 +
+    # 自摸 1) = 6 by seat 2 (§8.4, §9.1). Next dealer: the winner (§10.3).
+    state = build(
+        ["4p +", W, "44p 9m +", "123m 456m 789m 56p 99s"],
+        "8p 8p 8p 4p 5s",
+        multiple_winners=False,
+    )
+    s = settle(play(state, [*ROB, [1, "win"], [3, "win"]]))
+    assert s["win_kind"] == "qiang_gang" and s["winners"] == [3]
+    assert s["burned"] == [2]
+    assert payments(s) == {(2, 3, "hu"): 6}
+    deltas_are(s, [0, 0, -6, 6])
+    assert s["next_dealer"] == 3
+
+
+def test_qiang_gang_of_the_dealers_kong_under_lian_zhuang() -> None:
+    # Seat 2 deals (streak 2) and is robbed. §9.1: "For 抢杠 the robbed seat pays (n-1) times
+    # the self-draw value it would itself have paid": the dealer would have paid 平胡 1 +
+    # 自摸 1 + N 2 (§8.1, §10.2), so 3 x 4 = 12. Seat 2 discards 9s; seat 3 discards 4p and
+    # seat 2 pongs it, later draws the last 4p and adds the kong; seat 1 (W) robs it.
+    # Turned 5s: 6s, nobody in R holds one.
+    state = build(
+        [None, W, "44p 9m 9s +", "4p +"],
+        "8p 8p 8p 8p 4p 5s",
+        dealer=2,
+        streak=2,
+        scoring="lian_zhuang",
+    )
+    actions = [
+        [2, "discard", "9s"],
+        [3, "discard", "4p"],
+        [2, "pong"],
+        [2, "discard", "9m"],
+        [3, "discard_drawn"],
+        [0, "discard_drawn"],
+        [1, "discard_drawn"],
+        [2, "kong", "4p"],
+    ]
+    state = play(state, actions)
+    assert state.phase == "rob" and legal(state, 1) == {WIN, PASS}
+    s = settle(play(state, [[1, "win"]]))
+    assert s["win_kind"] == "qiang_gang" and s["winners"] == [1] and s["burned"] == [2]
+    assert payments(s) == {(2, 1, "hu"): 3 * (1 + 1 + 2)}
+    deltas_are(s, [0, 12, -12, 0])
+    assert s["next_dealer"] == 1
