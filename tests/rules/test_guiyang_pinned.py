@@ -756,3 +756,79 @@ def test_qiang_gang_of_the_dealers_kong_under_lian_zhuang() -> None:
     assert payments(s) == {(2, 1, "hu"): 3 * (1 + 1 + 2)}
     deltas_are(s, [0, 12, -12, 0])
     assert s["next_dealer"] == 1
+
+
+# ---------------------------------------------------------------------------- 16. §9.3 chickens
+
+
+def test_a_turned_chicken_in_the_meld_of_a_seat_not_ready_costs_nothing() -> None:
+    # §9.3 item 2: a seat not in R pays for the 1s it discarded or holds in a meld, "nothing
+    # for turned chickens that are not 1s". Turned 5s makes 6s a chicken; seat 3 (not ready)
+    # pongs the dealer's 6s. Seat 1 (W) self-draws: only hu, 2 from each (§8.1).
+    state = build(["6s +", W, None, "66s 9p +"], "8p 8p 8p 8p 3s 4p 5s")
+    actions = [
+        [0, "discard", "6s"],
+        [3, "pong"],
+        [3, "discard", "9p"],
+        [0, "discard_drawn"],
+        [1, "discard_drawn"],
+        [2, "discard_drawn"],
+        [3, "discard_drawn"],
+        [0, "discard_drawn"],
+        [1, "self_draw"],
+    ]
+    final = play(state, actions)
+    assert [m.kind for m in final.melds[3]] == ["pong"]
+    s = settle(final)
+    assert s["ready"] == [1] and s["turned"] == "5s" and "6s" in s["chickens"]
+    assert payments(s) == {(p, 1, "hu"): 2 for p in (0, 2, 3)}
+    deltas_are(s, [-2, 6, -2, -2])
+
+
+def test_a_discard_that_is_won_on_is_not_a_chicken_of_its_ready_discarder() -> None:
+    # 满堂鸡 (§9.3) counts the discards "that nobody claimed". Seat 2 reports (waits 9s) and
+    # must discard its drawn 4p; seat 1 (W) wins on it (杀报). Turned 3p makes 4p a chicken:
+    # the won 4p is seat 1's (1 from each other seat); seat 2 (in R) has its concealed 4p of
+    # 345p (1 from each other seat), and not the 4p it discarded.
+    # hu: 平胡 1 + 杀报 10 from seat 2 (§8.2, §8.5).
+    # Deltas: 0: -2; 1: 11 + 3 - 1 = 13; 2: -11 - 1 + 3 = -9; 3: -2.
+    state = build(["9m +", W, "234m 567m 345p 678p 8s", None], "9p 9s 9p 9p 9p 4p 3p")
+    actions = [
+        [0, "discard", "9m"],
+        [1, "discard_drawn"],
+        [2, "discard", "8s", {"bao_ting": True}],
+        [3, "discard_drawn"],
+        [0, "discard_drawn"],
+        [1, "discard_drawn"],
+        [2, "discard", "4p"],
+        [1, "win"],
+    ]
+    s = settle(play(state, actions))
+    assert s["winners"] == [1] and s["ready"] == [1, 2] and s["turned"] == "3p"
+    assert payments(s) == {
+        (2, 1, "hu"): 1,
+        (2, 1, "sha_bao"): 10,
+        **{(p, 1, "ji"): 1 for p in (0, 2, 3)},
+        **{(p, 2, "ji"): 1 for p in (0, 1, 3)},
+    }
+    deltas_are(s, [-2, 13, -9, -2])
+
+
+def test_chui_feng_ji_voids_the_ze_ren_ji_too() -> None:
+    # §9.6 吹风鸡: a turned 5p settles no chicken of any kind, "no 冲锋鸡, 责任鸡 or 包鸡
+    # payments". Seat 1 pongs the dealer's first 1s (责任鸡, §9.3 item 3) and self-draws 2p:
+    # only hu stands, 平胡 1 + 自摸 1 = 2 from each (§8.1).
+    state = build(
+        ["1s 9m +", "11s 123m 456m 789m 2p 5p", None, None], "8p 8p 8p 2p 5p", chui_feng_ji=True
+    )
+    actions = [
+        [0, "discard", "1s"],
+        [1, "pong"],
+        [1, "discard", "5p"],
+        *ROUND[2:],
+        [1, "self_draw"],
+    ]
+    s = settle(play(state, actions))
+    assert s["turned"] == "5p" and s["chui_feng"] and s["chickens"] == []
+    assert payments(s) == {(p, 1, "hu"): 2 for p in (0, 2, 3)}
+    deltas_are(s, [-2, 6, -2, -2])
