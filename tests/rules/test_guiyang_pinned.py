@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from tests.rules.scenario import build, by_reason, drain, legal, payments, play, settle
-from tests.rules.test_guiyang_rules import ROB, ROUND, W11, W, each_pays, zimo
+from tests.rules.test_guiyang_rules import ROB, ROUND, VOID_M, W11, W_NO_S, W, each_pays, zimo
 
 WIN = ("win", None, False)
 PASS = ("pass", None, False)
@@ -832,3 +832,37 @@ def test_chui_feng_ji_voids_the_ze_ren_ji_too() -> None:
     assert s["turned"] == "5p" and s["chui_feng"] and s["chickens"] == []
     assert payments(s) == {(p, 1, "hu"): 2 for p in (0, 2, 3)}
     deltas_are(s, [-2, 6, -2, -2])
+
+
+# ---------------------------------------------------------------------------- 17. §9.4 原缺
+
+
+def test_yuan_que_is_collected_by_a_seat_that_is_not_ready() -> None:
+    # §9.4: "a seat whose void suit was absent from its starting tiles collects 3 from each
+    # other seat": not only seats in R. 三丁拐: the dealer voids m (holds 2m 7m: 查缺 2 to
+    # the one seat in R); seat 1 (W_NO_S, void s, none held) self-draws 4p; seat 2 voids p,
+    # never held a p, and is not ready. hu: 2 from each (§8.1).
+    # Deltas: 0: -2 - 2 - 3 - 3 = -10; 1: 4 + 2 + 6 - 3 = 9; 2: -2 - 3 + 6 = 1.
+    state = build([VOID_M, W_NO_S, "13579m 2468s 789s 9s"], "8p 8p 8p 4p 5s", players=3)
+    actions = [
+        [0, "ding_que", "m"],
+        [1, "ding_que", "s"],
+        [2, "ding_que", "p"],
+        [0, "discard", "9s"],
+        [1, "discard_drawn"],
+        [2, "discard_drawn"],
+        [0, "discard_drawn"],
+        [1, "self_draw"],
+    ]
+    s = settle(play(state, actions))
+    assert s["winners"] == [1] and s["ready"] == [1]
+    assert payments(s) == {
+        (0, 1, "hu"): 2,
+        (2, 1, "hu"): 2,
+        (0, 1, "cha_que"): 2,
+        (0, 1, "yuan_que"): 3,
+        (2, 1, "yuan_que"): 3,
+        (0, 2, "yuan_que"): 3,
+        (1, 2, "yuan_que"): 3,
+    }
+    deltas_are(s, [-10, 9, 1])
