@@ -127,6 +127,14 @@ def test_dan_diao_is_chosen_over_da_dui_zi() -> None:
         assert classify("55m", pongs("1m", "2m", "3m", "4m"), column) == "qing_dan_diao"
 
 
+def test_triplets_that_could_be_read_as_runs_are_da_dui_zi() -> None:
+    # §6.2: 111m 222m 333m is also 123m three times; the hand satisfies 大对子 (5 / 5 / 8), the
+    # single highest type, not 平胡 (1 / 1 / 3).
+    for column in COLUMNS:
+        assert classify("111m 222m 333m 444p 55s", [], column) == "da_dui_zi"
+    assert values("standard")["da_dui_zi"] == 5
+
+
 def test_one_suit_triplets_is_qing_da_dui_not_qing_yi_se() -> None:
     for column in COLUMNS:
         assert classify("111m 222m 333m 555m 99m", [], column) == "qing_da_dui"
