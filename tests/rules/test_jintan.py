@@ -157,6 +157,15 @@ def test_fan_of_each_pattern(
     assert s.capped == capped
 
 
+def test_dui_dui_hu_when_the_triplets_could_also_be_read_as_runs() -> None:
+    # §J6: 对对胡 is "standard shape, all triplets/kongs": 111m 222m 333m is also 123m three
+    # times, but the hand can be read as all triplets, so it is 对对胡; with the honours it is
+    # 混一色 too: 2 番. 花: the concealed 555z, 2 (§J5). (10 + 2 × 5) × 2^2 = 80.
+    s = scored("111m 222m 333m 555z 11z", "5z")
+    assert set(s.fan) == {"hun_yi_se", "dui_dui_hu"}
+    assert (s.hua_total, s.points, s.capped) == (2, 80, False)
+
+
 def test_seven_pairs_with_four_equal_tiles_self_drawn_pay_qi_dui() -> None:
     # §J4: 1111m are two pairs; the 7z drawn makes 七对 (§J6, 2 番): (10 + 0 × 5) × 2^2 = 40 each
     state = build(["1z +", "1111m 22m 33p 44p 55s 7z", None, None], "7z")
@@ -277,6 +286,19 @@ def test_a_fan_is_enough_to_win_on_a_discard() -> None:
     s = settle(play(state, [[0, "discard", "5z"], [1, "win"]]))
     assert set(s["payments"][0]["detail"]["fan"]) == {"dui_dui_hu", "du_diao"}
     assert s["deltas"] == [-40, 40, 0, 0]
+
+
+def test_du_diao_alone_is_a_fan_that_wins_on_a_discard() -> None:
+    # §J4 一花起胡: a win on a discard needs a 花 or a 番; 独吊 (§J6, 1 番) is one. Seat 1 has no
+    # flower and waits on 5s alone (123m 456m 789m 123p 5s): it wins on the dealer's 5s,
+    # (10 + 0 × 5) × 2^1 = 20 from the discarder (§J7).
+    state = play(build(["5s +", "123m 456m 789m 123p 5s", None, None]), [[0, "discard", "5s"]])
+    assert ("win", None, ()) in legal(state, 1)
+    s = settle(play(state, [[1, "win"]]))
+    assert s["win_kind"] == "dian_pao" and s["winners"] == [1]
+    assert s["payments"][0]["detail"]["fan"] == ["du_diao"]
+    assert payments(s) == {(0, 1): 20}
+    assert s["deltas"] == [-20, 20, 0, 0] and s["next_dealer"] == 1
 
 
 def test_gang_kai_pays_as_a_self_draw_with_one_more_fan() -> None:
@@ -555,6 +577,25 @@ def test_chow_only_from_the_previous_seat_with_a_choice_of_runs() -> None:
     assert state.turn == 1 and state.melds[1][0].tiles == tuple(map(tile_index, ("3m", "4m", "5m")))
     assert state.hands[1][tile_index("2m")] == 1
     assert not any(a.kind == "self_draw" for a in jintan.legal_actions(state, 1))
+
+
+@pytest.mark.parametrize(
+    ("discard", "held", "chow"),
+    [
+        ("3z", "1z 2z", False),
+        ("5z", "6z 7z", False),
+        ("1p", "8m 9m", False),
+        ("9m", "1p 2p", False),
+        ("7m", "8m 9m", True),  # control: a run of one suit
+    ],
+)
+def test_no_chow_of_honours_or_across_suits(discard: str, held: str, chow: bool) -> None:
+    # §J3: a chow is a run, and runs are "three consecutive tiles of one suit" (guiyang.md
+    # §6.1): winds and dragons make none, and 8m 9m 1p is no run.
+    state = build([f"{discard} +", f"{held} +", None, None])
+    state = play(state, [[0, "discard", discard]])
+    chows = {a.tiles for a in jintan.legal_actions(state, 1) if a.kind == "chow"}
+    assert chows == ({tuple(held.split())} if chow else set())
 
 
 def test_pong_beats_a_chow_answered_first() -> None:
