@@ -302,6 +302,31 @@ def test_soft_report_winner_on_the_dealers_discard_under_lian_zhuang() -> None:
     assert s["next_dealer"] == 1
 
 
+def test_soft_reported_winner_on_a_soft_reported_discarder_ruan_bao_and_sha_bao() -> None:
+    # Both report on their first discard: seat 1 (waits 1p / 4p) and seat 2 (waits 9s); seat
+    # 2 must discard its drawn 4p and seat 1 wins on it. §9.1: 平胡 1 + 软报 10 (§8.5) in the
+    # hu payment; §8.5 杀报: seat 2 pays 10 more, a separate payment. R = {1, 2}; turned 2s:
+    # 3s, held by neither. Deltas: 1: 11 + 10 = 21; 2: -21.
+    state = build(
+        ["9m +", "123m 456m 789m 23p 5s 9s", "234m 567m 345p 678p 8s", None],
+        "5s 9s 8p 8p 8p 4p 2s",
+    )
+    actions = [
+        [0, "discard", "9m"],
+        [1, "discard", "9s", {"bao_ting": True}],  # drew 5s: 123m 456m 789m 23p 55s
+        [2, "discard", "8s", {"bao_ting": True}],  # drew 9s: 234m 567m 345p 678p 9s
+        [3, "discard_drawn"],
+        [0, "discard_drawn"],
+        [1, "discard_drawn"],
+        [2, "discard_drawn"],  # 4p
+        [1, "win"],
+    ]
+    s = settle(play(state, actions))
+    assert s["win_kind"] == "dian_pao" and s["winners"] == [1] and s["ready"] == [1, 2]
+    assert payments(s) == {(2, 1, "hu"): 1 + 10, (2, 1, "sha_bao"): 10}
+    assert s["deltas"] == [0, 21, -21, 0]
+
+
 def test_sha_bao_two_winners_with_the_dealer_under_lian_zhuang() -> None:
     # 连庄 N=2, dealer seat 3. Seat 2 reports (waits 9s) and must discard its drawn 4p;
     # seats 1 (waits 1p / 4p) and 3 (the dealer, waits 4p / 7p) both win 平胡 on it (杀报).
