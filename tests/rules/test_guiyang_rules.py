@@ -1063,6 +1063,22 @@ def test_pong_resolves_once_the_seat_that_could_win_passes() -> None:
     assert state.turn == 3  # play continues from the claimer
 
 
+def test_win_beats_a_kong_answered_first() -> None:
+    # §3: win > kong. Seat 2 holds three 7p and claims the exposed kong first; seat 3 (清一色,
+    # 123p 456p 999p 55p 68p, waits 7p) wins: 10 from the discarder (§6.2, §8.2), and seat 2
+    # keeps its three 7p.
+    state = build(["7p +", None, "777p +", "123p 456p 999p 55p 68p"], "5s")
+    state, _ = guiyang.apply(state, 0, Action("discard", tile="7p"))
+    assert legal(state, 2) == {KONG, PONG, PASS}
+    state, _ = guiyang.apply(state, 2, Action("kong"))
+    assert state.phase == "claim" and not guiyang.claims_decided(state)
+    s = settle(play(state, [[3, "win"]]))
+    assert s["winners"] == [3] and not state.melds[2] and state.hands[2][15] == 3  # 7p
+    assert s["hand_types"] == {"3": "qing_yi_se"}
+    assert payments(s) == {(0, 3, "hu"): 10}
+    assert s["deltas"] == [-10, 0, 0, 10]
+
+
 def two_winners(multiple_winners: bool, answers: list[list]) -> dict:
     state = build(["4p +", None, DD_2, DD_3], "4s", multiple_winners=multiple_winners)
     return settle(play(state, [[0, "discard", "4p"], *answers]))
