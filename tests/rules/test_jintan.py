@@ -557,6 +557,25 @@ def test_eight_flowers_win_at_once_at_the_cap() -> None:
     assert all(p["detail"]["capped"] for p in s["payments"])  # paid at the cap
 
 
+def test_eight_flowers_with_an_open_honour_pong() -> None:
+    # §J2: eight flowers win at once, "paid as a self-draw at the cap"; the cap is (底数 + 花数
+    # × 花分值) × 4 (§J6) and the winner's 花 (§J5) are its 8 flowers and its exposed honour
+    # triplet (1): (10 + 9 × 5) × 4 = 220 from each other seat. Seat 1 holds seven flowers
+    # (replaced at the deal), pongs the dealer's 5z, and draws the eighth on its next turn.
+    state = build(
+        ["5z +", "1234567f 55z 123m 4m", None, None],
+        "3z 4z 6z 8f",
+        "9m 9p 9s 7z 8m 8p 8s",
+    )
+    state = play(state, [[0, "discard", "5z"], [1, "pong"], [1, "discard", "7z"]])
+    state = play(state, [[2, "discard_drawn"], [3, "discard_drawn"], [0, "discard_drawn"]])
+    s = settle(close_window(state))
+    assert s["win_kind"] == "ba_hua" and s["winners"] == [1]
+    assert s["payments"][0]["detail"]["hua_total"] == 9
+    assert payments(s) == {(0, 1): 220, (2, 1): 220, (3, 1): 220}
+    assert s["deltas"] == [-220, 660, -220, -220] and s["next_dealer"] == 1
+
+
 def test_eight_flowers_at_the_deal_end_the_hand_before_any_move() -> None:
     state = build(["5z +", None, "1234567f 123m 456p", None], back="8f")
     assert state.ended and jintan.acting_seats(state) == []
