@@ -2005,6 +2005,32 @@ def test_the_deal_rolls_two_dice_from_the_shuffles_generator() -> None:
     assert build([None] * 4).dice is None and guiyang.view(build([None] * 4), 0)["dice"] is None
 
 
+@pytest.mark.parametrize(("players", "dealer"), [(4, 2), (3, 1), (2, 0)])
+def test_the_deal_follows_the_table_custom(players: int, dealer: int) -> None:
+    # §2: "4 tiles x 3 rounds, then 1 each, the dealer 1 more", seat by seat from the dealer,
+    # from the front of the shuffled tiles; the rest is the wall in draw order. Labelled
+    # tiles show where each seat's tiles come from in the shuffle.
+    import random
+
+    from server.rules.dealing import shuffle_and_deal
+
+    labels = [f"t{i}" for i in range(108)]
+    shuffled = list(labels)
+    random.Random("custom").shuffle(shuffled)
+    hands, wall = shuffle_and_deal(labels, "custom", players, dealer)
+    for i in range(players):
+        seat = (dealer + i) % players
+        taken = [
+            p for r in range(3) for p in range(4 * (r * players + i), 4 * (r * players + i) + 4)
+        ]
+        taken.append(12 * players + i)
+        if seat == dealer:
+            taken.append(13 * players)
+        assert hands[seat] == [shuffled[p] for p in taken]
+    assert [len(h) for h in hands] == [14 if s == dealer else 13 for s in range(players)]
+    assert wall == shuffled[13 * players + 1 :]
+
+
 def test_kong_replacement_comes_from_the_back_of_the_wall() -> None:
     state = build(["9m +", "7777s +", None, None], "8p", "3s")
     state = play(state, [[0, "discard", "9m"], [1, "kong", "7s"]])
