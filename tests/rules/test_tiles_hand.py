@@ -19,6 +19,7 @@ from server.rules.tiles import (
     format_tiles,
     from_counts,
     full_set,
+    full_set_with_honours_and_flowers,
     parse_tiles,
     suit_of,
     tile_index,
@@ -75,6 +76,21 @@ def test_full_set_is_108_tiles_four_of_each_without_honours() -> None:
     assert len(tiles) == 108
     assert to_counts(tiles) == [4] * 27
     assert {t[1] for t in tiles} == {"m", "p", "s"}
+
+
+def test_jintan_set_is_144_tiles_with_honours_and_eight_flowers() -> None:
+    # jintan.md §J1: four of each number tile and of 1z..7z (东南西北 白发中), one each of the
+    # eight flowers 1f..8f: 108 + 28 + 8 = 144; compact forms work as for suits.
+    from collections import Counter
+
+    tiles = full_set_with_honours_and_flowers()
+    assert len(tiles) == 144
+    kinds = Counter(tiles)
+    assert {t for t in kinds if t[1] in "mps"} == set(full_set())
+    assert all(kinds[t] == 4 for t in full_set())
+    assert {t: kinds[t] for t in kinds if t[1] == "z"} == {f"{r}z": 4 for r in range(1, 8)}
+    assert {t: kinds[t] for t in kinds if t[1] == "f"} == {f"{r}f": 1 for r in range(1, 9)}
+    assert parse_tiles("1122z 1234f") == ["1z", "1z", "2z", "2z", "1f", "2f", "3f", "4f"]
 
 
 def test_counts_round_trip_and_compact_formatting() -> None:
