@@ -201,6 +201,7 @@ function renderTable() {
   const table = $('rp-table');
   table.replaceChildren(...st.seats.map((_, i) => seatEl(i, st, answers, lastDiscard)));
   table.dataset.players = String(st.seats.length);
+  $('rp-board').dataset.players = String(st.seats.length);
   $('rp-now').replaceChildren(
     h('span', { class: 'rp-step-no', text: rt('step', { n: R.pos }) }), ' ',
     h('b', { id: 'rp-action', text: actionText(frame.step, R.pos) }), ' ',
@@ -410,7 +411,25 @@ function staticTexts(game = 'guiyang') {
   $('rp-pos').setAttribute('aria-label', rt('pos'));
 }
 
+/** The top bar's and the controls' heights as CSS variables: on a phone the table takes the
+ *  screen between them (replay.css). */
+function watchBars() {
+  const root = document.documentElement.style;
+  const set = () => {
+    root.setProperty('--rp-top', `${$('topbar').offsetHeight}px`);
+    root.setProperty('--rp-bar', `${$('rp-controls').offsetHeight}px`);
+  };
+  if (typeof ResizeObserver === 'function') {
+    const ro = new ResizeObserver(set);
+    ro.observe($('topbar'));
+    ro.observe($('rp-controls'));
+  }
+  addEventListener('resize', set);
+  set();
+}
+
 setLang(getLang());
 staticTexts();
 bind();
+watchBars();
 load();
