@@ -26,7 +26,7 @@ const L = {
     play_title: '播放 / 暂停', fwd_title: '前进一步', last: '结尾 ▶|', last_title: '跳到结尾', speed: '速度',
     pos: '步数', log: '全部步骤', start: '开局', step: '第 {n} 步', wall_left: '余牌 {n}', acting: '行动中',
     river: '牌河', waits: '听', ding_que: '定缺', bao_ting: '（报听）', seat: '座位{n}',
-    settlement: '结算', deltas_seat: '座位', deltas_points: '本局', by_reason: '明细', winners: '胡牌：', winner: '胡牌：', turned: '翻牌', chickens: '鸡',
+    settlement: '结算', to_settlement: '看结算 ↓', deltas_seat: '座位', deltas_points: '本局', by_reason: '明细', winners: '胡牌：', winner: '胡牌：', turned: '翻牌', chickens: '鸡',
     pay_from: '付', pay_to: '收', pay_points: '分', pay_reason: '原因', none: '无',
     ledger_ok: '✓ 回放的结算与账本一致', ledger_bad: '✗ 回放的结算与账本不一致',
     seed: '种子', hash_published: '开局公布的哈希', hash_computed: '页面计算的哈希', dealt: '{name} 起手', wall: '牌墙',
@@ -44,7 +44,7 @@ const L = {
     play_title: 'Play / pause', fwd_title: 'One step on', last: 'End ▶|', last_title: 'Jump to the end', speed: 'Speed',
     pos: 'Step', log: 'All steps', start: 'Deal', step: 'Step {n}', wall_left: '{n} tiles left', acting: 'to act',
     river: 'Discards', waits: 'Waits', ding_que: 'void suit', bao_ting: ' (ready, 报听)', seat: 'Seat {n}',
-    settlement: 'Settlement', deltas_seat: 'Seat', deltas_points: 'This hand', by_reason: 'By reason', winners: 'Winners: ', winner: 'Winner: ', turned: 'Turned', chickens: 'chickens',
+    settlement: 'Settlement', to_settlement: 'Settlement ↓', deltas_seat: 'Seat', deltas_points: 'This hand', by_reason: 'By reason', winners: 'Winners: ', winner: 'Winner: ', turned: 'Turned', chickens: 'chickens',
     pay_from: 'Pays', pay_to: 'To', pay_points: 'Points', pay_reason: 'Reason', none: 'none',
     ledger_ok: '✓ The replay settles as the ledger has it', ledger_bad: '✗ The replay does not settle as the ledger has it',
     seed: 'Seed', hash_published: 'Hash published at the deal', hash_computed: 'Hash computed in this page',
@@ -207,7 +207,9 @@ function renderTable() {
     h('b', { id: 'rp-action', text: actionText(frame.step, R.pos) }), ' ',
     h('span', { class: 'muted', text: rt('wall_left', { n: st.wall_count }) }),
     // the deal's dice (guiyang.md §2), at the deal as the table showed them
-    ...(R.pos === 0 && Array.isArray(st.dice) ? [' ', h('span', { id: 'rp-dice', class: 'rp-dice', title: t('dice_title', { a: st.dice[0], b: st.dice[1] }) }, ...st.dice.map(dieEl))] : []));
+    ...(R.pos === 0 && Array.isArray(st.dice) ? [' ', h('span', { id: 'rp-dice', class: 'rp-dice', title: t('dice_title', { a: st.dice[0], b: st.dice[1] }) }, ...st.dice.map(dieEl))] : []),
+    // at the end on a phone: the way down to the settlement under the table (replay.css)
+    ...(R.pos === R.frames.length - 1 && R.data.settlement ? [toSettlementEl()] : []));
   $('rp-pos').value = String(R.pos);
   $('rp-count').textContent = `${R.pos} / ${R.frames.length - 1}`;
   $('rp-play').textContent = rt(R.timer ? 'pause' : 'play');
@@ -219,6 +221,12 @@ function renderTable() {
   $('rp-settlement').hidden = !end;
   document.body.dataset.atEnd = String(end);
   for (const li of $('rp-log').children) li.classList.toggle('current', Number(li.dataset.pos) === R.pos);
+}
+
+function toSettlementEl() {
+  const btn = h('button', { type: 'button', id: 'rp-to-settlement', class: 'rp-to-settle', text: rt('to_settlement') });
+  btn.addEventListener('click', () => $('rp-settlement').scrollIntoView({ behavior: 'smooth', block: 'start' }));
+  return btn;
 }
 
 function renderSettlement() {
