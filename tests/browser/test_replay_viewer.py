@@ -327,23 +327,32 @@ def _store_jintan_hand(
     """A Jintan hand played by the bots and stored as the room stores it in room ``code``
     (seat 0 is ``profile_id``'s): its id, key and settlement (seeded from another thread:
     Playwright holds the main thread's loop)."""
+    return _store_bot_hand(url, "jintan", seed, code, dealer=1, profile_id=profile_id)
+
+
+def _store_bot_hand(
+    url: str, game_name: str, seed: str, code: str, dealer: int, profile_id: int | None = None
+) -> dict[str, Any]:
+    """A hand of ``game_name`` dealt by ``dealer`` and played by the bots, stored as the
+    room stores it in room ``code``: see :func:`_store_jintan_hand`."""
     import asyncio
     from concurrent.futures import ThreadPoolExecutor
 
     from server.store import Store
 
-    game = find_game("jintan")
-    log, settlement = _jintan_bot_hand(seed)
+    game = find_game(game_name)
+    log, state = bot_steps(game_name, seed, dealer=dealer)
+    settlement = game.settle(state).to_dict()
 
     async def run() -> dict[str, Any]:
         store = Store(url)
         try:
-            await store.create_room(code, "jintan", game.options({}).model_dump())
+            await store.create_room(code, game_name, game.options({}).model_dump())
             for seat, name in enumerate(["甲", "乙", "丙", "丁"]):
                 await store.add_player(
                     code, seat, name, "h", False, profile_id=profile_id if seat == 0 else None
                 )
-            started = await store.start_hand(code, 1, seed, 1, 1)
+            started = await store.start_hand(code, 1, seed, dealer, 1)
             for idx, step in enumerate(log):
                 await store.append_action(
                     code, 1, idx, step.seat, {"action": step.action.to_dict()}
@@ -550,5 +559,95 @@ def test_the_replay_reads_in_english(live: LiveServer, browser: Any, shots_dir: 
         page.goto(f"{live.base}/replay?hand={hand['id']}&key=wrong")
         page.wait_for_selector("#rp-error:not([hidden])")
         assert page.locator("#rp-error").inner_text().startswith("This replay link is not valid")
+    finally:
+        ctx.close()
+
+
+# a long Guiyang hand (the wall runs out; pongs and a 转弯杠) and a Jintan one with four
+# claimed melds (chows, pongs, a kong) and flowers on the same side seat
+PHONE_HANDS = [("guiyang", "gy-phone-17", 0, "GYPH", 0), ("jintan", "jt-phone-30", 1, "JTPH", 2)]
+
+# every seat's panel, the centre and the controls, each with its box and whether its
+# content overflows it; any element of the table or the controls out of the screen's width
+_ON_SCREEN = """() => {
+  const box = (e) => { const r = e.getBoundingClientRect();
+    return { left: r.left, right: r.right, top: r.top, bottom: r.bottom }; };
+  const cut = (e) => e.scrollWidth > e.clientWidth + 1 || e.scrollHeight > e.clientHeight + 1;
+  const all = [...document.querySelectorAll('#rp-board *, #rp-controls *')];
+  return {
+    vw: innerWidth, vh: innerHeight, scrollY, scrollWidth: document.documentElement.scrollWidth,
+    top: box(document.getElementById('topbar')), now: box(document.getElementById('rp-now')),
+    bar: box(document.getElementById('rp-controls')),
+    buttons: [...document.querySelectorAll('#rp-controls button, #rp-pos, #rp-speed')].map(box),
+    seats: [...document.querySelectorAll('.rp-seat')].map((e) =>
+      ({ seat: Number(e.dataset.seat), pos: e.dataset.pos, cut: cut(e), ...box(e) })),
+    outside: all.filter((e) => { const r = e.getBoundingClientRect();
+      return r.width && (r.left < -0.5 || r.right > innerWidth + 0.5); })
+      .map((e) => e.outerHTML.slice(0, 80)),
+  };
+}"""
+
+
+def test_a_phone_shows_the_whole_table_on_one_screen(
+    live: LiveServer, browser: Any, shots_dir: Path
+) -> None:
+    """At 375x812 回放 is one screen, as the table on a phone and the apps' replays: the seat
+    it is seen from at the bottom with its hand, the other three around the step line, the
+    step controls pinned at the foot; at every step looked at, each seat's panel and the
+    controls lie inside the screen (none under the top bar or the controls, nothing cut off
+    inside a panel, nothing wider than the screen), without scrolling."""
+    ctx = browser.new_context(
+        viewport={"width": 375, "height": 812}, is_mobile=True, has_touch=True
+    )
+    try:
+        page = ctx.new_page()
+        for game, seed, dealer, code, viewer in PHONE_HANDS:
+            hand = _store_bot_hand(live.database_url, game, seed, code, dealer)
+            _open_replay(page, live, hand, f"&seat={viewer}")
+            n = page.evaluate("window.__replay.frames.length") - 1
+            assert n > 60, (game, n)  # a long hand: full rivers late on
+            for pos in sorted({0, 6, n // 3, 2 * n // 3, n - 1, n}):
+                page.fill("#rp-pos", str(pos))
+                page.dispatch_event("#rp-pos", "input")
+                assert page.locator("#rp-count").inner_text() == f"{pos} / {n}"
+                got = page.evaluate(_ON_SCREEN)
+                where = (game, pos)
+                assert got["scrollY"] == 0, where
+                assert got["scrollWidth"] <= got["vw"], where
+                assert got["outside"] == [], (where, got["outside"])
+                bar, vw = got["bar"], got["vw"]
+                assert bar["left"] >= 0 and bar["right"] <= vw, where
+                assert bar["top"] >= got["top"]["bottom"] and bar["bottom"] <= got["vh"], where
+                for b in got["buttons"]:
+                    assert bar["top"] <= b["top"] and b["bottom"] <= bar["bottom"], (where, b)
+                assert len(got["seats"]) == 4
+                for s in got["seats"] + [got["now"]]:
+                    assert s["left"] >= 0 and s["right"] <= vw, (where, s)
+                    assert s["top"] >= got["top"]["bottom"], (where, s)  # not under the top bar
+                    assert s["bottom"] <= bar["top"], (where, s)  # nor under the controls
+                    assert not s.get("cut"), (where, s)
+                me = next(s for s in got["seats"] if s["seat"] == viewer)
+                assert me["pos"] == "bottom", where
+                others = [s for s in got["seats"] if s["seat"] != viewer]
+                assert all(me["top"] >= s["bottom"] for s in others + [got["now"]]), where
+                by = {s["pos"]: s for s in others}
+                assert by["top"]["bottom"] <= min(by["left"]["top"], by["right"]["top"]), where
+                assert by["left"]["right"] <= got["now"]["left"] <= got["now"]["right"], where
+                assert got["now"]["right"] <= by["right"]["left"], where
+                # the viewer's hand on one line, as at the table
+                tops = page.locator(f"#rp-seat-{viewer} .rp-hand .tile").evaluate_all(
+                    "els => els.map(e => Math.round(e.getBoundingClientRect().top))"
+                )
+                assert len(set(tops)) == 1, (where, tops)
+                if pos in (6, n - 1):
+                    page.screenshot(path=str(shots_dir / f"replay-phone-{game}-{pos}.png"))
+            # the settlement, under the table, is one tap away at the end
+            page.click("#rp-to-settlement")
+            top = "document.getElementById('rp-settlement').getBoundingClientRect().top"
+            for _ in range(50):  # a smooth scroll (no wait_for_function: the CSP forbids eval)
+                if page.evaluate(top) < 812 / 2:
+                    break
+                page.wait_for_timeout(50)
+            assert page.evaluate(top) < 812 / 2, game
     finally:
         ctx.close()
