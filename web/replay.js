@@ -44,7 +44,7 @@ const L = {
     play_title: 'Play / pause', fwd_title: 'One step on', last: 'End ▶|', last_title: 'Jump to the end', speed: 'Speed',
     pos: 'Step', log: 'All steps', start: 'Deal', step: 'Step {n}', wall_left: '{n} tiles left', acting: 'to act',
     river: 'Discards', waits: 'Waits', ding_que: 'void suit', bao_ting: ' (ready, 报听)', seat: 'Seat {n}',
-    settlement: 'Settlement', to_settlement: 'Settlement ↓', deltas_seat: 'Seat', deltas_points: 'This hand', by_reason: 'By reason', winners: 'Winners: ', winner: 'Winner: ', turned: 'Turned', chickens: 'chickens',
+    settlement: 'Settlement', to_settlement: 'Result ↓', deltas_seat: 'Seat', deltas_points: 'This hand', by_reason: 'By reason', winners: 'Winners: ', winner: 'Winner: ', turned: 'Turned', chickens: 'chickens',
     pay_from: 'Pays', pay_to: 'To', pay_points: 'Points', pay_reason: 'Reason', none: 'none',
     ledger_ok: '✓ The replay settles as the ledger has it', ledger_bad: '✗ The replay does not settle as the ledger has it',
     seed: 'Seed', hash_published: 'Hash published at the deal', hash_computed: 'Hash computed in this page',
