@@ -601,8 +601,13 @@ def test_a_phone_shows_the_whole_table_on_one_screen(
     )
     try:
         page = ctx.new_page()
-        for game, seed, dealer, code, viewer in PHONE_HANDS:
-            hand = _store_bot_hand(live.database_url, game, seed, code, dealer)
+        hands = [
+            (_store_bot_hand(live.database_url, game, seed, code, dealer), game, viewer)
+            for game, seed, dealer, code, viewer in PHONE_HANDS
+        ]
+        # and a shorter phone (375x667): its tiles a size down, the same table
+        for height, (hand, game, viewer) in [(812, h) for h in hands] + [(667, hands[1])]:
+            page.set_viewport_size({"width": 375, "height": height})
             _open_replay(page, live, hand, f"&seat={viewer}")
             n = page.evaluate("window.__replay.frames.length") - 1
             assert n > 60, (game, n)  # a long hand: full rivers late on
@@ -611,7 +616,7 @@ def test_a_phone_shows_the_whole_table_on_one_screen(
                 page.dispatch_event("#rp-pos", "input")
                 assert page.locator("#rp-count").inner_text() == f"{pos} / {n}"
                 got = page.evaluate(_ON_SCREEN)
-                where = (game, pos)
+                where = (game, height, pos)
                 assert got["scrollY"] == 0, where
                 assert got["scrollWidth"] <= got["vw"], where
                 assert got["outside"] == [], (where, got["outside"])
@@ -640,14 +645,15 @@ def test_a_phone_shows_the_whole_table_on_one_screen(
                 )
                 assert len(set(tops)) == 1, (where, tops)
                 if pos in (6, n - 1):
-                    page.screenshot(path=str(shots_dir / f"replay-phone-{game}-{pos}.png"))
+                    name = f"replay-phone-{game}-{height}-{pos}.png"
+                    page.screenshot(path=str(shots_dir / name))
             # the settlement, under the table, is one tap away at the end
             page.click("#rp-to-settlement")
             top = "document.getElementById('rp-settlement').getBoundingClientRect().top"
             for _ in range(50):  # a smooth scroll (no wait_for_function: the CSP forbids eval)
-                if page.evaluate(top) < 812 / 2:
+                if page.evaluate(top) < height / 2:
                     break
                 page.wait_for_timeout(50)
-            assert page.evaluate(top) < 812 / 2, game
+            assert page.evaluate(top) < height / 2, game
     finally:
         ctx.close()
