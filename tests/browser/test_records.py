@@ -270,6 +270,8 @@ def test_records_of_a_hand_played_and_the_player_code(
         # listed by rank (then seat), each seat with its own
         assert [(int(rank), seat) for rank, _, seat in ranks] == want
         # the running total is one per game: Jintan's points are not added to Guiyang's
+        # (drawn from its own request: waited for, not read as the rooms' list arrives)
+        page.locator('#total-line .total-game[data-game="jintan"]').wait_for()
         totals = page.locator("#total-line .total-game").evaluate_all(
             "els => els.map(e => [e.dataset.game, Number(e.dataset.total),"
             " Number(e.dataset.hands)])"
