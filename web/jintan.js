@@ -27,12 +27,14 @@ export function winnerHandText(ht, w, payments) {
 const HUA_ITEMS = {
   zh: {
     flower: '', honour_pong: '碰', honour_concealed_triplet: '暗刻', honour_exposed_kong: '明杠',
-    honour_concealed_kong: '暗杠', exposed_kong: '明杠', concealed_kong: '暗杠',
+    honour_added_kong: '补杠', honour_concealed_kong: '暗杠', exposed_kong: '明杠', added_kong: '补杠',
+    concealed_kong: '暗杠',
   },
   en: {
     flower: '', honour_pong: 'pong ', honour_concealed_triplet: 'concealed triplet ',
-    honour_exposed_kong: 'exposed kong ', honour_concealed_kong: 'concealed kong ',
-    exposed_kong: 'exposed kong ', concealed_kong: 'concealed kong ',
+    honour_exposed_kong: 'exposed kong ', honour_added_kong: 'added kong ',
+    honour_concealed_kong: 'concealed kong ', exposed_kong: 'exposed kong ',
+    added_kong: 'added kong ', concealed_kong: 'concealed kong ',
   },
 };
 

@@ -30,8 +30,9 @@ FANS_EN = {
 FANS_ZH = {en: zh[zh.index("(") + 1 : -1] for en, zh in FANS_EN.items()}
 HUA_EN = {
     "flower": "", "honour_pong": "pong ", "honour_concealed_triplet": "concealed triplet ",
-    "honour_exposed_kong": "exposed kong ", "honour_concealed_kong": "concealed kong ",
-    "exposed_kong": "exposed kong ", "concealed_kong": "concealed kong ",
+    "honour_exposed_kong": "exposed kong ", "honour_added_kong": "added kong ",
+    "honour_concealed_kong": "concealed kong ", "exposed_kong": "exposed kong ",
+    "added_kong": "added kong ", "concealed_kong": "concealed kong ",
 }  # fmt: skip
 
 

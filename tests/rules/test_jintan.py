@@ -91,6 +91,14 @@ def test_hua_count_of_each_row(
     assert s.points == points
 
 
+def test_an_added_kong_counts_as_exposed_and_is_named_as_added() -> None:
+    """§J5: a number added kong 1 花, an honour one 3, as exposed kongs; each item says
+    ``added_kong`` (the settlement's 补杠, as the meld's tag), not 明杠."""
+    s = scored("123m 456m 55s", "3m", melds=[meld("added_kong", "2s"), meld("added_kong", "6z")])
+    assert set(s.hua) == {("added_kong", "2s", 1), ("honour_added_kong", "6z", 3)}
+    assert s.hua_total == 4
+
+
 def test_hua_breakdown_names_each_item() -> None:
     s = scored("123m 456m 555z 55s", "3m", melds=[meld("concealed_kong", "2s")], flowers="3f")
     assert set(s.hua) == {

@@ -25,7 +25,9 @@ class Score:
     """What one winner's hand is worth (§J5, §J6).
 
     ``hua`` lists ``(what, 花)`` items (``flower``, ``honour_pong``, ``honour_concealed_triplet``,
-    ``honour_exposed_kong``, ``honour_concealed_kong``, ``exposed_kong``, ``concealed_kong``)
+    ``honour_exposed_kong``, ``honour_added_kong``, ``honour_concealed_kong``, ``exposed_kong``,
+    ``added_kong``, ``concealed_kong``: an added kong counts as exposed, named as the table
+    names it)
     with the tile; ``fan`` the patterns (keys of `FAN_VALUES`); ``points`` = (base + 花 ×
     flower_value) × 2^番, capped at ×4 (``capped`` tells whether the cap applied).
     """
@@ -80,6 +82,8 @@ def _meld_hua(meld: Meld) -> tuple[str, int] | None:
         return ("honour_pong", 1) if honour else None
     if meld.kind == "concealed_kong":
         return ("honour_concealed_kong", 4) if honour else ("concealed_kong", 2)
+    if meld.kind == "added_kong":  # counted as exposed (§J5), named as the meld is (补杠)
+        return ("honour_added_kong", 3) if honour else ("added_kong", 1)
     if meld.is_kong:
         return ("honour_exposed_kong", 3) if honour else ("exposed_kong", 1)
     return None
