@@ -657,3 +657,80 @@ def test_a_phone_shows_the_whole_table_on_one_screen(
             assert page.evaluate(top) < height / 2, game
     finally:
         ctx.close()
+
+
+def test_a_phone_on_its_side_shows_the_whole_table_on_one_screen(
+    live: LiveServer, browser: Any, shots_dir: Path
+) -> None:
+    """At 812x375 and 667x375 (a phone held sideways) 回放 is one screen, as the table held
+    sideways and the apps' replays: 上家 and 下家 down the sides, 对家 at the top of the
+    middle, the step line under it, the seat it is seen from at the bottom with its hand on
+    one line, the step controls one thin row pinned at the foot; at every step looked at,
+    each seat's panel, the centre and the controls lie inside the screen, nothing cut off
+    or wider than the screen, the tiles no smaller than 15 px, without scrolling. The wall's
+    check and the list of steps come below the table."""
+    ctx = browser.new_context(
+        viewport={"width": 812, "height": 375}, is_mobile=True, has_touch=True
+    )
+    try:
+        page = ctx.new_page()
+        # the phone test's hands again, in rooms of their own (the module shares its server)
+        hands = [
+            (_store_bot_hand(live.database_url, game, seed, code[:2] + "LD", dealer), game, viewer)
+            for game, seed, dealer, code, viewer in PHONE_HANDS
+        ]
+        for width in (812, 667):
+            page.set_viewport_size({"width": width, "height": 375})
+            for hand, game, viewer in hands:
+                _open_replay(page, live, hand, f"&seat={viewer}")
+                n = page.evaluate("window.__replay.frames.length") - 1
+                for pos in sorted({0, 6, n // 3, 2 * n // 3, n - 1, n}):
+                    page.fill("#rp-pos", str(pos))
+                    page.dispatch_event("#rp-pos", "input")
+                    assert page.locator("#rp-count").inner_text() == f"{pos} / {n}"
+                    got = page.evaluate(_ON_SCREEN)
+                    where = (game, width, pos)
+                    assert got["scrollY"] == 0, where
+                    assert got["scrollWidth"] <= got["vw"], where
+                    assert got["outside"] == [], (where, got["outside"])
+                    bar, vw, vh = got["bar"], got["vw"], got["vh"]
+                    assert bar["left"] >= 0 and bar["right"] <= vw, where
+                    assert bar["top"] >= got["top"]["bottom"] and bar["bottom"] <= vh, where
+                    assert bar["bottom"] - bar["top"] <= 44, (where, bar)  # one thin row
+                    for b in got["buttons"]:
+                        assert bar["top"] <= b["top"] and b["bottom"] <= bar["bottom"], (where, b)
+                    assert len(got["seats"]) == 4
+                    for s in got["seats"] + [got["now"]]:
+                        assert s["left"] >= 0 and s["right"] <= vw, (where, s)
+                        assert s["top"] >= got["top"]["bottom"], (where, s)
+                        assert s["bottom"] <= bar["top"], (where, s)
+                        assert not s.get("cut"), (where, s)
+                    me = next(s for s in got["seats"] if s["seat"] == viewer)
+                    assert me["pos"] == "bottom", where
+                    by = {s["pos"]: s for s in got["seats"] if s["seat"] != viewer}
+                    now = got["now"]
+                    # 对家 above the step line above you, in the middle; 上家 left, 下家 right
+                    assert by["top"]["bottom"] <= now["top"] and now["bottom"] <= me["top"], where
+                    for mid in (by["top"], now, me):
+                        assert by["left"]["right"] <= mid["left"], (where, mid)
+                        assert mid["right"] <= by["right"]["left"], (where, mid)
+                    widths = page.locator(".rp-seat .tile").evaluate_all(
+                        "els => els.map(e => e.getBoundingClientRect().width)"
+                    )
+                    assert min(widths) >= 15, (where, min(widths))
+                    tops = page.locator(f"#rp-seat-{viewer} .rp-hand .tile").evaluate_all(
+                        "els => els.map(e => Math.round(e.getBoundingClientRect().top))"
+                    )
+                    assert len(set(tops)) == 1, (where, tops)
+                    if pos in (6, n - 1):
+                        name = f"replay-landscape-{game}-{width}-{pos}.png"
+                        page.screenshot(path=str(shots_dir / name))
+                # the wall's check and the steps are below the table, a scroll away
+                below = page.evaluate(
+                    "[...document.querySelectorAll('.rp-head, .rp-log-box')]"
+                    ".map(e => e.getBoundingClientRect().top)"
+                )
+                board = page.locator("#rp-board").bounding_box()
+                assert all(y >= board["y"] + board["height"] for y in below), (game, width)
+    finally:
+        ctx.close()
