@@ -913,7 +913,7 @@ class RoomActor:
             new_state, events = self.game.apply(self.state, seat, action, legal)
         except IllegalAction as err:
             raise RoomError(err.code, err.message)
-        if source == "player":
+        if source in ("player", "auto"):  # (托管 switched on late spends the bank too)
             self.prompts.use_bank(seat, decided)
         payload: dict[str, Any] = {"action": action.to_dict(), "source": source}
         if self.lease_gen is not None:

@@ -64,6 +64,10 @@ class SeatTimer:
     #: When the prompt was (re)sent with this timer's deadline (a timer is trusted only if
     #: the bus worked since then, or since it started).
     sent: float = 0.0
+    #: The seat's own clock in this window, on auto-play too: when it started and the
+    #: prompt's own limit (`Prompts.use_bank` charges the time beyond them).
+    own_start: float = 0.0
+    own_limit: float = 0.0
 
 
 class Prompts:
@@ -167,21 +171,32 @@ class Prompts:
             old.handle.cancel()
         now = self.clock.now()
         first = self.first_armed.get(seat)
-        if first is None or first[0] != window:
+        if first is None or first[0] != window or not (auto or resume):
+            # (a full new time, not resumed: the seat's own clock starts again now)
             first = self.first_armed[seat] = (window, now)
         started = now
+        own_limit = self.timing.claim_seconds if claim else self.timing.turn_seconds
         if auto:
             # An auto-played claim is answered at once: the window then closes after the
             # minimum claim time like any other, so its length tells nobody it was claimable.
             limit = seconds = 0.0 if claim else self.timing.auto_seconds
         else:
-            limit = self.timing.claim_seconds if claim else self.timing.turn_seconds
+            limit = own_limit
             seconds = limit + self.bank[seat]
             if resume:
                 started = first[1]
                 seconds = max(0.0, started + seconds - now)
         handle = self.clock.call_later(seconds, lambda: self.on_timeout(seat, window))
-        self.timers[seat] = SeatTimer(handle, now + seconds, window, auto, started, limit)
+        self.timers[seat] = SeatTimer(
+            handle,
+            now + seconds,
+            window,
+            auto,
+            started,
+            limit,
+            own_start=first[1],
+            own_limit=own_limit,
+        )
 
     def cancel_timers(self) -> None:
         """Cancel every seat's timer."""
@@ -191,11 +206,16 @@ class Prompts:
 
     def use_bank(self, seat: int, decided: float) -> None:
         """Charge ``seat``'s time bank for the time it took beyond the prompt's limit: until
-        it decided (clock time ``decided``, when its answer reached the room)."""
+        it decided (clock time ``decided``, when its answer reached the room), counted from
+        when its own clock started in this window, also when it answers (or auto-play
+        answers for it) after switching 托管 on: a seat that thought past its limit and
+        then turned 托管 on has spent that bank time (else switching before each late answer
+        would give it its whole bank on every decision). A seat on 托管 from the window's
+        start answers within its limit and spends nothing."""
         timer = self.timers.get(seat)
-        if timer is None or timer.auto:
+        if timer is None:
             return
-        over = decided - timer.started - timer.limit
+        over = decided - timer.own_start - timer.own_limit
         if over > 0:
             self.bank[seat] = max(0.0, self.bank[seat] - over)
 
