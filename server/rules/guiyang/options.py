@@ -87,10 +87,12 @@ class GuiyangOptions(BaseModel):
     @field_validator("time_zone")
     @classmethod
     def _known_zone(cls, value: str) -> str:
-        """A zone name ``zoneinfo`` knows (e.g. ``Asia/Shanghai``), else a ValueError."""
+        """A zone name ``zoneinfo`` knows (e.g. ``Asia/Shanghai``), else a ValueError (also
+        for a name the zone database reads as a directory, ``America``, or a file name too
+        long: an OSError there is the client's, not an outage)."""
         try:
             ZoneInfo(value)
-        except (ZoneInfoNotFoundError, ValueError):
+        except (ZoneInfoNotFoundError, ValueError, OSError):
             raise ValueError(f"unknown time zone {value!r} (an IANA name like Asia/Shanghai)")
         return value
 
