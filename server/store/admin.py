@@ -105,8 +105,17 @@ def encode_cursor(kind: str, key: Sequence[Any], snap: dict[str, int]) -> str:
     return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
 
 
+def _bigint(value: Any) -> bool:
+    """Whether ``value`` is a JSON integer the database's BIGINT holds."""
+    return isinstance(value, int) and not isinstance(value, bool) and -(2**63) <= value < 2**63
+
+
 def decode_cursor(kind: str, cursor: str | None) -> _Cursor | None:
-    """The cursor's key and snapshot, ``None`` for no cursor. Raises :class:`BadCursor`."""
+    """The cursor's key and snapshot, ``None`` for no cursor. Raises :class:`BadCursor`
+    for anything an ``encode_cursor`` of this list did not make, as far as its shape tells:
+    a snapshot of integers the database holds and, but for the leaderboard's (checked by
+    `_board_key`), a key of one such integer (a row id or hand number). A cursor is the
+    client's to forge: a key of another type or size was a 500 from the query."""
     if cursor is None or cursor == "":
         return None
     try:
@@ -115,7 +124,9 @@ def decode_cursor(kind: str, cursor: str | None) -> _Cursor | None:
         key, snap = data["k"], data["s"]
         if data["l"] != kind or not isinstance(key, list) or not isinstance(snap, dict):
             raise ValueError
-        if not all(isinstance(v, int) and not isinstance(v, bool) for v in snap.values()):
+        if not all(_bigint(v) for v in snap.values()):
+            raise ValueError
+        if kind != "leaderboard" and (len(key) != 1 or not _bigint(key[0])):
             raise ValueError
     except (ValueError, KeyError, TypeError, binascii.Error, UnicodeDecodeError):
         raise BadCursor(f"not a cursor of this list ({kind})") from None
@@ -738,7 +749,7 @@ def _board_key(cur: _Cursor) -> tuple[int, int, str, int, int]:
     key = cur.key
     if (
         len(key) != 5
-        or not all(isinstance(key[i], int) and not isinstance(key[i], bool) for i in (0, 1, 3, 4))
+        or not all(_bigint(key[i]) for i in (0, 1, 3, 4))
         or not isinstance(key[2], str)
     ):
         raise BadCursor("not a cursor of this list (leaderboard)")
