@@ -154,6 +154,11 @@ async def test_player_names(live: Live) -> None:
         # Chinese numerals and winds (an adversarial review found each one seated)
         bots += ["Bot E\u0430st", "Bot W\u0435st", "B\u1d0f\u1d1b East", "B\u0301ot East"]
         bots += ["\u0299\u1d0f\u1d1b 1", "B0t E4st", "机器人一", "机器人东"]
+        # letters and Roman numerals that pass for the client's digits (Bot l / Bot I is
+        # Bot 1 in most fonts), formal Chinese numerals, digits for letters in a wind, the
+        # traditional 東 (each was seated, passing for a bot)
+        bots += ["Bot l", "BOT I", "机器人l", "Bot \u2163", "机器人壹", "机器人肆", "Bot Eas7"]
+        bots += ["8ot 2", "机器人東"]
         for name in bad + bots:
             r = await client.post(f"/api/rooms/{code}/join", json={"name": name})
             assert r.status_code == 422, (name, r.text)
