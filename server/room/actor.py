@@ -849,7 +849,9 @@ class RoomActor:
             elif (timer := self.prompts.timers.get(seat)) is None or timer.window != window:
                 self._set_timer(seat, window)
         if self.game.claims_decided(self.state):
-            self.inbox.put_nowait(Resolve(window))
+            # held as long as without the failure: a window closed at once would tell the
+            # seats nobody could claim
+            self._schedule_resolve(window, self._resolve_delay())
 
     async def _start_hand(self) -> None:
         await self._fenced()
@@ -1253,14 +1255,28 @@ class RoomActor:
                 self._set_timer(seat, window)
         if self.game.claims_decided(self.state) and self._resolving != window:
             self._resolving = window
-            delay = 0.0
-            if any(not seat.bot for seat in self.seats):
-                elapsed = self.clock.now() - self.prompts.opened
-                delay = self.claims.hold(self.prompts.answered) - elapsed
+            delay = self._resolve_delay()
             if delay > 0:
-                self.clock.call_later(delay, lambda: self.inbox.put_nowait(Resolve(window)))
+                self._schedule_resolve(window, delay)
             else:
                 self._resolve_now = window  # closed now (`_complete_change`, `_resolve_due`)
+
+    def _resolve_delay(self) -> float:
+        """Seconds until the decided claim window may close: what `ClaimHold.hold` holds
+        it from its opening, less the time since (0 or less: now; always 0 with bots
+        only)."""
+        if all(seat.bot for seat in self.seats):
+            return 0.0
+        elapsed = self.clock.now() - self.prompts.opened
+        return self.claims.hold(self.prompts.answered) - elapsed
+
+    def _schedule_resolve(self, window: int, delay: float) -> None:
+        """Queue the closing of the decided claim window ``window`` in ``delay`` seconds
+        (at once if ``delay`` <= 0)."""
+        if delay > 0:
+            self.clock.call_later(delay, lambda: self.inbox.put_nowait(Resolve(window)))
+        else:
+            self.inbox.put_nowait(Resolve(window))
 
     def _open_claim_window(self, acting: frozenset[int]) -> None:
         """A claim window opens, offered to ``acting`` (`ClaimHold.open`): the seats' auto

@@ -25,6 +25,7 @@ from server.api.messages import ServerMessageAdapter
 from server.bus.memory import MemoryBus
 from server.room.actor import RoomActor, RoomError, Seat, Timing, replay_hand, seat_channel
 from server.room.clock import ManualClock
+from server.room.commands import Rearm
 from server.rules.guiyang import GuiyangOptions, settle
 from server.rules.types import Action
 
@@ -513,4 +514,31 @@ async def test_a_claim_answer_waiting_for_the_store_keeps_its_own_decision_time(
     clock.advance(0.1)
     await actor.idle()
     assert actor.prompts.window > held  # closed after 1.5 s
+    await actor.stop()
+
+
+async def test_a_rearm_keeps_a_decided_claim_window_held(store: Any, bus: MemoryBus) -> None:
+    """A re-arm after a failure (`RoomActor._rearm`) closes a decided claim window no sooner
+    than the room would have (`claim_min_ms`, spec §3): closed at once, its length would
+    tell the seats that nobody could claim."""
+    timing = dataclasses.replace(TIMING, claim_min_ms=2000)
+    actor = await make_room(store, bus, [False, True, True, True], timing=timing)
+    clock: ManualClock = actor.clock  # type: ignore[assignment]
+    actor.start()
+    await actor.wait_started()
+    while True:  # seat 0 plays on until a decided claim window is held (2 s)
+        await actor.idle()
+        if actor.prompts.kind == "claim" and actor.game.claims_decided(actor.state):
+            break
+        snap = await actor.snapshot(0)
+        assert snap["legal"] and actor.status == "playing"
+        await actor.act(0, Action.from_dict(snap["legal"][0]), snap["prompt"])
+    held = actor.prompts.window
+    clock.advance(0.5)
+    actor.inbox.put_nowait(Rearm())  # as `_schedule_rearm` does after a failed command
+    await actor.idle()
+    assert actor.prompts.window == held  # still held
+    clock.advance(1.5)
+    await actor.idle()
+    assert actor.prompts.window > held  # closed 2 s after it opened
     await actor.stop()
