@@ -125,8 +125,10 @@ def uvicorn_options(settings: Any) -> dict[str, Any]:
     ``SHUTDOWN_SECONDS``, at least 1 s: how long a stopping server waits for its open
     connections, e.g. WebSockets it closed with 1012, before the app's own shutdown) and
     ``ws_per_message_deflate`` (``WS_DEFLATE``, off by default) and ``ws_max_size``
-    (`WS_MAX_FRAME_BYTES`)."""
+    (`WS_MAX_FRAME_BYTES`); no ``Server: uvicorn`` header (behind Caddy the answers carried
+    both its and uvicorn's)."""
     return {
+        "server_header": False,
         "http": RequestDeadlineProtocol,
         "ws_max_size": WS_MAX_FRAME_BYTES,
         "timeout_keep_alive": settings.keep_alive_seconds,

@@ -153,6 +153,7 @@ async def test_security_headers_on_every_answer(live: Live) -> None:
             assert h["x-content-type-options"] == "nosniff"
             assert h["x-frame-options"] == "DENY"
             assert h["referrer-policy"] == "no-referrer"
+            assert "server" not in h  # the software and its version are nobody's business
         assert [r.status_code for r in answers[:5]] == [200, 200, 200, 404, 200]
         # /metrics is off without METRICS_TOKEN: read freely, its counters would tell who
         # could claim a discard (tests/deploy/test_ops.py reads it with its token)
