@@ -630,8 +630,17 @@ function onMessage(msg) {
         if ('view' in msg) S.view = msg.view;
         if ('legal' in msg) S.legal = Array.isArray(msg.legal) ? msg.legal : [];
         if ('deadline' in msg) setDeadline(msg);
-        S.endedSeen = false;
+        // the settlement of a hand this page already showed (a reconnect, a sync between
+        // hands) stays as the player left it: closed if they closed it, not popped open again
+        if (!S.settlement || S.settlement.handNo !== msg.hand_no) S.endedSeen = false;
         onHandEnd(msg.settlement, S.room.totals, msg);
+        // the room's word on this seat's ready: one it has stays sent, one lost with a
+        // dropped socket may be given again
+        if (Array.isArray(msg.ready) && typeof msg.seat === 'number') {
+          S.readySeats = msg.ready;
+          S.readySent = msg.ready.includes(msg.seat);
+          renderAll();
+        }
         break;
       }
       if (S.sessionOver && S.dissolved && !msg.settlement) {
@@ -715,6 +724,7 @@ function onMessage(msg) {
       break;
     case 'ready':
       S.readySeats = Array.isArray(msg.ready) ? msg.ready : [];
+      if (S.readySeats.includes(S.seat)) S.readySent = true; // (sent from another tab too)
       renderSettlement();
       break;
     case 'room':
@@ -2023,7 +2033,7 @@ function explainEl(s, pays, deltas, n) {
 
 // ------------------------------------------------------------------ dissolve vote
 function voteSend(agree) {
-  if (S.socket && S.socket.send({ type: 'dissolve', agree })) {
+  if (S.socket && S.socket.sendAnswered({ type: 'dissolve', agree })) {
     S.voteSent = true;
     renderVote();
   } else {
@@ -2461,7 +2471,7 @@ function bind() {
     }
   });
   const sendReady = () => {
-    if (S.socket && S.socket.send({ type: 'ready' })) {
+    if (S.socket && S.socket.sendAnswered({ type: 'ready' })) {
       S.readySent = true;
       renderSettlement();
       tick();

@@ -164,7 +164,13 @@ export class RoomSocket {
     this.seq += 1;
     const msg = { type: 'action', seq: this.seq, action };
     if (typeof prompt === 'number') msg.prompt = prompt;
-    const sent = this.send(msg);
+    return this.sendAnswered(msg);
+  }
+
+  /** Send `obj`, which the room answers at once (an action, a ready, a vote): a socket
+   *  that then stays silent is noticed in seconds (ACTION_QUIET_MS), as after an action. */
+  sendAnswered(obj) {
+    const sent = this.send(obj);
     if (sent && this.actionAt === null) this.actionAt = Date.now();
     return sent;
   }

@@ -337,6 +337,9 @@ class SnapshotMessage(BaseModel):
     settlement: dict[str, Any] | None = None
     replay: ReplayLink | None = None
     vote: DissolveVoteMessage | None = None
+    #: Between hands, the seats the room has a ``ready`` of (as :class:`ReadyStateMessage`;
+    #: bots always); empty otherwise. A ``ready`` lost with a dropped socket is not in it.
+    ready: list[int] = []
     standings: list[Standing] | None = None
     #: Services the room is waiting for (see :class:`DegradedMessage`); empty normally.
     degraded: list[Literal["database"]] = []

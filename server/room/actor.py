@@ -545,6 +545,7 @@ class RoomActor:
             if self.status in ("between", "finished", "dissolved")
             else None,
             "vote": self.vote.message() if self.vote.is_open else None,
+            "ready": sorted(self.ready) if self.status == "between" else [],
             "standings": self.standings() if self.status in ("finished", "dissolved") else None,
             "degraded": sorted(self.outages.degraded),
         }
