@@ -588,6 +588,42 @@ _ON_SCREEN = """() => {
 }"""
 
 
+def _one_screen_at(
+    page: Any, pos: int, n: int, viewer: int, where: Any
+) -> tuple[dict[str, Any], dict[str, Any], dict[str, dict[str, Any]]]:
+    """Step the open replay (``n`` steps) to ``pos`` and check what a phone's one-screen
+    table must hold at every step (`_ON_SCREEN`): no scrolling either way, nothing outside
+    the screen, the controls inside it and below the top bar with every button inside
+    them, the four seats and the step line between the top bar and the controls and
+    nothing cut off in them, ``viewer`` at the bottom with its hand on one line, as at the
+    table. Returns what `_ON_SCREEN` read, the viewer's seat and the others by position."""
+    page.fill("#rp-pos", str(pos))
+    page.dispatch_event("#rp-pos", "input")
+    assert page.locator("#rp-count").inner_text() == f"{pos} / {n}"
+    got = page.evaluate(_ON_SCREEN)
+    assert got["scrollY"] == 0, where
+    assert got["scrollWidth"] <= got["vw"], where
+    assert got["outside"] == [], (where, got["outside"])
+    bar, vw = got["bar"], got["vw"]
+    assert bar["left"] >= 0 and bar["right"] <= vw, where
+    assert bar["top"] >= got["top"]["bottom"] and bar["bottom"] <= got["vh"], where
+    for b in got["buttons"]:
+        assert bar["top"] <= b["top"] and b["bottom"] <= bar["bottom"], (where, b)
+    assert len(got["seats"]) == 4
+    for s in got["seats"] + [got["now"]]:
+        assert s["left"] >= 0 and s["right"] <= vw, (where, s)
+        assert s["top"] >= got["top"]["bottom"], (where, s)  # not under the top bar
+        assert s["bottom"] <= bar["top"], (where, s)  # nor under the controls
+        assert not s.get("cut"), (where, s)
+    me = next(s for s in got["seats"] if s["seat"] == viewer)
+    assert me["pos"] == "bottom", where
+    tops = page.locator(f"#rp-seat-{viewer} .rp-hand .tile").evaluate_all(
+        "els => els.map(e => Math.round(e.getBoundingClientRect().top))"
+    )
+    assert len(set(tops)) == 1, (where, tops)
+    return got, me, {s["pos"]: s for s in got["seats"] if s["seat"] != viewer}
+
+
 def test_a_phone_shows_the_whole_table_on_one_screen(
     live: LiveServer, browser: Any, shots_dir: Path
 ) -> None:
@@ -612,38 +648,12 @@ def test_a_phone_shows_the_whole_table_on_one_screen(
             n = page.evaluate("window.__replay.frames.length") - 1
             assert n > 60, (game, n)  # a long hand: full rivers late on
             for pos in sorted({0, 6, n // 3, 2 * n // 3, n - 1, n}):
-                page.fill("#rp-pos", str(pos))
-                page.dispatch_event("#rp-pos", "input")
-                assert page.locator("#rp-count").inner_text() == f"{pos} / {n}"
-                got = page.evaluate(_ON_SCREEN)
                 where = (game, height, pos)
-                assert got["scrollY"] == 0, where
-                assert got["scrollWidth"] <= got["vw"], where
-                assert got["outside"] == [], (where, got["outside"])
-                bar, vw = got["bar"], got["vw"]
-                assert bar["left"] >= 0 and bar["right"] <= vw, where
-                assert bar["top"] >= got["top"]["bottom"] and bar["bottom"] <= got["vh"], where
-                for b in got["buttons"]:
-                    assert bar["top"] <= b["top"] and b["bottom"] <= bar["bottom"], (where, b)
-                assert len(got["seats"]) == 4
-                for s in got["seats"] + [got["now"]]:
-                    assert s["left"] >= 0 and s["right"] <= vw, (where, s)
-                    assert s["top"] >= got["top"]["bottom"], (where, s)  # not under the top bar
-                    assert s["bottom"] <= bar["top"], (where, s)  # nor under the controls
-                    assert not s.get("cut"), (where, s)
-                me = next(s for s in got["seats"] if s["seat"] == viewer)
-                assert me["pos"] == "bottom", where
-                others = [s for s in got["seats"] if s["seat"] != viewer]
-                assert all(me["top"] >= s["bottom"] for s in others + [got["now"]]), where
-                by = {s["pos"]: s for s in others}
+                got, me, by = _one_screen_at(page, pos, n, viewer, where)
+                assert all(me["top"] >= s["bottom"] for s in [*by.values(), got["now"]]), where
                 assert by["top"]["bottom"] <= min(by["left"]["top"], by["right"]["top"]), where
                 assert by["left"]["right"] <= got["now"]["left"] <= got["now"]["right"], where
                 assert got["now"]["right"] <= by["right"]["left"], where
-                # the viewer's hand on one line, as at the table
-                tops = page.locator(f"#rp-seat-{viewer} .rp-hand .tile").evaluate_all(
-                    "els => els.map(e => Math.round(e.getBoundingClientRect().top))"
-                )
-                assert len(set(tops)) == 1, (where, tops)
                 if pos in (6, n - 1):
                     name = f"replay-phone-{game}-{height}-{pos}.png"
                     page.screenshot(path=str(shots_dir / name))
@@ -685,30 +695,10 @@ def test_a_phone_on_its_side_shows_the_whole_table_on_one_screen(
                 _open_replay(page, live, hand, f"&seat={viewer}")
                 n = page.evaluate("window.__replay.frames.length") - 1
                 for pos in sorted({0, 6, n // 3, 2 * n // 3, n - 1, n}):
-                    page.fill("#rp-pos", str(pos))
-                    page.dispatch_event("#rp-pos", "input")
-                    assert page.locator("#rp-count").inner_text() == f"{pos} / {n}"
-                    got = page.evaluate(_ON_SCREEN)
                     where = (game, width, pos)
-                    assert got["scrollY"] == 0, where
-                    assert got["scrollWidth"] <= got["vw"], where
-                    assert got["outside"] == [], (where, got["outside"])
-                    bar, vw, vh = got["bar"], got["vw"], got["vh"]
-                    assert bar["left"] >= 0 and bar["right"] <= vw, where
-                    assert bar["top"] >= got["top"]["bottom"] and bar["bottom"] <= vh, where
+                    got, me, by = _one_screen_at(page, pos, n, viewer, where)
+                    bar, now = got["bar"], got["now"]
                     assert bar["bottom"] - bar["top"] <= 44, (where, bar)  # one thin row
-                    for b in got["buttons"]:
-                        assert bar["top"] <= b["top"] and b["bottom"] <= bar["bottom"], (where, b)
-                    assert len(got["seats"]) == 4
-                    for s in got["seats"] + [got["now"]]:
-                        assert s["left"] >= 0 and s["right"] <= vw, (where, s)
-                        assert s["top"] >= got["top"]["bottom"], (where, s)
-                        assert s["bottom"] <= bar["top"], (where, s)
-                        assert not s.get("cut"), (where, s)
-                    me = next(s for s in got["seats"] if s["seat"] == viewer)
-                    assert me["pos"] == "bottom", where
-                    by = {s["pos"]: s for s in got["seats"] if s["seat"] != viewer}
-                    now = got["now"]
                     # 对家 above the step line above you, in the middle; 上家 left, 下家 right
                     assert by["top"]["bottom"] <= now["top"] and now["bottom"] <= me["top"], where
                     for mid in (by["top"], now, me):
@@ -718,10 +708,6 @@ def test_a_phone_on_its_side_shows_the_whole_table_on_one_screen(
                         "els => els.map(e => e.getBoundingClientRect().width)"
                     )
                     assert min(widths) >= 15, (where, min(widths))
-                    tops = page.locator(f"#rp-seat-{viewer} .rp-hand .tile").evaluate_all(
-                        "els => els.map(e => Math.round(e.getBoundingClientRect().top))"
-                    )
-                    assert len(set(tops)) == 1, (where, tops)
                     if pos in (6, n - 1):
                         name = f"replay-landscape-{game}-{width}-{pos}.png"
                         page.screenshot(path=str(shots_dir / name))
