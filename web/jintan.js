@@ -51,10 +51,12 @@ export function jintanWinEl(d) {
   const fans = (d.fan || []).map(fanName);
   box.append(h('small', { class: 'fan', dataset: { fan: String(d.fan_total) }, text: `${t('fan')} ${d.fan_total}${parts(fans, ' ')}` }));
   const unit = d.base + d.hua_total * d.flower_value;
-  const mult = 2 ** Math.min(d.fan_total, 2);
+  // eight flowers are paid at the cap whatever their 番 (§J2): ×4, said as 八花封顶
+  const baHua = d.win === 'ba_hua';
+  const mult = baHua ? 4 : 2 ** Math.min(d.fan_total, 2);
   // named parts, as the apps spell the sum out: 底10 + 1花×5 = 15 · ×1 (0番) = 15 (the
   // multiplier first: "0番 ×1" read as if no 番 paid nothing)
-  box.append(h('small', { class: 'formula', dataset: { unit: String(unit), mult: String(mult) }, text: t('jt_formula', {
+  box.append(h('small', { class: 'formula', dataset: { unit: String(unit), mult: String(mult) }, text: t(baHua ? 'jt_formula_ba_hua' : 'jt_formula', {
     base: d.base, hua: d.hua_total, value: d.flower_value, unit, fan: d.fan_total, mult, total: unit * mult,
   }) }));
   if (d.capped) box.append(h('small', { class: 'badge capped', text: t('capped') }));

@@ -460,3 +460,40 @@ def test_after_an_added_kong_the_centre_says_bu_gang_not_the_old_discard(
         check_added_kong_centre(page, hand, "补杠")
     finally:
         ctx.close()
+
+
+def test_an_eight_flower_win_line_adds_up_to_what_is_paid(
+    live: LiveServer, browser: Any, shots_dir: Path
+) -> None:
+    # Eight flowers win at once, paid as a self-draw at the cap (jintan.md §J2): each seat
+    # pays (底 + 花 × 花分值) × 4. The win line said "×1 (0番) = 50" beside 封顶 and a
+    # payment of 200; it now multiplies by the cap and says why.
+    ctx, page = new_page(browser, 375, 812, is_mobile=True, has_touch=True)
+    try:
+        page.goto(live.base + "/")
+        detail = {
+            "win": "ba_hua", "tile": None,
+            "hua": [{"what": "flower", "tile": f"{k}f", "hua": 1} for k in range(1, 9)],
+            "hua_total": 8, "fan": [], "fan_total": 0, "base": 10, "flower_value": 5,
+            "capped": True,
+        }  # fmt: skip
+        line = (
+            "d => import('./jintan.js').then(m => { const el = m.jintanWinEl(d);"
+            " document.body.prepend(el); return [el.querySelector('.formula').textContent,"
+            " el.querySelector('.formula').dataset.mult]; })"
+        )
+        formula, mult = page.evaluate(line, detail)
+        assert mult == "4"
+        assert formula == "底10 + 8花×5 = 50 · ×4 (八花封顶) = 200", formula
+        page.click("#lang-toggle")
+        formula, _ = page.evaluate(line, detail)
+        want = "base 10 + 8 flowers × 5 = 50 · ×4 (eight flowers, capped) = 200"
+        assert formula == want, formula
+        # a win capped by its 番 keeps saying its 番
+        capped = {**detail, "win": "zi_mo", "fan": ["qi_dui", "hun_yi_se"], "fan_total": 3}
+        capped["hua"], capped["hua_total"] = capped["hua"][:1], 1
+        formula, mult = page.evaluate(line, capped)
+        assert (formula, mult) == ("base 10 + 1 flowers × 5 = 15 · ×4 (3 fan) = 60", "4")
+        assert not page.errors, page.errors  # type: ignore[attr-defined]
+    finally:
+        ctx.close()
