@@ -13,6 +13,7 @@ from typing import Any
 from conftest import LiveServer
 from scripted import Hand, find_seed
 from test_live import add_bots, as_rows, new_page, payment_rows, play_scripted
+from test_review import assert_one_line
 from test_table_explained import (
     _added_kong_by,
     check_added_kong_centre,
@@ -494,6 +495,43 @@ def test_an_eight_flower_win_line_adds_up_to_what_is_paid(
         capped["hua"], capped["hua_total"] = capped["hua"][:1], 1
         formula, mult = page.evaluate(line, capped)
         assert (formula, mult) == ("base 10 + 1 flowers × 5 = 15 · ×4 (3 fan) = 60", "4")
+        assert not page.errors, page.errors  # type: ignore[attr-defined]
+    finally:
+        ctx.close()
+
+
+def test_the_status_bar_keeps_every_button_whole_on_a_phone_in_english(
+    live: LiveServer, browser: Any, shots_dir: Path
+) -> None:
+    # From the second hand on, the bar above a phone's table holds 局数, the turn's seconds,
+    # 规则, 上局结算, 解散 and 快捷语: in English "Phrases" ran off the screen's edge (the bar
+    # scrolled sideways to reach it). Every button now stands whole on the one line.
+    ctx, page, hand = _phone_table(
+        live, browser, "Phone", lambda h: h.settlement["result"] == "huang_zhuang", "jt-huang"
+    )
+    try:
+        play_scripted({0: page}, hand)
+        page.wait_for_selector("#settle-row-0", timeout=30000)
+        page.click("#ready-btn")
+        page.wait_for_selector("#settlement-overlay", state="hidden", timeout=30000)
+        page.wait_for_selector("#last-settlement-btn:not([hidden])")
+        page.wait_for_function("window.__gy.view && window.__gy.view.turn === 0")
+        page.wait_for_selector("#countdown:not(:empty)")
+        for lang in ("zh", "en"):
+            if page.evaluate("document.documentElement.lang").startswith("zh") != (lang == "zh"):
+                page.click("#lang-toggle")
+                page.wait_for_timeout(200)
+            status = assert_one_line(page, "#status-bar", lang)
+            for want in (
+                "hand-no", "countdown", "rules-btn", "last-settlement-btn", "dissolve-btn",
+                "phrase-btn",
+            ):  # fmt: skip
+                assert want in status, (lang, status)
+            page.screenshot(path=str(shots_dir / f"jintan-status-bar-375-{lang}.png"))
+            # and in a 16-hand room's last hands
+            widest = "第16/16局" if lang == "zh" else "Hand 16/16"
+            page.evaluate(f"document.querySelector('#hand-no').textContent = '{widest}'")
+            assert_one_line(page, "#status-bar", lang)
         assert not page.errors, page.errors  # type: ignore[attr-defined]
     finally:
         ctx.close()
