@@ -1795,12 +1795,13 @@ function rulesEl(room) {
     section('r_jt_hua', [
       ['flower', t('jh_flower')], ['honour_triplet', t('jh_honour_triplet')],
       ['honour_kong', t('jh_honour_kong')], ['number_kong', t('jh_number_kong')],
+      ['bu_hua', t('jh_bu_hua')],
     ]);
     fanSection(JT_FANS, fanName, t('r_fan'), t('jt_fan_sum'));
     section('r_jt_points', [
       ['formula', t('jp_formula', { base: o.base, value: o.flower_value })], ['yi_hua', t('jp_yi_hua')],
       ['self_draw', t('jp_self_draw')], ['discard', t('jp_discard')], ['rob', t('jp_rob')],
-      ['dealer', t('jp_dealer')],
+      ['ba_hua', t('jp_ba_hua')], ['dealer', t('jp_dealer')],
     ]);
   } else {
     const pl = { 4: t('players_4'), 3: t('players_3'), 2: t('players_2') }[o.players] || String(o.players);

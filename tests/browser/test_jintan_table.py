@@ -283,6 +283,7 @@ def test_a_jintan_hand_with_a_chosen_chow_to_its_settlement(
             "字牌（风、箭）碰：1 花，暗刻：2 花",
             "字牌明杠：3 花，暗杠：4 花",
             "数牌明杠（含加杠）：1 花，暗杠：2 花",
+            "补花：花牌不打也不留，摸到即亮出，从牌尾补一张",
         ]
         fans = body.locator("#rules-fan tbody tr").evaluate_all(
             "els => els.map(e => [e.dataset.handType, Number(e.dataset.fan)])"
@@ -532,6 +533,39 @@ def test_the_status_bar_keeps_every_button_whole_on_a_phone_in_english(
             widest = "第16/16局" if lang == "zh" else "Hand 16/16"
             page.evaluate(f"document.querySelector('#hand-no').textContent = '{widest}'")
             assert_one_line(page, "#status-bar", lang)
+        assert not page.errors, page.errors  # type: ignore[attr-defined]
+    finally:
+        ctx.close()
+
+
+def test_the_rules_say_how_flowers_are_replaced_and_that_eight_flowers_win(
+    live: LiveServer, browser: Any, shots_dir: Path
+) -> None:
+    # 规则 told how flowers count (§J5) but not what a flower does when drawn (补花) nor that
+    # all eight win at once, paid at the cap (§J2): a first-time player met both unexplained.
+    ctx, page = new_page(browser, 375, 812, is_mobile=True, has_touch=True)
+    try:
+        create_jintan_room(page, live.base, "规则")
+        page.click("#room-rules-btn")
+        page.wait_for_selector("#rules-dialog", state="visible")
+        body = page.locator("#rules-body")
+        bu = body.locator('[data-section="r_jt_hua"] li[data-rule="bu_hua"]')
+        ba = body.locator('[data-section="r_jt_points"] li[data-rule="ba_hua"]')
+        assert bu.inner_text() == "补花：花牌不打也不留，摸到即亮出，从牌尾补一张"
+        assert ba.inner_text() == "八花：集齐八张花牌立即胡牌，按自摸封顶计分（每家付一份 ×4）"
+        ba.scroll_into_view_if_needed()
+        page.screenshot(path=str(shots_dir / "jintan-rules-flowers-375.png"))
+        page.click("#rules-close")
+        page.click("#lang-toggle")
+        page.click("#room-rules-btn")
+        assert bu.inner_text() == (
+            "Flowers (补花): never kept or discarded; one drawn is laid open and replaced"
+            " from the back of the wall"
+        )
+        assert ba.inner_text() == (
+            "Eight flowers (八花): a seat with all eight wins at once, paid as a self-draw"
+            " at the cap (each seat pays a share ×4)"
+        )
         assert not page.errors, page.errors  # type: ignore[attr-defined]
     finally:
         ctx.close()
