@@ -36,6 +36,7 @@ const L = {
     load_failed: '无法加载回放。', network: '网络错误，无法加载回放。',
     pong: '碰', ming_dou: '明杠', men_dou: '暗杠', zhuan_wan_dou: '转弯杠', chow: '吃', kong: '杠',
     concealed_kong: '暗杠', exposed_kong: '明杠', added_kong: '补杠',
+    rob_line: '抢杠：{who} 一家包三家，{each} ×3 = {total}',
   },
   en: {
     title: 'Replay', room: 'Room {code} · hand {n} · {game}', guiyang: 'Guiyang Zhuoji', jintan: 'Jintan Mahjong',
@@ -56,6 +57,7 @@ const L = {
     load_failed: 'The replay could not be loaded.', network: 'Network error: the replay could not be loaded.',
     pong: 'pong', ming_dou: 'exposed kong', men_dou: 'concealed kong', zhuan_wan_dou: 'added kong', chow: 'chow',
     kong: 'kong', concealed_kong: 'concealed kong', exposed_kong: 'exposed kong', added_kong: 'added kong',
+    rob_line: 'Kong robbed (抢杠): {who} pays for all three, {each} ×3 = {total}',
   },
 };
 /** The page's word ``key`` in the page's language, ``{name}`` parts filled from ``params``. */
@@ -259,7 +261,14 @@ function renderSettlement() {
     // Jintan: how each win counts (花, 番, 底 and the sum), once per winner
     for (const w of winners) {
       const hu = (s.payments || []).find((p) => p.to === w && p.reason === 'hu' && p.detail && typeof p.detail.hua_total === 'number');
-      if (hu) box.append(h('p', { class: 'rp-win-count', dataset: { seat: String(w) } }, h('b', { text: seatName(w) }), ' ', jintanWinEl(hu.detail)));
+      if (!hu) continue;
+      const el = jintanWinEl(hu.detail);
+      // 抢杠: the robbed seat pays the line three times (§J7), as the table says by the payer
+      if (s.win_kind === 'qiang_gang' && Number.isInteger(hu.from)) {
+        const each = Number(el.dataset.unit) * Number(el.querySelector('.formula').dataset.mult);
+        el.append(h('small', { class: 'jt-rob', text: rt('rob_line', { who: seatName(hu.from), each, total: hu.points }) }));
+      }
+      box.append(h('p', { class: 'rp-win-count', dataset: { seat: String(w) } }, h('b', { text: seatName(w) }), ' ', el));
     }
   }
   if (s.turned || (s.chickens || []).length) {

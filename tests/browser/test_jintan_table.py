@@ -569,3 +569,39 @@ def test_the_rules_say_how_flowers_are_replaced_and_that_eight_flowers_win(
         assert not page.errors, page.errors  # type: ignore[attr-defined]
     finally:
         ctx.close()
+
+
+def _robbed_by_0(hand: Hand) -> bool:
+    s = hand.settlement
+    return s["win_kind"] == "qiang_gang" and s["winners"] == [0]
+
+
+def test_the_replay_of_a_robbed_kong_says_why_the_win_line_is_paid_three_times(
+    live: LiveServer, browser: Any, shots_dir: Path
+) -> None:
+    # 回放 of a 抢杠: the win line ended "= 15" while the robbed seat paid 45, with nothing
+    # saying why (the table's settlement says it by the payer: 一家包三家 ×3). The replay now
+    # says it under the win line (jintan.md §J7).
+    ctx, page, hand = _phone_table(live, browser, "阿明", _robbed_by_0, "jt-rob")
+    try:
+        play_scripted({0: page}, hand)
+        page.wait_for_selector("#settle-row-0", timeout=30000)
+        s = hand.settlement
+        (pay,) = s["payments"]
+        d = pay["detail"]
+        each = (d["base"] + d["hua_total"] * d["flower_value"]) * 2 ** min(d["fan_total"], 2)
+        assert pay["points"] == 3 * each
+        href = page.locator("#settle-replay").get_attribute("href")
+        rp = ctx.new_page()
+        rp.goto(href if href.startswith("http") else live.base + href)
+        rp.wait_for_selector("#rp-last")
+        rp.click("#rp-last")
+        line = rp.locator("#rp-settlement .rp-win-count[data-seat='0'] .jt-rob")
+        robbed = rp.evaluate(f"window.__replay.data.seats[{s['loser']}]")
+        name = f"机器人{s['loser'] + 1}" if robbed.get("bot") else robbed["name"]
+        assert line.inner_text() == f"抢杠：{name} 一家包三家，{each} ×3 = {pay['points']}"
+        line.scroll_into_view_if_needed()
+        rp.screenshot(path=str(shots_dir / "jintan-replay-rob-375.png"))
+        assert not rp.locator("#rp-settlement .rp-win-count .jt-rob").count() > 1
+    finally:
+        ctx.close()
