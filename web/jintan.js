@@ -9,12 +9,12 @@ const FAN_NAMES = { hun_yi_se: '混一色', dui_dui_hu: '对对胡', gang_kai: '
 export const JT_FANS = { hun_yi_se: 1, dui_dui_hu: 1, gang_kai: 1, du_diao: 1, qing_yi_se: 2, qi_dui: 2 };
 /** A 番 pattern's name in the page's language: 混一色, "half flush (混一色)". */
 export const fanName = (k) => termText(k, FAN_NAMES[k] || k);
-/** A winner's hand as its badge names it: a Jintan hand of type ``standard`` (not 七对) by
- * its 番 (清一色, 混一色 对对胡), or 鸡胡 with none (jintan.md §J6; '' for 杠开 alone),
- * from the settlement's ``payments`` (the winner ``w``'s 胡 line's detail); any other type
- * by its name. */
+/** A winner's hand as its badge names it: a Jintan hand of type ``standard`` or ``qi_dui``
+ * by its 番 (清一色, 混一色 对对胡, 七对 混一色), or 鸡胡 with none (jintan.md §J6; '' for
+ * 杠开 alone), from the settlement's ``payments`` (the winner ``w``'s 胡 line's detail);
+ * any other type (八花) by its name. */
 export function winnerHandText(ht, w, payments) {
-  if (ht !== 'standard') return handTypeText(ht);
+  if (ht !== 'standard' && ht !== 'qi_dui') return handTypeText(ht);
   const hu = (payments || []).find((p) => p.to === w && p.reason === 'hu' && p.detail && Array.isArray(p.detail.fan));
   if (!hu) return handTypeText(ht);
   if (!hu.detail.fan.length) return termText('ji_hu', '鸡胡');

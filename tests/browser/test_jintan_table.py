@@ -605,3 +605,22 @@ def test_the_replay_of_a_robbed_kong_says_why_the_win_line_is_paid_three_times(
         assert not rp.locator("#rp-settlement .rp-win-count .jt-rob").count() > 1
     finally:
         ctx.close()
+
+
+def test_a_seven_pairs_badge_names_its_suit_fan_too(live: LiveServer, browser: Any) -> None:
+    """A 七对 won in one suit and honours is 七对 混一色 (jintan.md §J6: 七对 may add 混一色 or
+    清一色), as its 番 line says; the winner's badge said 七对 alone."""
+    ctx, page = new_page(browser, 375, 812, is_mobile=True, has_touch=True)
+    try:
+        page.goto(live.base + "/")
+        badge = (
+            "([ht, fan]) => import('./jintan.js').then(m => m.winnerHandText(ht, 1,"
+            " [{ from: 0, to: 1, reason: 'hu', points: 60, detail: { fan } }]))"
+        )
+        assert page.evaluate(badge, ["qi_dui", ["qi_dui", "hun_yi_se"]]) == "七对 混一色"
+        assert page.evaluate(badge, ["qi_dui", ["qi_dui"]]) == "七对"
+        assert page.evaluate(badge, ["standard", []]) == "鸡胡"
+        assert page.evaluate(badge, ["ba_hua", []]) == "八花"  # (by its name)
+        assert not page.errors, page.errors  # type: ignore[attr-defined]
+    finally:
+        ctx.close()
