@@ -382,7 +382,7 @@ const STRINGS = {
     act_kong: 'Kong',
     act_pong: 'Pong',
     act_chow: 'Chow',
-    bu_hua: 'flower',
+    bu_hua: 'declares flower',
     rp_claims: 'claims {what}',
     rp_claim_lost: ' (not taken)',
     flowers: 'Flowers',
