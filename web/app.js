@@ -643,6 +643,7 @@ function onMessage(msg) {
         }
         break;
       }
+      if (msg.previous && S.room && S.room.status === 'playing') notePrevious(msg.previous);
       if (S.sessionOver && S.dissolved && !msg.settlement) {
         // dissolved during a hand: no settlement, only the final standings
         S.settlement = null;
@@ -822,6 +823,19 @@ function noteEvent(ev) {
     default: return;
   }
   S.eventText = text;
+}
+
+/** A snapshot's `previous` (the hand settled before this one): a settlement this page never
+ * got (away over the deal) becomes 上局结算, closed, and a note says what it was. */
+function notePrevious(prev) {
+  if (!prev.settlement || (S.settlement && S.settlement.handNo === prev.hand_no)) return;
+  S.settlement = { settlement: prev.settlement, totals: null, handNo: prev.hand_no, msg: { replay: prev.replay } };
+  S.settlementOpen = false;
+  S.endedSeen = false;
+  const deltas = Array.isArray(prev.settlement.deltas) ? prev.settlement.deltas : null;
+  if (deltas && Number.isInteger(S.seat)) {
+    toast(t('previous_settled', { n: prev.hand_no, delta: fmtPts(deltas[S.seat] ?? 0) }), 'info');
+  }
 }
 
 function onHandEnd(settlement, tots, msg) {
@@ -1599,7 +1613,11 @@ function renderSettlement() {
   }
   const s = st.settlement || {};
   const result = s.result || (winnersOf(s).length ? 'win' : 'huang_zhuang');
-  body.append(h('h2', {}, t('settlement'), ' ',
+  // opened during the next hand (上局结算): say which hand it was
+  const earlier = S.view && S.view.phase && S.view.phase !== 'ended' && typeof st.handNo === 'number';
+  const hands = S.room && S.room.options && S.room.options.hands;
+  const title = earlier ? `${t('last_settlement')} · ${t('hand_no', { n: st.handNo, m: hands || '?' })}` : t('settlement');
+  body.append(h('h2', {}, title, ' ',
     h('span', { id: 'settle-result', class: `result ${result}`, dataset: { result }, text: result === 'win' ? t('result_win') : t('result_huang') })));
 
   const winners = winnersOf(s);
@@ -1741,7 +1759,7 @@ function renderSettlement() {
     if (fold) fold.open = true;
   }
   const rb = $('#ready-btn');
-  rb.hidden = S.sessionOver || S.seat === null || S.seat === undefined;
+  rb.hidden = S.sessionOver || S.seat === null || S.seat === undefined || earlier; // mid-hand: no 准备
   rb.disabled = S.readySent;
   const rs = $('#ready-state');
   rs.hidden = !S.readySent;

@@ -317,6 +317,15 @@ class ReplayLink(BaseModel):
     url: str
 
 
+class PreviousHand(BaseModel):
+    """The hand settled before the one being played, as its ``hand_end`` gave it:
+    ``settlement`` and (to a seat; null to spectators) the ``replay`` link."""
+
+    hand_no: int
+    settlement: dict[str, Any]
+    replay: ReplayLink | None = None
+
+
 class SnapshotMessage(BaseModel):
     """The whole picture for one seat: on connect, at each hand's deal, on ``sync``.
     ``view`` is ``null`` before the first deal. ``version`` counts the hand's events."""
@@ -336,6 +345,9 @@ class SnapshotMessage(BaseModel):
     room: RoomInfo
     settlement: dict[str, Any] | None = None
     replay: ReplayLink | None = None
+    #: While a hand is played: the hand settled before it (上局结算), for a page that was
+    #: away over the deal; null before the second hand and outside play.
+    previous: PreviousHand | None = None
     vote: DissolveVoteMessage | None = None
     #: Between hands, the seats the room has a ``ready`` of (as :class:`ReadyStateMessage`;
     #: bots always); empty otherwise. A ``ready`` lost with a dropped socket is not in it.

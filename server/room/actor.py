@@ -167,6 +167,13 @@ def replay_link(hand_id: int | None, key: str | None) -> dict[str, Any] | None:
     return {"hand_id": hand_id, "key": key, "url": f"/replay?hand={hand_id}&key={key}"}
 
 
+def previous_hand(
+    hand_no: int, settlement: dict[str, Any], replay: dict[str, Any] | None
+) -> dict[str, Any]:
+    """The settled hand ``hand_no`` as a later snapshot carries it (`RoomActor.previous`)."""
+    return {"hand_no": hand_no, "settlement": settlement, "replay": replay}
+
+
 @dataclass
 class RoomActor:
     """The actor of room ``code``. Construct, fill ``seats``, then ``start()``.
@@ -204,6 +211,10 @@ class RoomActor:
     last_settlement: dict[str, Any] | None = None
     #: The current hand's replay link (`replay_link`), sent to the seats once it is settled.
     last_replay: dict[str, Any] | None = None
+    #: While a hand is played, the one settled before it: ``{"hand_no", "settlement",
+    #: "replay"}`` (None before the second hand): a page that was away over the deal shows
+    #: it as 上局结算 (`snapshot.previous`).
+    previous: dict[str, Any] | None = None
     #: Where each hand's seed comes from (tests inject fixed seeds).
     new_seed: Callable[[], str] = field(default=lambda: secrets.token_hex(16))
     #: The rules this room plays.
@@ -544,6 +555,7 @@ class RoomActor:
             "replay": self._replay_for(seat)
             if self.status in ("between", "finished", "dissolved")
             else None,
+            "previous": self._previous_for(seat) if self.status == "playing" else None,
             "vote": self.vote.message() if self.vote.is_open else None,
             "ready": sorted(self.ready) if self.status == "between" else [],
             "standings": self.standings() if self.status in ("finished", "dissolved") else None,
@@ -556,6 +568,13 @@ class RoomActor:
         if seat is None or self.last_settlement is None:
             return None
         return self.last_replay
+
+    def _previous_for(self, seat: int | None) -> dict[str, Any] | None:
+        """The hand settled before this one, for ``seat``'s audience: its replay link for
+        the seats only, as ``_replay_for``."""
+        if self.previous is None or seat is not None:
+            return self.previous
+        return {**self.previous, "replay": None}
 
     def standings(self) -> list[dict[str, Any]]:
         """The session's standing: ``[{"seat", "name", "total", "rank"}]``, best first (rank 1;
@@ -876,6 +895,8 @@ class RoomActor:
             committed=started,
         )
         record = result if result is not None else (found[0] if found else None)
+        if self.last_settlement is not None:
+            self.previous = previous_hand(self.hand_no, self.last_settlement, self.last_replay)
         self.hand_no = hand_no
         self.last_replay = replay_link(
             getattr(record, "id", None), getattr(record, "replay_key", None)

@@ -33,6 +33,7 @@ from server.room.actor import (
     RoomError,
     Seat,
     Timing,
+    previous_hand,
     prompt_of_log,
     replay_hand,
     replay_link,
@@ -847,6 +848,11 @@ async def rebuild(actor: RoomActor) -> None:
         actor.status = "finished" if last.hand_no >= actor.opts.hands else "between"
     else:
         actor.status = "playing"
+        before = hands[-2] if len(hands) > 1 else None
+        if before is not None and before.settlement is not None:
+            actor.previous = previous_hand(
+                before.hand_no, before.settlement, replay_link(before.id, before.replay_key)
+            )
     if dissolved:  # ended early by a vote: stays ended, the open hand is not settled
         actor.status = "dissolved"
         if last.settlement is None:

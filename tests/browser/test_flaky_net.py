@@ -4,6 +4,7 @@ worst moments; afterwards the page must show the server's state and the game go 
 
 from __future__ import annotations
 
+import json
 import shutil
 import tempfile
 import time
@@ -14,6 +15,7 @@ import pytest
 from conftest import SHOTS, LiveServer
 from tcp_proxy import TcpProxy
 from test_live import add_bots, create_room, new_page
+from websockets.sync.client import connect
 
 STATE = "document.querySelector('#conn-state').dataset.state"
 #: How soon a page notices a silent socket after an answer it sent (web/net.js: pinged after
@@ -164,3 +166,53 @@ def test_a_vote_cast_into_a_stalled_socket_is_noticed_and_can_be_cast_again(
     finally:
         ctx.close()
         ctx_b.close()
+
+
+def test_a_page_away_over_the_deal_shows_the_hand_it_missed(browser: Any, net: Proxied) -> None:
+    """The connection stalls on 托管 while the hand ends and the next one is dealt (the seat's
+    other socket says ready and turns 托管 off): back in hand 2, the page had no word of hand
+    1's settlement (it is in 战绩 only). The snapshot's ``previous`` makes it 上局结算:
+    a note says what it was, the button opens it, with no 准备 to tap mid-hand."""
+    ctx, page = new_page(browser, 1280, 800)
+    try:
+        code = create_room(page, net.base, "离开")
+        add_bots(page)
+        page.wait_for_selector("#hand .hand-tile", timeout=15000)
+        token = page.evaluate("window.__gy.token")
+        url = f"ws://127.0.0.1:{net.live.port}/ws/rooms/{code}?token={token}"
+        net.proxy.pause()  # (first: the page must not hear that ``other`` replaced it)
+        with connect(url) as other:  # straight to the server, past the proxy
+            other.send(json.dumps({"type": "auto", "on": True}))
+            deadline = time.monotonic() + 90
+            while time.monotonic() < deadline:
+                msg = json.loads(other.recv(timeout=30))
+                if msg["type"] == "hand_end":
+                    other.send(json.dumps({"type": "ready"}))
+                elif msg["type"] == "snapshot" and msg["hand_no"] == 2:
+                    other.send(json.dumps({"type": "auto", "on": False}))
+                    break
+            else:
+                raise AssertionError("hand 2 was not dealt")
+            room = net.live.room(code)
+            assert (room["status"], room["hand_no"]) == ("playing", 2)
+            missed = room["totals"][0]  # hand 1's delta: hand 2 is not settled
+            net.lose()
+            # (its tries while away backed off to 10 s)
+            page.wait_for_function(f"{STATE} === 'connected'", timeout=25000)
+            page.wait_for_function("window.__gy.room.hand_no === 2", timeout=5000)
+            note = page.locator("#toast")
+            assert note.is_visible() and "第1局已结算" in note.inner_text()
+            assert (f"你 {missed:+d}" if missed else "你 0") in note.inner_text()
+            assert page.locator("#settlement").is_hidden()
+            page.click("#last-settlement-btn")
+            page.wait_for_selector("#settlement", state="visible")
+            page.screenshot(path=str(SHOTS / "flaky-missed-settlement.png"))
+            assert page.inner_text("#settlement-body h2").startswith("上局结算 · 第1/4局")
+            assert page.get_attribute("#settle-row-0", "data-delta") == str(missed)
+            assert page.locator("#settle-replay").is_visible()
+            assert page.locator("#ready-btn").is_hidden()  # hand 2 is on: no 准备
+            page.click("#settlement-close")
+            assert page.locator("#hand .hand-tile").count() >= 13
+            assert not page.errors, page.errors  # type: ignore[attr-defined]
+    finally:
+        ctx.close()

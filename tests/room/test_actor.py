@@ -534,3 +534,37 @@ async def test_rebuild_after_settled_hand(store: Any, bus: Any, clock: ManualClo
     assert rebuilt.status == "playing" and rebuilt.hand_no == 2
     assert (await store.hands("TEST01"))[-1].dealer == dealer
     await manager.close()
+
+
+async def test_a_snapshot_during_play_carries_the_hand_settled_before(
+    store: Any, bus: Any, clock: ManualClock
+) -> None:
+    """A page away over the deal missed the last hand's ``hand_end``: the snapshot of the
+    next hand carries it (``previous``, docs/protocol.md) for 上局结算, its replay link to
+    the seats only, the same after a rebuild; none in the first hand or between hands."""
+    actor = await make_room(
+        store,
+        bus,
+        clock,
+        bots=[False, True, True, True],
+        seeds=[f"previous-{n}" for n in range(4)],
+        options={"hands": 4},
+    )
+    assert (await actor.snapshot(0))["previous"] is None  # the first hand
+    await run_until(actor, clock, lambda: actor.status == "between")
+    settled, replay = actor.last_settlement, actor.last_replay
+    assert settled is not None and replay is not None
+    assert (await actor.snapshot(0))["previous"] is None  # shown as `settlement` now
+    await actor.mark_ready(0)
+    await actor.idle()
+    assert actor.status == "playing" and actor.hand_no == 2
+    expected = {"hand_no": 1, "settlement": settled, "replay": replay}
+    assert (await actor.snapshot(0))["previous"] == expected
+    assert (await actor.snapshot(None))["previous"] == {**expected, "replay": None}
+    await actor.stop()
+    manager = RoomManager(store, bus, clock, TIMING)
+    rebuilt = await manager.get("TEST01")
+    await rebuilt.idle()
+    assert rebuilt.status == "playing" and rebuilt.hand_no == 2
+    assert (await rebuilt.snapshot(2))["previous"] == expected
+    await manager.close()

@@ -268,7 +268,12 @@ def check(
     assert rep.seed not in text, f"seed before the end: {msg}"
     assert msg.get("settlement") is None
     v = msg["view"]
-    for path, d in walk(msg):
+    previous = msg.get("previous")  # an earlier hand's settlement: over, all of it public
+    if previous is not None:
+        assert kind == "snapshot" and previous["hand_no"] < msg["hand_no"], msg
+        assert previous["settlement"]["seed"] != rep.seed
+        assert me is not None or previous["replay"] is None  # no replay key to spectators
+    for path, d in walk({k: x for k, x in msg.items() if k != "previous"}):
         if path != ".view":
             assert not secrets_in(d), f"secret key at {path}: {msg}"
     assert "wall" not in v and v.get("seed") is None and "settlement" not in v
