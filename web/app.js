@@ -2075,11 +2075,14 @@ function renderVote() {
   if (!mode) { box.replaceChildren(); return; }
   box.replaceChildren();
   if (mode === 'confirm') {
+    // alone with bots a hand in play is finished first (the room refuses: hand_with_bots)
+    const humans = ((S.room && S.room.seats) || []).filter((x) => x && !x.bot).length;
+    const refused = humans === 1 && S.room && S.room.status === 'playing';
     box.append(
       h('h2', { id: 'vote-title', text: t('dissolve_title') }),
-      h('p', { class: 'vote-text', text: t('dissolve_text') }),
+      h('p', { class: 'vote-text', id: 'dissolve-text', dataset: { refused: String(refused) }, text: t(refused ? 'dissolve_after_hand' : 'dissolve_text') }),
       h('div', { class: 'vote-actions' },
-        h('button', { type: 'button', id: 'dissolve-confirm', class: 'primary danger', onclick: () => {
+        refused ? null : h('button', { type: 'button', id: 'dissolve-confirm', class: 'primary danger', onclick: () => {
           S.confirmDissolve = false;
           S.voteSent = false;
           voteSend(true);
@@ -2087,7 +2090,7 @@ function renderVote() {
         h('button', { type: 'button', id: 'dissolve-cancel', class: 'ghost', onclick: () => {
           S.confirmDissolve = false;
           renderVote();
-        } }, t('cancel'))),
+        } }, t(refused ? 'close' : 'cancel'))),
     );
     return;
   }

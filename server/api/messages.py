@@ -496,6 +496,7 @@ class ErrorMessage(BaseModel):
         "no_hand",
         "stale_prompt",
         "no_session",
+        "hand_with_bots",
         "not_between_hands",
         "no_vote",
         "already_voted",

@@ -1122,6 +1122,14 @@ class RoomActor:
     async def _vote(self, seat: int, agree: bool) -> None:
         if self.status not in ("playing", "between"):
             raise RoomError("no_session", "there is no session in progress to dissolve")
+        if self.status == "playing" and sum(not s.bot for s in self.seats) == 1:
+            # the bots would agree at once: a lone player could wipe out any hand going
+            # badly while won ones count (战绩, the leaderboard)
+            raise RoomError(
+                "hand_with_bots",
+                "alone with bots, a hand in play is not dissolved: dissolve once it ends "
+                "(托管 plays it out)",
+            )
         outcome = self.vote.cast(seat, agree, (s.seat for s in self.seats if s.bot))
         if outcome == "refused":
             await self._close_vote("refused")

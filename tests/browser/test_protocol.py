@@ -362,6 +362,42 @@ def test_dissolve_vote(slow_claims: LiveServer, browser: Any, shots_dir: Path) -
         ctx_b.close()
 
 
+def test_alone_with_bots_dissolve_waits_for_the_hand_end(
+    slow_claims: LiveServer, browser: Any, shots_dir: Path
+) -> None:
+    """Alone with bots, 解散 during a hand says why it must wait (the room refuses it:
+    ``hand_with_bots``) and offers no vote; after the hand it ends the session at once."""
+    live = slow_claims
+    ctx, page = phone_page(browser)
+    try:
+        code = create_room(page, live.base, "独自")
+        add_bots(page)
+        page.wait_for_selector("#hand .hand-tile", timeout=15000)
+        page.click("#dissolve-btn")
+        page.wait_for_selector('#dissolve-text[data-refused="true"]')
+        assert "打完才能解散" in page.inner_text("#dissolve-text")
+        assert page.locator("#dissolve-confirm").count() == 0
+        page.screenshot(path=str(shots_dir / "live-dissolve-alone-375.png"))
+        no_overflow(page)
+        page.click("#dissolve-cancel")
+        page.wait_for_selector("#vote-overlay", state="hidden")
+        # the room says the same to a client that asks anyway
+        page.evaluate("() => window.__gy.socket.send({type: 'dissolve', agree: true})")
+        page.wait_for_selector("#toast:not([hidden])")
+        assert "本局打完才能解散" in page.inner_text("#toast")
+        assert live.room(code)["status"] == "playing"
+        page.click('#auto-toggle[data-action="auto_on"]')
+        page.wait_for_selector("#settlement", state="visible", timeout=90000)
+        page.click("#settle-dissolve-btn")
+        assert page.get_attribute("#dissolve-text", "data-refused") == "false"
+        page.click("#dissolve-confirm")
+        page.wait_for_selector('#final-standings[data-dissolved="true"]', timeout=10000)
+        assert live.room(code)["status"] == "dissolved"
+        assert not page.errors, page.errors  # type: ignore[attr-defined]
+    finally:
+        ctx.close()
+
+
 # ---------------------------------------------------------------------------- lobby
 
 

@@ -7,9 +7,10 @@ import dataclasses
 from typing import Any
 
 import pytest
-from test_actor import TIMING, find_claim_seed, make_room
+from test_actor import TIMING, find_claim_seed, make_room, run_until
 
 from server.room.clock import ManualClock
+from server.room.errors import RoomError
 from server.rules.guiyang import GuiyangOptions, acting_seats, legal_actions, prompt_kind
 
 
@@ -78,4 +79,44 @@ async def test_auto_play_switched_on_in_a_claim_window_spends_the_bank(
     log = await store.hand_actions("TEST01", 1)
     assert (claimant, {"action": {"kind": "pass"}, "source": "auto"}) in log
     assert actor.prompts.bank[claimant] == pytest.approx(12)
+    await actor.stop()
+
+
+async def test_alone_with_bots_a_hand_going_badly_cannot_be_dissolved(
+    store: Any, bus: Any, clock: ManualClock
+) -> None:
+    """The bots agree to any dissolve at once: a lone player could wipe out each hand
+    going badly (nothing settled) while the won ones count. During a hand the room refuses
+    (``hand_with_bots``, nothing changes: no vote, the hand goes on); between hands the
+    session ends at once as before."""
+    actor = await make_room(
+        store, bus, clock, bots=[False, True, True, True], seeds=["alone-0", "alone-1"]
+    )
+    assert actor.status == "playing"
+    before = (actor.version, actor.prompts.window, actor.vote.number)
+    with pytest.raises(RoomError) as refused:
+        await actor.vote_dissolve(0, True)
+    assert refused.value.code == "hand_with_bots"
+    assert (actor.version, actor.prompts.window, actor.vote.number) == before
+    assert actor.status == "playing" and not actor.vote.is_open
+    await run_until(actor, clock, lambda: actor.status == "between")
+    await actor.vote_dissolve(0, True)
+    await actor.idle()
+    assert actor.status == "dissolved"
+    assert len([h for h in await store.hands("TEST01") if h.settlement is not None]) == 1
+    await actor.stop()
+
+
+async def test_two_players_with_bots_still_dissolve_a_hand_by_agreeing(
+    store: Any, bus: Any, clock: ManualClock
+) -> None:
+    """With a second human at the table each one's vote protects them: a hand in play is
+    dissolved when both agree (the bots' yes given at once)."""
+    actor = await make_room(store, bus, clock, bots=[False, False, True, True], seeds=["two-0"])
+    await actor.vote_dissolve(1, True)
+    assert actor.vote.is_open and actor.status == "playing"
+    await actor.vote_dissolve(0, True)
+    await actor.idle()
+    assert actor.status == "dissolved"
+    assert [h.settlement for h in await store.hands("TEST01")] == [None]
     await actor.stop()
