@@ -607,7 +607,7 @@ function onMessage(msg) {
       S.answeredPrompt = null;
       noteSeen(msg, false);
       if (typeof msg.prompt === 'number') S.prompt = msg.prompt; // the decision `legal` belongs to
-      if (msg.version === 0) { S.discardIsLatest = true; S.eventText = ''; }
+      if (msg.version === 0) S.discardIsLatest = true;
       if (msg.version !== undefined) S.version = msg.version;
       if (msg.seat !== undefined) S.seat = msg.seat;
       if (msg.room) {
@@ -617,6 +617,7 @@ function onMessage(msg) {
         const others = (msg.room.seats || []).filter((x) => x && x.auto && x.seat !== msg.seat).map((x) => x.seat);
         S.autoSeats = msg.auto && typeof msg.seat === 'number' ? [...others, msg.seat] : others;
       }
+      if (msg.version === 0) S.eventText = dealFlowersText(msg.view); // (names from the room)
       if ('vote' in msg) {
         S.vote = msg.vote && msg.vote.result === 'open' ? msg.vote : null;
         const mine = S.vote && typeof msg.seat === 'number' ? S.vote.votes[msg.seat] : null;
@@ -836,6 +837,15 @@ function notePrevious(prev) {
   if (deltas && Number.isInteger(S.seat)) {
     toast(t('previous_settled', { n: prev.hand_no, delta: fmtPts(deltas[S.seat] ?? 0) }), 'info');
   }
+}
+
+/** Jintan's flowers laid at the deal (§J2), said in the centre as later ones are: a line
+ * 开局补花, then one `name ×n` line per seat that laid any ('' when none). */
+function dealFlowersText(view) {
+  const seats = (view && Array.isArray(view.seats)) ? view.seats : [];
+  const lines = seats.filter((x) => x && Array.isArray(x.flowers) && x.flowers.length)
+    .map((x) => `${seatName(x.seat)} ×${x.flowers.length}`);
+  return lines.length ? [t('deal_flowers'), ...lines].join('\n') : '';
 }
 
 function onHandEnd(settlement, tots, msg) {

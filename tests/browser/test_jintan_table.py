@@ -21,6 +21,7 @@ from test_table_explained import (
 )
 
 from server.rules.dealing import roll_dice
+from server.rules.registry import find_game
 
 #: 番 (jintan.md §J6) and 花 items (§J5) as the page names them in English.
 FANS_EN = {
@@ -621,6 +622,52 @@ def test_a_seven_pairs_badge_names_its_suit_fan_too(live: LiveServer, browser: A
         assert page.evaluate(badge, ["qi_dui", ["qi_dui"]]) == "七对"
         assert page.evaluate(badge, ["standard", []]) == "鸡胡"
         assert page.evaluate(badge, ["ba_hua", []]) == "八花"  # (by its name)
+        assert not page.errors, page.errors  # type: ignore[attr-defined]
+    finally:
+        ctx.close()
+
+
+def test_the_flowers_laid_at_the_deal_are_said_in_the_centre(
+    live: LiveServer, browser: Any
+) -> None:
+    """The deal's 补花 came with the deal's snapshot, not as events: the centre said
+    nothing while flowers appeared by the seats. It now says who laid how many (§J2), a
+    line each (whole on a phone), as it says each later 补花, until the next move."""
+    ctx, page = new_page(browser, 375, 812)
+    try:
+        code = create_jintan_room(page, live.base, "开局花")
+        room = live.room(code)
+        game = find_game("jintan")
+        seed = next(
+            f"deal-flowers-{n}"
+            for n in range(500)
+            if sum(
+                bool(sv["flowers"])
+                for sv in game.view(
+                    game.deal(game.options(room["options"]), f"deal-flowers-{n}", 0, 1), None
+                ).to_dict()["seats"]
+            )
+            >= 2
+        )
+        counts = [
+            len(sv["flowers"])
+            for sv in game.view(
+                game.deal(game.options(room["options"]), seed, 0, 1), None
+            ).to_dict()["seats"]
+        ]
+        live.fix_seeds(code, [seed])
+        add_bots(page)
+        page.wait_for_selector("#hand .hand-tile", timeout=15000)
+        names = ["开局花 (你)", "机器人2", "机器人3", "机器人4"]
+        lines = [f"{names[i]} ×{n}" for i, n in enumerate(counts) if n]
+        assert page.inner_text("#event-line").split("\n") == ["开局补花", *lines]
+        page.screenshot(path=str(Path("screenshots") / "jintan-deal-flowers-375.png"))
+        page.set_viewport_size({"width": 812, "height": 375})
+        page.wait_for_timeout(300)
+        page.screenshot(path=str(Path("screenshots") / "jintan-deal-flowers-812.png"))
+        page.set_viewport_size({"width": 1280, "height": 800})
+        page.wait_for_timeout(300)
+        page.screenshot(path=str(Path("screenshots") / "jintan-deal-flowers-1280.png"))
         assert not page.errors, page.errors  # type: ignore[attr-defined]
     finally:
         ctx.close()
