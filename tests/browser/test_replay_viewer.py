@@ -510,6 +510,21 @@ def test_a_claim_answer_reads_as_a_wish_and_a_lost_one_says_so(
             assert " 要" in texts[i] and texts[i].endswith("（未成）") == (not taken), texts[i]
         assert wishes >= 2 and lost >= 1, texts
         first_lost = next(i for i, x in enumerate(texts) if x.endswith("（未成）"))
+        # the discard the claims are about stays in the centre until its window closes
+        opened = max(
+            i for i in range(1, first_lost) if (steps[i]["action"] or {}).get("kind") == "discard"
+        )
+        closed = next(i for i in range(first_lost, len(steps)) if steps[i]["seat"] is None)
+        tile = steps[opened]["action"]["tile"]
+        for pos in (opened - 1, opened, first_lost, closed - 1, closed):
+            page.fill("#rp-pos", str(pos))
+            page.dispatch_event("#rp-pos", "input")
+            shown = (
+                page.locator("#rp-discard").get_attribute("data-tile")
+                if page.locator("#rp-discard").count()
+                else None
+            )
+            assert shown == (tile if opened <= pos < closed else None), (pos, shown)
         page.fill("#rp-pos", str(first_lost))
         page.dispatch_event("#rp-pos", "input")
         page.locator(f'#rp-log li[data-pos="{first_lost}"]').scroll_into_view_if_needed()
