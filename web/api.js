@@ -65,6 +65,8 @@ export const api = {
   addBot: (code, seat, token) => request('POST', `/api/rooms/${encodeURIComponent(code)}/bots`, { count: 1, seat }, token),
   removeBot: (code, seat, token) => request('DELETE', `/api/rooms/${encodeURIComponent(code)}/bots/${seat}`, undefined, token),
   room: (code) => request('GET', `/api/rooms/${encodeURIComponent(code)}`),
+  // 再来一场: the next room of a session that is over ({code}; the same for every player).
+  again: (code, token) => request('POST', `/api/rooms/${encodeURIComponent(code)}/again`, undefined, token),
   // The rooms the browser's player sat in, newest first (needs the profile's player code).
   myRooms: () => request('GET', '/api/me/rooms?limit=20', undefined, (profile.get() || {}).code),
 };

@@ -871,6 +871,26 @@ function onHandEnd(settlement, tots, msg) {
   refreshRoom();
 }
 
+/** 再来一场: go on in the session's next room (the server makes it for the first to ask,
+ * with the same rules and bots), seated there under this seat's name. */
+async function playAgain() {
+  const btn = $('#again-btn');
+  btn.disabled = true;
+  try {
+    const next = (S.room && S.room.next) || (await api.again(S.code, S.token)).code;
+    const stored = store.seat(next);
+    const me = ((S.room && S.room.seats) || []).find((x) => x && x.seat === S.seat);
+    const joined = stored && stored.token ? stored : await api.join(next, (me && me.name) || myName());
+    store.setSeat(next, joined.seat, joined.token);
+    setUrlRoom(next);
+    enterRoom(next, joined);
+  } catch (e) {
+    toast(apiErrorText(e));
+  } finally {
+    btn.disabled = false;
+  }
+}
+
 // ------------------------------------------------------------------ actions
 function send(action) {
   if (!S.socket || S.pending) return;
@@ -1602,6 +1622,10 @@ function renderSettlement() {
   const wasHidden = overlay.hidden;
   overlay.hidden = !((st || standingsOnly) && S.settlementOpen);
   $('#settle-dissolve-btn').hidden = !canProposeDissolve();
+  // 再来一场 once the session is over: the next room (made by the first to ask), joined
+  const again = $('#again-btn');
+  again.hidden = !(S.sessionOver && Number.isInteger(S.seat) && S.token);
+  again.textContent = t(S.room && S.room.next ? 'again_join' : 'again');
   if (!(st || standingsOnly) || !S.settlementOpen) return;
   const body = $('#settlement-body');
   // A settlement opens at its top (title, totals); a re-render while it is open (others
@@ -2510,6 +2534,7 @@ function bind() {
     }
   };
   $('#ready-btn').addEventListener('click', sendReady);
+  $('#again-btn').addEventListener('click', playAgain);
   $('#table-ready-btn').addEventListener('click', sendReady); // the settlement closed
   $('#settlement-close').addEventListener('click', () => { S.settlementOpen = false; renderAll(); });
   $('#last-settlement-btn').addEventListener('click', () => { S.settlementOpen = true; renderAll(); });

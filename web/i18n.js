@@ -142,6 +142,8 @@ const STRINGS = {
     final_standings: '最终排名',
     session_over: '本场结束',
     last_settlement: '上局结算',
+    again: '再来一场',
+    again_join: '加入下一场',
     previous_settled: '第{n}局已结算：你 {delta}（点“上局结算”查看）',
     close: '关闭',
     spectator: '观战中',
@@ -426,6 +428,8 @@ const STRINGS = {
     final_standings: 'Final standings',
     session_over: 'Session over',
     last_settlement: 'Last hand',
+    again: 'Play again',
+    again_join: 'Join the next session',
     previous_settled: 'Hand {n} was settled: you {delta} (see "Last hand")',
     close: 'Close',
     spectator: 'Spectating',
@@ -577,6 +581,7 @@ const STRINGS = {
 export const ERRORS = {
   zh: {
     room_full: '房间已满，没有空座位了',
+    session_not_over: '本场还没结束',
     token_required: '请先入座再操作（需要座位凭证）',
     too_many_sockets: '连接太多，请关闭其他页面后重试',
     too_many_spectators: '观战人数已满',
@@ -657,6 +662,7 @@ export const ERRORS = {
     player_code_required: 'A player code is needed',
     bad_player: 'Give a player name or a profile id',
     room_full: 'The room is full: every seat is taken',
+    session_not_over: 'The session is not over yet',
     unknown_room: 'Room {code} does not exist: check the code',
     stale_prompt: 'Too late: the hand has moved on',
     illegal_action: 'The rules do not allow that move',

@@ -33,6 +33,7 @@ from server.api.headers import SecurityHeaders
 from server.api.http import BodyLimit, InternalErrors
 from server.api.limits import AddressLimits
 from server.api.messages import (
+    AgainResponse,
     BotsRequest,
     BotsResponse,
     CreateRoomRequest,
@@ -81,6 +82,7 @@ _STATUS = {
     "not_a_bot": 409,
     "room_started": 409,
     "already_seated": 409,
+    "session_not_over": 409,
 }
 
 
@@ -521,7 +523,34 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
             info = await rooms.info(code)
         except RoomError as err:
             raise _http_error(err)
+        if info["status"] in ("finished", "dissolved"):
+            info = {**info, "next": await rooms.store.next_room(code)}
         return info
+
+    @app.post(
+        "/api/rooms/{code}/again",
+        response_model=AgainResponse,
+        responses={401: {"description": "no seat token"}, 403: {"description": "bad token"}},
+    )
+    async def again(
+        code: str,
+        request: Request,
+        rooms: RoomManager = Depends(manager),
+        authorization: str | None = Header(default=None),
+    ) -> Any:
+        """再来一场: the room this finished (or dissolved) session's players go on in, made
+        by the first caller with the same game and options and this room's bots in their
+        seats: ``{"code"}``, the same for every caller; each then joins it (``join``). Needs
+        a seated human's token as ``POST .../bots`` does (401 ``token_required``, 403
+        ``bad_token``); 404 ``unknown_room``, 409 ``session_not_over``; 429 beyond
+        ``ROOMS_PER_MINUTE``."""
+        if (refused := await _limited(request, "rooms", "rooms created")) is not None:
+            return refused
+        try:
+            await _seated_human(rooms, code, authorization)
+            return {"code": await rooms.again(code)}
+        except RoomError as err:
+            raise _http_error(err)
 
     app.include_router(admin_api.router)
     app.include_router(replays_api.router)

@@ -189,6 +189,16 @@ class RoomInfo(BaseModel):
     dealer: int
     dealer_streak: int
     status: RoomStatus
+    #: 再来一场: once the session is over, the room its players went on in (``POST
+    #: /api/rooms/{code}/again``); null before one is made. Only ``GET /api/rooms/{code}``
+    #: fills it.
+    next: str | None = None
+
+
+class AgainResponse(BaseModel):
+    """``POST /api/rooms/{code}/again``: the next room's ``code`` (the same for every caller)."""
+
+    code: str
 
 
 class ErrorDetail(BaseModel):

@@ -602,6 +602,25 @@ class RoomManager:
             await actor.wait_started(self.start_wait)
         return seat, token
 
+    async def again(self, code: str) -> str:
+        """再来一场: the code of the room room ``code``'s players go on in once its session is
+        over. The first call makes it (same game and options, the bots in their seats) and
+        the store keeps the first one recorded, so every caller, on any process, gets the
+        same room (one made by a caller that lost that race keeps only bots, never dealt). Raises
+        ``unknown_room``, ``session_not_over`` (still playing or not started)."""
+        info = await self.info(code)
+        if info["status"] not in ("finished", "dissolved"):
+            raise RoomError("session_not_over", "the session is still on: finish or dissolve it")
+        found = await self.store.next_room(code)
+        if found is not None:
+            return found
+        made = await self.create_room(info["options"], info["game"])
+        # the bots sit down before the room is shown, so a player never takes a bot's seat
+        for s in info["seats"]:
+            if s["bot"]:
+                await self.add_bots(made.code, 1, seat=s["seat"])
+        return await self.store.set_next_room(code, made.code)
+
     async def add_bots(self, code: str, count: int, seat: int | None = None) -> list[int]:
         """Fill up to ``count`` free seats with bots, lowest seats first, or (``seat`` given,
         ``count`` 1) exactly seat ``seat``; returns the seats filled. Raises

@@ -73,6 +73,8 @@ class Room(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     #: The room's current lease generation (fencing token; ``Store.fence``, migration 0004).
     lease_gen: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
+    #: 再来一场: the room this session's players went on in (``Store.set_next_room``, 0009).
+    next_code: Mapped[str | None] = mapped_column(String(32), nullable=True)
 
 
 class Player(Base):

@@ -157,6 +157,8 @@ class RoomRecord:
     status: str
     players: list[PlayerRecord] = field(default_factory=list)
     created_at: datetime | None = None
+    #: The room this session's players went on in (再来一场), once one was made.
+    next_code: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -843,6 +845,29 @@ class Store:
 
         await self._write(work)
 
+    async def set_next_room(self, code: str, next_code: str) -> str:
+        """Record ``next_code`` as room ``code``'s next room (再来一场) unless one is already
+        recorded; returns the one recorded (so concurrent callers agree on the first).
+        Raises :class:`NotFound` for an unknown room."""
+
+        def work(conn: Connection) -> str:
+            conn.execute(
+                update(Room)
+                .where(Room.code == code, Room.next_code.is_(None))
+                .values(next_code=next_code)
+            )
+            found = conn.execute(select(Room.next_code).where(Room.code == code)).first()
+            if found is None:
+                raise NotFound(f"unknown room {code!r}")
+            return str(found[0])
+
+        return await self._write(work)
+
+    async def next_room(self, code: str) -> str | None:
+        """Room ``code``'s next room (再来一场), None before one is made or for an unknown room."""
+        async with self._sessions() as s:
+            return await s.scalar(select(Room.next_code).where(Room.code == code))
+
     async def fence(self, code: str) -> int:
         """Start a new lease generation of room ``code`` and return it (1, 2, ...): every
         action logged later with an older ``payload["lease"]`` is refused (:class:`Conflict`),
@@ -1174,6 +1199,7 @@ class Store:
                 PlayerRecord(p.seat, p.name, p.token_hash, p.is_bot, p.profile_id) for p in players
             ],
             created_at=_aware(room.created_at),
+            next_code=room.next_code,
         )
 
     async def rooms(self, status: str | None = None) -> list[RoomRecord]:

@@ -50,6 +50,9 @@ def check_private(msg: dict[str, Any], me: int | None) -> None:
             walk(value, top_view=True)
         elif key == "settlement":
             assert value is None, "settlement before the end"
+        elif key == "previous":  # an earlier hand's settlement, over: all of it is public
+            assert value is None or value["hand_no"] < msg["hand_no"], msg
+            assert value is None or me is not None or value["replay"] is None, msg
         else:
             walk(value)
     for event in msg.get("events") or []:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from live_helpers import Live, create_room
 
 from server.room.manager import CODE_ALPHABET, CODE_LENGTH
@@ -77,3 +79,53 @@ async def test_games_lists_every_registered_game_and_its_options(live: Live) -> 
         jintan = {o["name"]: o for o in games["jintan"]}
         assert jintan["base"]["default"] == 10 and jintan["chow"]["type"] == "bool"
         assert "players" not in jintan, "Jintan's seat count is no option"
+
+
+async def test_again_makes_one_next_room_for_everyone_with_the_bots_in_their_seats(
+    live: Live,
+) -> None:
+    """再来一场: once the session is over a seated player asks for the next room; the first
+    ask makes it (same game and options, the bots where they sat), every later ask gets the
+    same code, the old room's info shows it, and the players join it as usual."""
+    async with live.client() as client:
+        code = await create_room(client, {"hands": 4, "yao_bai_ji": True})
+        ann = (await client.post(f"/api/rooms/{code}/join", json={"name": "ann"})).json()
+        auth = {"Authorization": f"Bearer {ann['token']}"}
+        await client.post(f"/api/rooms/{code}/bots", json={"seat": 1}, headers=auth)
+        bob = (await client.post(f"/api/rooms/{code}/join", json={"name": "bob"})).json()
+        assert bob["seat"] == 2
+        await client.post(f"/api/rooms/{code}/bots", json={"seat": 3}, headers=auth)
+        again = f"/api/rooms/{code}/again"
+        r = await client.post(again, headers=auth)
+        assert r.status_code == 409 and r.json()["detail"]["code"] == "session_not_over"
+        assert (await client.post(again)).status_code == 401
+        r = await client.post(again, headers={"Authorization": "Bearer nope"})
+        assert r.status_code == 403 and r.json()["detail"]["code"] == "bad_token"
+        assert (await client.get(f"/api/rooms/{code}")).json()["next"] is None
+        actor = await live.actor(code)
+        await live.on_server(actor.vote_dissolve(0, True))
+        await live.on_server(actor.vote_dissolve(2, True))
+        await live.idle()
+        old = (await client.get(f"/api/rooms/{code}")).json()
+        assert old["status"] == "dissolved" and old["next"] is None
+
+        bob_auth = {"Authorization": f"Bearer {bob['token']}"}
+        both = await asyncio.gather(  # at once: one room for both
+            client.post(again, headers=auth), client.post(again, headers=bob_auth)
+        )
+        assert [r.status_code for r in both] == [200, 200]
+        nxt = both[0].json()["code"]
+        assert both[1].json() == {"code": nxt} != {"code": code}
+        assert (await client.post(again, headers=bob_auth)).json() == {"code": nxt}
+        assert (await client.get(f"/api/rooms/{code}")).json()["next"] == nxt
+        info = (await client.get(f"/api/rooms/{nxt}")).json()
+        assert (info["game"], info["options"]) == (old["game"], old["options"])
+        assert info["status"] == "open" and info["hand_no"] == 0 and info["next"] is None
+        assert [(s["seat"], s["bot"]) for s in info["seats"]] == [(1, True), (3, True)]
+        seats = [
+            (await client.post(f"/api/rooms/{nxt}/join", json={"name": n})).json()["seat"]
+            for n in ("ann", "bob")
+        ]
+        assert seats == [0, 2]
+        await live.idle()
+        assert (await client.get(f"/api/rooms/{nxt}")).json()["status"] == "playing"

@@ -12,7 +12,7 @@ from sqlalchemy import inspect, text
 from server.store import Conflict, NotFound, PlayerRecord, Store
 
 TABLES = {"rooms", "players", "hands", "actions", "ledger_entries", "seat_deltas"}
-HEAD = "0008"
+HEAD = "0009"
 
 
 async def _seat_room(store: Store, code: str = "ROOM1", seats: int = 4) -> None:
@@ -129,6 +129,21 @@ async def test_rooms_and_players(store: Store) -> None:
         await store.set_room_status("NOPE", "closed")
     assert [r.code for r in await store.rooms()] == ["ABCD"]
     assert await store.rooms(status="open") == []
+
+
+async def test_the_next_room_is_recorded_once(store: Store) -> None:
+    """再来一场: the first next room recorded stays (concurrent callers all get it)."""
+    await _seat_room(store, "OLD1")
+    assert await store.next_room("OLD1") is None
+    assert (await store.get_room("OLD1")).next_code is None  # type: ignore[union-attr]
+    got = await asyncio.gather(*(store.set_next_room("OLD1", f"NEW{i}") for i in range(4)))
+    assert len(set(got)) == 1 and got[0] in {f"NEW{i}" for i in range(4)}
+    assert await store.set_next_room("OLD1", "LATE") == got[0]
+    assert await store.next_room("OLD1") == got[0]
+    assert (await store.get_room("OLD1")).next_code == got[0]  # type: ignore[union-attr]
+    assert await store.next_room("NOPE") is None
+    with pytest.raises(NotFound):
+        await store.set_next_room("NOPE", "NEW9")
 
 
 async def test_a_hand_starts_with_the_room_status_in_one_write(store: Store) -> None:
