@@ -58,7 +58,7 @@ export const api = {
   createRoom: (options, game = 'guiyang') => request('POST', '/api/rooms', { game, options }),
   games: () => request('GET', '/api/games'),
   // Sends the player code (the profile's secret, issue 14); a join without one makes a profile.
-  join: (code, name) => joinWithProfile(code, name),
+  join: (code, name, seat = null) => joinWithProfile(code, name, seat),
   // Needs the token of a seat in the room (the server answers 401 / 403 without one).
   addBots: (code, count, token) => request('POST', `/api/rooms/${encodeURIComponent(code)}/bots`, { count }, token),
   // One bot for one chosen free seat; take a bot out of its seat again (before the deal).
@@ -120,19 +120,20 @@ export function ensureProfile(name) {
   return ensuring;
 }
 
-async function joinWithProfile(code, name) {
+async function joinWithProfile(code, name, seat = null) {
   const path = `/api/rooms/${encodeURIComponent(code)}/join`;
+  const body = Number.isInteger(seat) ? { name, seat } : { name }; // the seat wanted, if free
   let mine = null;
   try { mine = await ensureProfile(name); } catch (e) { mine = null; }
   let joined;
   try {
-    joined = await request('POST', path, { name }, mine && mine.code);
+    joined = await request('POST', path, body, mine && mine.code);
   } catch (e) {
     // a code the server does not know (its database was reset): join as a new player
     const d = e.body && e.body.detail;
     if (!(e instanceof ApiError) || e.status !== 403 || !d || d.code !== 'bad_player_code') throw e;
     profile.clear();
-    joined = await request('POST', path, { name });
+    joined = await request('POST', path, body);
   }
   const p = joined && joined.player;
   if (p && p.code) profile.set(p);

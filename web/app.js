@@ -880,7 +880,8 @@ async function playAgain() {
     const next = (S.room && S.room.next) || (await api.again(S.code, S.token)).code;
     const stored = store.seat(next);
     const me = ((S.room && S.room.seats) || []).find((x) => x && x.seat === S.seat);
-    const joined = stored && stored.token ? stored : await api.join(next, (me && me.name) || myName());
+    // in the seat held here if it is free: 对家 stays 对家
+    const joined = stored && stored.token ? stored : await api.join(next, (me && me.name) || myName(), S.seat);
     store.setSeat(next, joined.seat, joined.token);
     setUrlRoom(next);
     enterRoom(next, joined);

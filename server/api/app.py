@@ -439,7 +439,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
             await rooms.info(code)  # an unknown room makes no profile
             if player is None:
                 player, secret = made = await profiles.create_profile(store, body.name)
-            seat, token = await rooms.join(code, body.name, profile_id=player.id)
+            seat, token = await rooms.join(code, body.name, profile_id=player.id, seat=body.seat)
         except RoomError as err:
             if made is not None:  # a refused join leaves no profile behind (nor a new name)
                 await profiles.delete_unseated(store, made[0].id)

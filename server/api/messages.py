@@ -118,9 +118,11 @@ class CreateRoomResponse(BaseModel):
 
 
 class JoinRequest(StrictInput):
-    """``POST /api/rooms/{code}/join``."""
+    """``POST /api/rooms/{code}/join``: ``seat`` the seat wanted (再来一场: the one held in
+    the room before), taken if free, else the lowest free seat."""
 
     name: PlayerName
+    seat: int | None = Field(default=None, ge=0, le=3)
 
 
 class PlayerOut(BaseModel):

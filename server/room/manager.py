@@ -467,9 +467,12 @@ class RoomManager:
             # this stale copy (e.g. an older snapshot); the caller asks the next owner
             raise RoomError("unavailable", f"room {code} moved to another server")
         if call == "join":
-            profile = kwargs.get("profile_id")
+            profile, want = kwargs.get("profile_id"), kwargs.get("seat")
             seated = await self.join(
-                code, str(kwargs["name"]), profile_id=int(profile) if profile is not None else None
+                code,
+                str(kwargs["name"]),
+                profile_id=int(profile) if profile is not None else None,
+                seat=int(want) if want is not None else None,
             )
             return list(seated)
         if call == "bots":
@@ -573,20 +576,25 @@ class RoomManager:
         await rebuild(actor)
         return actor
 
-    async def join(self, code: str, name: str, *, profile_id: int | None = None) -> tuple[int, str]:
+    async def join(
+        self, code: str, name: str, *, profile_id: int | None = None, seat: int | None = None
+    ) -> tuple[int, str]:
         """Seat a human called ``name`` with their profile (``profile_id``, stored with the
-        seat; :mod:`server.store.profiles`); returns ``(seat, token)``. The token is returned
-        once and only its sha256 is stored. Raises ``unknown_room`` / ``room_full`` /
-        ``already_seated`` (the profile holds a seat of the room: the store's unique key
+        seat; :mod:`server.store.profiles`) in ``seat`` if it is free (再来一场: the seat
+        held before), else the lowest free seat; returns ``(seat, token)``. The token is
+        returned once and only its sha256 is stored. Raises ``unknown_room`` / ``room_full``
+        / ``already_seated`` (the profile holds a seat of the room: the store's unique key
         decides, so concurrent joins with one profile seat it once)."""
         actor = await self.get(code)
         if isinstance(actor, RoomHandle):
-            seat, token = await self.call(code, "join", {"name": name, "profile_id": profile_id})
-            return int(seat), str(token)
+            asked = {"name": name, "profile_id": profile_id, "seat": seat}
+            taken, token = await self.call(code, "join", asked)
+            return int(taken), str(token)
         async with self._lock(code):
             if actor.full:
                 raise RoomError("room_full", "every seat is taken")
-            seat = _free_seats(actor)[0]
+            free = _free_seats(actor)
+            seat = seat if seat in free else free[0]
             token = secrets.token_urlsafe(24)
             try:
                 await self.store.add_player(

@@ -10,9 +10,10 @@ from test_live import add_bots, create_room, new_page, phone_page
 
 
 def test_both_players_go_on_in_one_next_room(live: LiveServer, browser: Any) -> None:
-    """Two players and two bots dissolve the session; on the final standings A taps 再来一场
-    (the next room is made), B's button then reads 加入下一场; both are seated in the same
-    new room with the same rules, the bots fill their seats and it deals."""
+    """Two players and two bots dissolve the session; on the final standings B taps 再来一场
+    (the next room is made), A's button then reads 加入下一场; both are seated in the same
+    new room, each in the seat held before (B first would have had seat 0), with the same
+    rules, the bots in their seats, and it deals."""
     ctx_a, a = new_page(browser)
     ctx_b, b = phone_page(browser)
     try:
@@ -33,30 +34,26 @@ def test_both_players_go_on_in_one_next_room(live: LiveServer, browser: Any) -> 
             p.wait_for_selector("#again-btn:visible")
             assert p.inner_text("#again-btn") == "再来一场"
         old = live.room(code)
-        a.click("#again-btn")
-        a.wait_for_function(f"window.__gy.code && window.__gy.code !== '{code}'", timeout=10000)
-        nxt = a.evaluate("window.__gy.code")
-        assert f"room={nxt}" in a.url
+        b.click("#again-btn")
+        b.wait_for_function(f"window.__gy.code && window.__gy.code !== '{code}'", timeout=10000)
+        nxt = b.evaluate("window.__gy.code")
+        assert f"room={nxt}" in b.url
         assert live.room(code)["next"] == nxt
-        # B's page learns of it from the room's info (polled every 4 s)
-        b.wait_for_function(
+        # A's page learns of it from the room's info (polled every 4 s)
+        a.wait_for_function(
             "document.querySelector('#again-btn').textContent === '加入下一场'", timeout=10000
         )
-        b.screenshot(path=str(SHOTS / "again-join-375.png"))
-        b.click("#again-btn")
-        b.wait_for_function(f"window.__gy.code === '{nxt}'", timeout=10000)
+        a.screenshot(path=str(SHOTS / "again-join-1280.png"))
+        a.click("#again-btn")
+        a.wait_for_function(f"window.__gy.code === '{nxt}'", timeout=10000)
         for p in (a, b):
             p.wait_for_selector("#hand .hand-tile", timeout=15000)
         room = live.room(nxt)
         assert room["status"] == "playing" and room["hand_no"] == 1
         assert (room["game"], room["options"]) == (old["game"], old["options"])
         assert room["options"]["yao_bai_ji"] is True
-        assert {s["name"]: s["bot"] for s in room["seats"]} == {
-            s["name"]: s["bot"] for s in old["seats"]
-        }
-        assert [s["seat"] for s in room["seats"] if s["bot"]] == [
-            s["seat"] for s in old["seats"] if s["bot"]
-        ]
+        seated = [(s["seat"], s["name"], s["bot"]) for s in room["seats"]]
+        assert seated == [(s["seat"], s["name"], s["bot"]) for s in old["seats"]]
         a.screenshot(path=str(SHOTS / "again-dealt-1280.png"))
         assert not a.errors and not b.errors, (a.errors, b.errors)  # type: ignore[attr-defined]
     finally:

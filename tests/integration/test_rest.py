@@ -122,10 +122,14 @@ async def test_again_makes_one_next_room_for_everyone_with_the_bots_in_their_sea
         assert (info["game"], info["options"]) == (old["game"], old["options"])
         assert info["status"] == "open" and info["hand_no"] == 0 and info["next"] is None
         assert [(s["seat"], s["bot"]) for s in info["seats"]] == [(1, True), (3, True)]
-        seats = [
-            (await client.post(f"/api/rooms/{nxt}/join", json={"name": n})).json()["seat"]
-            for n in ("ann", "bob")
-        ]
-        assert seats == [0, 2]
+        join = f"/api/rooms/{nxt}/join"
+        for bad in (7, -1, "2", True):  # a seat is 0..3, no coercion; nothing changes
+            r = await client.post(join, json={"name": "bob", "seat": bad})
+            assert r.status_code == 422, (bad, r.text)
+        # each in the seat held before (bob first: the lowest free would be 0), a seat
+        # taken gives the lowest free one
+        bob_seat = (await client.post(join, json={"name": "bob", "seat": 2})).json()["seat"]
+        ann_seat = (await client.post(join, json={"name": "ann", "seat": 2})).json()["seat"]
+        assert (bob_seat, ann_seat) == (2, 0)
         await live.idle()
         assert (await client.get(f"/api/rooms/{nxt}")).json()["status"] == "playing"
