@@ -2112,7 +2112,9 @@ function renderVote() {
   if (mode === 'confirm') {
     // alone with bots a hand in play is finished first (the room refuses: hand_with_bots)
     const humans = ((S.room && S.room.seats) || []).filter((x) => x && !x.bot).length;
-    const refused = humans === 1 && S.room && S.room.status === 'playing';
+    // (a hand ended is no hand in play, though the polled status may still say playing)
+    const inPlay = S.room && S.room.status === 'playing' && !(S.view && S.view.phase === 'ended');
+    const refused = humans === 1 && inPlay;
     box.append(
       h('h2', { id: 'vote-title', text: t('dissolve_title') }),
       h('p', { class: 'vote-text', id: 'dissolve-text', dataset: { refused: String(refused) }, text: t(refused ? 'dissolve_after_hand' : 'dissolve_text') }),
