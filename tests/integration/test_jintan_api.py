@@ -114,7 +114,16 @@ async def test_a_human_plays_jintan_over_the_socket(live: Live, hands: int) -> N
                     seq += 1
                     action = choose(msg["legal"], msg["view"])
                     kinds.add(action["kind"])
-                    await ws.send(json.dumps({"type": "action", "seq": seq, "action": action}))
+                    # with its prompt: a claim window decided without this seat (a pong
+                    # beats the chow) may close before the answer lands; the answer is then
+                    # stale, never taken as an answer to the next window (illegal_action)
+                    answer = {
+                        "type": "action",
+                        "seq": seq,
+                        "action": action,
+                        "prompt": msg["prompt"],
+                    }
+                    await ws.send(json.dumps(answer))
             elif t == "hand_end":
                 ended += 1
                 assert sum(msg["settlement"]["deltas"]) == 0
