@@ -611,11 +611,19 @@ class RoomManager:
         return seat, token
 
     async def again(self, code: str) -> str:
-        """再来一场: the code of the room room ``code``'s players go on in once its session is
-        over. The first call makes it (same game and options, the bots in their seats) and
-        the store keeps the first one recorded, so every caller, on any process, gets the
-        same room (one made by a caller that lost that race keeps only bots, never dealt). Raises
+        """再来一场: the code of the room ``code``'s players go on in once its session is over.
+        The first call makes it (same game and options, the bots in their seats) and the
+        store keeps the first one recorded, so every caller, on any process, gets the same
+        room. Calls on one process wait for each other; a room made on another process that
+        lost that race is dissolved at once (never dealt, it held only bots). Raises
         ``unknown_room``, ``session_not_over`` (still playing or not started)."""
+        try:
+            async with self._lock(f"again:{code}"):
+                return await self._again(code)
+        finally:
+            self._forget_lock(f"again:{code}")
+
+    async def _again(self, code: str) -> str:
         info = await self.info(code)
         if info["status"] not in ("finished", "dissolved"):
             raise RoomError("session_not_over", "the session is still on: finish or dissolve it")
@@ -627,7 +635,11 @@ class RoomManager:
         for s in info["seats"]:
             if s["bot"]:
                 await self.add_bots(made.code, 1, seat=s["seat"])
-        return await self.store.set_next_room(code, made.code)
+        kept = await self.store.set_next_room(code, made.code)
+        if kept != made.code:  # another process recorded its room first
+            made.status = "dissolved"  # (unloaded by `unload_idle`, as any ended room)
+            await self.store.set_room_status(made.code, "dissolved")
+        return kept
 
     async def add_bots(self, code: str, count: int, seat: int | None = None) -> list[int]:
         """Fill up to ``count`` free seats with bots, lowest seats first, or (``seat`` given,
