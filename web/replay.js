@@ -20,7 +20,7 @@ const CLAIM_EVENTS = new Set(['pong', 'kong', 'win', 'chow']);
 /** The page's own words, by language (the table's come from i18n.js). */
 const L = {
   zh: {
-    title: '回放', room: '房间 {code} · 第 {n} 局 · {game}', guiyang: '贵阳捉鸡麻将', jintan: '金坛麻将',
+    title: '回放', room: '房间 {code} · 第 {n} 局',
     verifying: '正在验证牌墙…', wall_summary: '种子、哈希与牌墙（由种子在页面中重建）',
     first: '|◀ 开局', first_title: '回到开局', back_title: '后退一步', play: '播放', pause: '暂停',
     play_title: '播放 / 暂停', fwd_title: '前进一步', last: '结尾 ▶|', last_title: '跳到结尾', speed: '速度',
@@ -39,7 +39,7 @@ const L = {
     rob_line: '抢杠：{who} 一家包三家，{each} ×3 = {total}',
   },
   en: {
-    title: 'Replay', room: 'Room {code} · hand {n} · {game}', guiyang: 'Guiyang Zhuoji', jintan: 'Jintan Mahjong',
+    title: 'Replay', room: 'Room {code} · hand {n}',
     verifying: 'Checking the wall…', wall_summary: 'Seed, hashes and the wall (rebuilt in this page from the seed)',
     first: '|◀ Start', first_title: 'Back to the deal', back_title: 'One step back', play: 'Play', pause: 'Pause',
     play_title: 'Play / pause', fwd_title: 'One step on', last: 'End ▶|', last_title: 'Jump to the end', speed: 'Speed',
@@ -386,7 +386,7 @@ async function load() {
   setTileGame(body.game);
   staticTexts(body.game);
   R.frames = [{ step: null, state: body.initial }, ...body.steps.map((s) => ({ step: s, state: s.state }))];
-  $('rp-info').textContent = rt('room', { code: body.room, n: body.hand_no, game: rt(body.game === 'jintan' ? 'jintan' : 'guiyang') });
+  $('rp-info').textContent = rt('room', { code: body.room, n: body.hand_no }); // (the game: the brand)
   $('rp-pos').max = String(R.frames.length - 1);
   const log = $('rp-log');
   log.replaceChildren(...R.frames.map((f, i) => {

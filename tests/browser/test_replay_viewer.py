@@ -159,8 +159,9 @@ def test_seat_verifies_the_seed_and_watches_the_replay_to_the_ledger(
         viewer.on("pageerror", lambda e: viewer.errors.append(str(e)))
         viewer.wait_for_selector("#rp-verify[data-ok]")
         assert viewer.locator("#rp-verify").inner_text() == OK
-        # the game by the name the table gives it
-        assert viewer.locator("#rp-info").inner_text().endswith(" · 贵阳捉鸡麻将")
+        # the game by the name the table gives it (once: the room and hand beside it)
+        assert viewer.locator("#home-link").inner_text() == "贵阳捉鸡麻将"
+        assert viewer.locator("#rp-info").inner_text() == f"房间 {code} · 第 1 局"
         # all four hands open at the deal: the dealt tiles of each seat
         for seat in range(4):
             tiles = viewer.locator(f"#rp-seat-{seat} .rp-hand .tile").evaluate_all(
@@ -394,7 +395,6 @@ def test_a_jintan_hand_replays_with_its_flowers(
         page = ctx.new_page()
         _open_replay(page, live, hand)
         assert page.locator("#rp-verify").inner_text() == OK
-        assert "金坛" in page.locator("#rp-info").inner_text()
         assert page.locator("#home-link").inner_text() == "金坛麻将"  # not Guiyang's name
         assert page.title() == "回放 · 金坛麻将"
         # seat 0 (the default viewer) at the bottom, the others around it as at the table
@@ -551,7 +551,7 @@ def test_the_replay_reads_in_english(live: LiveServer, browser: Any, shots_dir: 
         whole = "(() => { const b = document.querySelector('#home-link');"
         whole += " return b.scrollWidth <= b.clientWidth; })()"
         assert page.evaluate(whole), "the game's name is cut short on a phone"
-        assert page.locator("#rp-info").inner_text() == "Room JTEN · hand 1 · Jintan Mahjong"
+        assert page.locator("#rp-info").inner_text() == "Room JTEN · hand 1"
         assert page.locator("#rp-play").inner_text() == "Play"
         assert page.get_attribute("#rp-back", "title") == "One step back"
         assert page.locator("#rp-now .rp-step-no").inner_text() == "Step 0"
@@ -662,6 +662,9 @@ def test_a_phone_shows_the_whole_table_on_one_screen(
             _open_replay(page, live, hand, f"&seat={viewer}")
             n = page.evaluate("window.__replay.frames.length") - 1
             assert n > 60, (game, n)  # a long hand: full rivers late on
+            # the top bar is one line: the game, 回放, the room and hand (the height is the table's)
+            tops = [page.locator(s).bounding_box()["y"] for s in ("#home-link", "#rp-info")]
+            assert abs(tops[0] - tops[1]) < 8, (game, tops)
             for pos in sorted({0, 6, n // 3, 2 * n // 3, n - 1, n}):
                 where = (game, height, pos)
                 got, me, by = _one_screen_at(page, pos, n, viewer, where)
