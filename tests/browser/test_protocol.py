@@ -380,6 +380,10 @@ def test_alone_with_bots_dissolve_waits_for_the_hand_end(
         assert page.locator("#dissolve-confirm").count() == 0
         page.screenshot(path=str(shots_dir / "live-dissolve-alone-375.png"))
         no_overflow(page)
+        page.set_viewport_size({"width": 1280, "height": 800})
+        page.screenshot(path=str(shots_dir / "live-dissolve-alone-1280.png"))
+        no_overflow(page)
+        page.set_viewport_size({"width": 375, "height": 812})
         page.click("#dissolve-cancel")
         page.wait_for_selector("#vote-overlay", state="hidden")
         # the room says the same to a client that asks anyway
