@@ -2005,11 +2005,12 @@ function explainEl(s, pays, deltas, n) {
       const dir = p.to === i ? 1 : -1;
       const g = groupOf(p);
       const key = `${dir}|${g.key}`;
-      if (!groups.has(key)) groups.set(key, { ...g, dir, reason: p.reason, total: 0, by: new Map(), linesBy: new Map(), first: p });
+      if (!groups.has(key)) groups.set(key, { ...g, dir, reason: p.reason, total: 0, by: new Map(), linesBy: new Map(), details: new Map(), first: p });
       const e = groups.get(key);
       e.total += dir * p.points;
       const other = dir > 0 ? p.from : p.to;
       e.by.set(other, (e.by.get(other) || 0) + p.points);
+      if (!e.details.has(other)) e.details.set(other, p.detail || {});
       e.linesBy.set(other, (e.linesBy.get(other) || 0) + 1); // per-tile 鸡: one line a tile
     }
     const rows = [...groups.values()].sort((a, b) => (REASON_ORDER.indexOf(a.reason) - REASON_ORDER.indexOf(b.reason)) || (b.dir - a.dir));
@@ -2062,7 +2063,13 @@ function explainEl(s, pays, deltas, n) {
         const text = count === null ? t('s_per_tile', { n: each }) : `${t('s_tiles', { n: count })} · ${t('s_per_tile', { n: each })}`;
         what.append(h('small', { class: 'sg-count', dataset: { count: count === null ? '' : String(count), each: String(each) } }, text));
       } else if (g.reason === 'cha_jiao' && typeof dd.ready_value === 'number') {
-        what.append(h('small', { class: 'sg-sub', text: t('s_ready_value', { n: dd.ready_value }) + (dd.streak ? ` +${t('p_lian_zhuang')} ${dd.streak}` : '') }));
+        // the ready seat's 番 (and 连庄) each line pays for: under the title when every line
+        // of the group has the same, else on each line (a seat not ready pays each ready
+        // seat its own value)
+        const valueOf = (x) => t('s_ready_value', { n: x.ready_value }) + (x.streak ? ` +${t('p_lian_zhuang')} ${x.streak}` : '');
+        const values = new Set([...g.details.values()].map(valueOf));
+        if (values.size === 1) what.append(h('small', { class: 'sg-sub', text: valueOf(dd) }));
+        else g.valueOf = valueOf;
       } else if (g.reason === 'cha_que' && typeof dd.tiles === 'number') {
         what.append(h('small', { class: 'sg-sub', text: t('s_void_tiles', { n: dd.tiles }) }));
       }
@@ -2071,7 +2078,7 @@ function explainEl(s, pays, deltas, n) {
         const n = g.linesBy.get(other);
         who.append(h('span', { class: 'sg-other', dataset: { seat: String(other), points: String(pts), count: g.perTile ? String(n) : '' } },
           // the points apart from the name: "→ Bot 3 2" read as Bot 32
-          `${g.dir > 0 ? '←' : '→'} ${seatName(other)}${perOther ? ` (${t('s_tiles', { n })})` : ''} · `,
+          `${g.dir > 0 ? '←' : '→'} ${seatName(other)}${perOther ? ` (${t('s_tiles', { n })})` : ''}${g.valueOf ? ` (${g.valueOf(g.details.get(other))})` : ''} · `,
           h('b', { class: 'sg-pts', text: String(pts) })));
       }
       li.append(what, who, h('span', { class: `num sg-total ${g.dir > 0 ? 'pos' : 'neg'}`, text: fmtPts(g.total) }));

@@ -595,6 +595,69 @@ def test_who_was_ready_is_marked(live: LiveServer, browser: Any, shots_dir: Path
         ctx.close()
 
 
+def _cha_jiao_of_unequal_values(hand: Hand) -> tuple[int, dict[int, str]] | None:
+    """A 黄庄 where a seat not ready pays ready seats of different values: (that seat,
+    {ready seat: "叫牌 N番[ +连庄 K]"}), else None."""
+    s = hand.settlement
+    if s["result"] != "huang_zhuang":
+        return None
+    by: dict[int, dict[int, str]] = {}
+    for p in s["payments"]:
+        if p["reason"] == "cha_jiao":
+            d = p["detail"]
+            streak = f" +连庄 {d['streak']}" if d.get("streak") else ""
+            text = f"叫牌 {d['ready_value']}番{streak}"
+            by.setdefault(p["from"], {})[p["to"]] = text
+    return next(((who, m) for who, m in by.items() if len(set(m.values())) > 1), None)
+
+
+def test_cha_jiao_names_each_ready_seats_value(
+    live: LiveServer, browser: Any, shots_dir: Path
+) -> None:
+    """查叫 (spec §12): a seat not ready pays each ready seat that seat's own 番; its
+    line in 各家明细 says the value beside each payee when they differ (one value under
+    the title read as if all three were paid for it), and a ready seat's line says its own."""
+    ctx, page = new_page(browser, *SIZES["phone"])
+    try:
+        code = create_room(page, live.base, "查叫")
+        options = live.room(code)["options"]
+
+        def unequal(h: Hand) -> bool:
+            return _cha_jiao_of_unequal_values(h) is not None
+
+        hand = find_seed(options, unequal, prefix="ready")
+        found = _cha_jiao_of_unequal_values(hand)
+        assert found is not None
+        payer, values = found
+        live.fix_seeds(code, [hand.seed])
+        add_bots(page)
+        page.wait_for_selector("#hand .hand-tile", timeout=15000)
+        play_scripted({0: page}, hand)
+        page.wait_for_selector("#settle-row-0", timeout=30000)
+        page.locator("#settle-explain").scroll_into_view_if_needed()
+        out = page.locator(
+            f'#settle-explain .settle-seat[data-seat="{payer}"] .sgroup[data-reason="cha_jiao"]'
+        )
+        assert out.get_attribute("data-dir") == "out"
+        assert out.locator(".sg-sub").count() == 0  # no one value for all
+        lines = out.locator(".sg-other").evaluate_all(
+            "els => els.map(e => [Number(e.dataset.seat), e.textContent])"
+        )
+        assert sorted(s for s, _ in lines) == sorted(values)
+        for seat, text in lines:
+            assert f"({values[seat]}) · " in text, (seat, text)
+        for seat, value in values.items():
+            got = page.locator(
+                f'#settle-explain .settle-seat[data-seat="{seat}"]'
+                ' .sgroup[data-reason="cha_jiao"][data-dir="in"] .sg-sub'
+            ).inner_text()
+            assert got == value, (seat, got)
+        out.screenshot(path=str(shots_dir / "settlement-cha-jiao-values-375.png"))
+        assert not page.errors, page.errors  # type: ignore[attr-defined]
+    finally:
+        ctx.close()
+
+
 def check_last_discard_after_reload(page: Any, last: dict[str, int]) -> None:
     """Reload ``page`` on its turn to discard: the river tile the view's ``river_last``
     names (``{"seat", "index"}``, seat 0 the page's) is marked again, and no other."""
