@@ -1777,7 +1777,7 @@ function renderSettlement() {
     fair.append(h('div', { class: 'settle-line seed' }, h('span', { class: 'label', text: t('seed_hash') }), h('code', { text: String(seedHash) })));
   }
   if (seed) { // 验证: rebuild the wall from the seed and compare with the hash published at the deal
-    fair.append(verifyEl({ id: 'settle-verify', game: (S.room && S.room.game) || 'guiyang', seed: String(seed), publishedHash: seedHash, players: nPlayers(), dealer: S.view ? S.view.dealer : 0 }));
+    fair.append(verifyEl({ id: 'settle-verify', game: (S.room && S.room.game) || 'guiyang', seed: String(seed), publishedHash: seedHash, players: nPlayers(), dealer: S.view ? S.view.dealer : (s.dealer ?? 0) }));
   }
   if (fair.children.length > 1) body.append(fair);
   const replay = st.msg && st.msg.replay; // the seats' replay link (never sent to spectators)
@@ -2602,7 +2602,9 @@ export function showStoredSettlement(d) {
   S.room = { code: d.room, game: d.game, options: d.options, seats: d.seats, totals: d.totals, status: 'finished' };
   Object.assign(S, {
     seat: null, view: null, deadline: null, readySent: false, sessionOver: false, dissolved: false, standings: null,
-    settlement: { settlement: d.settlement, totals: d.totals, handNo: d.hand_no }, settlementOpen: true,
+    // with the seed's hash and the dealer, which the table's view gave (for 验证)
+    settlement: { settlement: { ...d.settlement, seed_hash: d.seed_hash, dealer: d.dealer }, totals: d.totals, handNo: d.hand_no },
+    settlementOpen: true,
   });
   renderSettlement();
   return true;

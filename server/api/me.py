@@ -22,6 +22,7 @@ from pydantic import Field
 from server.api.messages import PlayerName, StrictInput
 from server.api.params import HandNo, Limit, bearer, client_address
 from server.room.manager import hash_token
+from server.rules.registry import find_game
 from server.store import admin as queries
 from server.store import profiles
 from server.store.profiles import ProfileRecord
@@ -192,12 +193,14 @@ async def my_hand(
 ) -> dict[str, Any]:
     """One settled hand of one of the caller's rooms, as the table showed it: ``{"id",
     "room", "game", "options", "hand_no", "seed", "dealer", "dealer_streak", "weekday",
-    "started_at", "ended_at", "result", "seat", "seats", "deltas", "adjust", "voided",
-    "effective", "totals", "settlement", "payments", "corrections"}``; 404 ``not_found``
-    otherwise (another player's room, an unsettled hand)."""
+    "seed_hash", "started_at", "ended_at", "result", "seat", "seats", "deltas", "adjust",
+    "voided", "effective", "totals", "settlement", "payments", "corrections"}``; 404
+    ``not_found`` otherwise (another player's room, an unsettled hand)."""
     detail: dict[str, Any] = await _guard(
         profiles.my_hand(_store(request), player.id, code, hand_no)
     )
+    # the seed's hash as the deal published it, for the page's 验证 (as 回放's)
+    detail["seed_hash"] = find_game(detail["game"]).seed_hash(detail["seed"])
     return detail
 
 

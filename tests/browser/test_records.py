@@ -12,7 +12,7 @@ from typing import Any
 from conftest import ADMIN_TOKEN, LiveServer
 from scripted import Hand, find_seed
 from test_live import add_bots, as_rows, create_room, new_page, payment_rows, play_scripted
-from test_replay_viewer import _play_to_end, _store_jintan_hand, _viewer_rows
+from test_replay_viewer import OK, _play_to_end, _store_jintan_hand, _viewer_rows
 
 
 def _short_win(hand: Hand) -> bool:
@@ -221,6 +221,14 @@ def test_records_of_a_hand_played_and_the_player_code(
         page.locator("#settle-hands summary").click()  # 各家手牌: every seat's melds too
         laid = page.locator("#settle-hands .settle-hand .meld").count()
         assert laid == sum(len(m) for m in hand.settlement["melds"]) > 0
+        # 验证 checks the seed against the hash the deal published, as at the table (it said
+        # the hash differed: the stored hand's view had none), with this hand's dealer
+        page.click("#settle-fair summary")
+        page.click("#settle-verify .verify-btn")
+        page.wait_for_selector("#settle-verify[data-ok]")
+        assert page.locator("#settle-verify .verify-result").inner_text() == OK, page.locator(
+            "#settle-verify .verify-result"
+        ).inner_text()
         _shots(page, shots_dir, "records-hand")
         page.locator("#settle-hands").screenshot(path=str(shots_dir / "records-hand-melds-375.png"))
         page.click("#settlement-close")

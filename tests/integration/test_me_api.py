@@ -3,6 +3,7 @@ the player code is the only key, and a player reads only their own rooms."""
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 from live_helpers import ADMIN_TOKEN, Live
@@ -117,6 +118,8 @@ async def test_a_player_reads_only_their_own_records(live: Live) -> None:
         assert hands["room"]["seat"] == 0
         hand: dict[str, Any] = (await client.get("/api/me/rooms/ANN1/hands/2", headers=a)).json()
         assert hand["settlement"] == mine[1] and hand["id"] == hands["rows"][1]["id"]
+        # the hash the deal published, for the page's 验证 (SHA-256 of the seed, §13)
+        assert hand["seed_hash"] == hashlib.sha256(hand["seed"].encode()).hexdigest()
         assert all("profile" not in s for s in hand["seats"])  # nobody else's profile id
         page = (await client.get("/api/me/history", params={"limit": 2}, headers=a)).json()
         rest = (
