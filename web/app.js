@@ -2537,6 +2537,9 @@ function bind() {
     }
   });
   const sendReady = () => {
+    // a player who says ready is back: 托管 off first, as the apps do (the room itself
+    // takes ready as no action of a hand, docs/protocol.md)
+    if (S.socket && isAuto(S.seat)) S.socket.send({ type: 'auto', on: false });
     if (S.socket && S.socket.sendAnswered({ type: 'ready' })) {
       S.readySent = true;
       renderSettlement();

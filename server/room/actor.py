@@ -727,7 +727,10 @@ class RoomActor:
                     self.auto.add(seat)
                 else:
                     self.auto.discard(seat)
-                if changed and self.state is not None and not self.game.ended(self.state):
+                in_play = self.state is not None and not self.game.ended(self.state)
+                if changed and not in_play:  # between hands: no timer, the flag is shown
+                    await self._publish_auto(seat)
+                elif changed:
                     self._reset_timer(seat)
                     await self._publish_auto(seat)
                     if seat in self.prompts.timers and self.publisher.has_listener(seat):

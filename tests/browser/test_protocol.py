@@ -362,6 +362,28 @@ def test_dissolve_vote(slow_claims: LiveServer, browser: Any, shots_dir: Path) -
         ctx_b.close()
 
 
+def test_ready_from_auto_play_takes_the_seat_back(
+    live: LiveServer, browser: Any, shots_dir: Path
+) -> None:
+    """A player on 托管 who presses 准备 after the hand is back: 托管 is off before the next
+    deal (it went on discarding for them within a second), and the seat says so."""
+    ctx, page = phone_page(browser)
+    try:
+        code = create_room(page, live.base, "回来")
+        add_bots(page)
+        page.wait_for_selector("#hand .hand-tile", timeout=15000)
+        page.click('#auto-toggle[data-action="auto_on"]')
+        page.wait_for_selector("#settlement", state="visible", timeout=120000)
+        assert live.room(code)["seats"][0]["auto"] is True
+        page.click("#ready-btn")
+        page.wait_for_function("() => window.__gy.room && window.__gy.room.hand_no === 2")
+        page.wait_for_selector('#auto-toggle[data-action="auto_on"]', timeout=10000)
+        assert live.room(code)["seats"][0]["auto"] is False
+        assert not page.errors, page.errors  # type: ignore[attr-defined]
+    finally:
+        ctx.close()
+
+
 def test_alone_with_bots_dissolve_waits_for_the_hand_end(
     live: LiveServer, browser: Any, shots_dir: Path
 ) -> None:

@@ -473,6 +473,27 @@ async def test_ready_timeout_and_ready_messages_start_next_hand(
     await actor.stop()
 
 
+async def test_auto_turned_off_between_hands_is_published(
+    store: Any, bus: Any, clock: ManualClock
+) -> None:
+    """托管 turned off in the pause between hands (the page does it when its player says
+    ready): the seats are told at once (``auto`` without it), not only at the next deal."""
+    actor = await make_room(store, bus, clock, bots=[False, True, True, True], options={"hands": 4})
+    await run_until(actor, clock, lambda: actor.status == "between")  # seat 0 timed out
+    assert actor.auto == {0}
+    sub = await bus.subscribe(seat_channel("TEST01", 0))
+    await actor.set_auto(0, False)
+    await actor.idle()
+    assert actor.auto == set() and actor.status == "between"
+    assert await sub.get(timeout=1) == {"type": "auto", "auto": []}
+    await actor.set_auto(0, False)  # no change: nothing said
+    await actor.idle()
+    with pytest.raises(TimeoutError):
+        await sub.get(timeout=0.05)
+    await sub.close()
+    await actor.stop()
+
+
 async def test_claim_min_delay_closes_every_window_no_sooner(
     store: Any, bus: Any, clock: ManualClock
 ) -> None:
