@@ -828,14 +828,26 @@ function noteEvent(ev) {
 
 /** A snapshot's `previous` (the hand settled before this one): a settlement this page never
  * got (away over the deal) becomes 上局结算, closed, and a note says what it was. */
+// The last hand whose settlement this tab showed, per room: a reload during the next hand
+// does not announce it again (sessionStorage: gone with the tab).
+const seenKey = (code) => `gy.settled.${code}`;
+function settlementSeen(code) {
+  try { return Number(sessionStorage.getItem(seenKey(code))) || 0; } catch (e) { return 0; }
+}
+function markSettlementSeen(code, handNo) {
+  if (!code || !Number.isInteger(handNo) || handNo <= settlementSeen(code)) return;
+  try { sessionStorage.setItem(seenKey(code), String(handNo)); } catch (e) { /* private mode */ }
+}
+
 function notePrevious(prev) {
   if (!prev.settlement || (S.settlement && S.settlement.handNo === prev.hand_no)) return;
   S.settlement = { settlement: prev.settlement, totals: null, handNo: prev.hand_no, msg: { replay: prev.replay } };
   S.settlementOpen = false;
   S.endedSeen = false;
   const deltas = Array.isArray(prev.settlement.deltas) ? prev.settlement.deltas : null;
-  if (deltas && Number.isInteger(S.seat)) {
+  if (deltas && Number.isInteger(S.seat) && settlementSeen(S.code) < prev.hand_no) {
     toast(t('previous_settled', { n: prev.hand_no, delta: fmtPts(deltas[S.seat] ?? 0) }), 'info');
+    markSettlementSeen(S.code, prev.hand_no);
   }
 }
 
@@ -864,6 +876,7 @@ function onHandEnd(settlement, tots, msg) {
     S.readySent = false;
   }
   S.endedSeen = true;
+  markSettlementSeen(S.code, handNo);
   if (msg && (msg.session_over || msg.final || msg.finished || msg.game_over)) S.sessionOver = true;
   const totalHands = (S.room && ((S.room.options && S.room.options.hands) || S.room.hands)) || null;
   if (totalHands && typeof handNo === 'number' && handNo >= totalHands) S.sessionOver = true;
