@@ -2063,7 +2063,7 @@ function explainEl(s, pays, deltas, n) {
         shown.forEach(([k, v], idx) => {
           const only = k === 'lian_zhuang' && dealerOnly;
           parts.append(h('span', { class: 'part', dataset: { part: idx === 0 ? 'hand_type' : k, name: k, points: String(v), dealerOnly: String(only) } },
-            `${idx ? '+' : ''}${partLabel(k)} ${v}${only ? t('s_dealer_only') : ''}`));
+            `${idx ? '+' : ''}${k === 'zi_mo' && s.win_kind === 'qiang_gang' ? t('p_zi_mo_robbed') : partLabel(k)} ${v}${only ? t('s_dealer_only') : ''}`));
         });
         if ((winnerDetail.times || 1) > 1) parts.append(h('span', { class: 'part', dataset: { part: 'times', points: String(winnerDetail.times) } }, t('s_times', { n: winnerDetail.times })));
         if (base > 1) parts.append(h('span', { class: 'part', dataset: { part: 'base', points: String(base) } }, t('s_base', { n: base })));

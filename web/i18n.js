@@ -267,6 +267,7 @@ const STRINGS = {
     c_guo_hu: '过胡：放弃胡牌后，自己出牌前不能再胡点炮（自摸可以）',
     c_ding_que: '定缺：开局选一门缺，手上有缺门牌不能胡，结算查缺；原缺另收 3',
     p_zi_mo: '自摸',
+    p_zi_mo_robbed: '抢杠（按自摸）', // a robbed kong is valued as a self-draw (§8.4)
     p_gang_kai: '杠开',
     p_re_pao: '热炮',
     p_ruan_bao: '软报',
@@ -553,6 +554,7 @@ const STRINGS = {
     c_guo_hu: 'Pass-lock (过胡): after passing a win, no win on a discard until your own next discard (self-draw allowed)',
     c_ding_que: 'Void suit (定缺): chosen at the deal; no win holding it; a void check (查缺) at the end, a native void (原缺) collects 3',
     p_zi_mo: 'self-draw',
+    p_zi_mo_robbed: 'robbed kong (as self-draw)',
     p_gang_kai: 'win on a kong',
     p_re_pao: 'after-kong discard',
     p_ruan_bao: 'soft ready',

@@ -658,6 +658,38 @@ def test_cha_jiao_names_each_ready_seats_value(
         ctx.close()
 
 
+def test_a_robbed_kong_is_explained_as_one(live: LiveServer, browser: Any, shots_dir: Path) -> None:
+    """抢杠 (spec §8.4) is valued as a self-draw: the winner's parts say 抢杠（按自摸）, not
+    自摸, which read as if the winner had drawn the tile."""
+    ctx, page = new_page(browser, *SIZES["phone"])
+    try:
+        code = create_room(page, live.base, "抢杠")
+        options = live.room(code)["options"]
+
+        def robbed(h: Hand) -> bool:
+            s = h.settlement
+            return s["result"] == "win" and s["win_kind"] == "qiang_gang"
+
+        hand = find_seed(options, robbed, prefix="rob")
+        live.fix_seeds(code, [hand.seed])
+        add_bots(page)
+        page.wait_for_selector("#hand .hand-tile", timeout=15000)
+        play_scripted({0: page}, hand)
+        page.wait_for_selector("#settle-row-0", timeout=30000)
+        (winner,) = hand.settlement["winners"]
+        part = page.locator(
+            f'#settle-explain .settle-seat[data-seat="{winner}"]'
+            ' .sgroup[data-reason="hu"][data-dir="in"] .part[data-name="zi_mo"]'
+        )
+        assert part.inner_text() == "+抢杠（按自摸） 1"
+        page.click("#lang-toggle")
+        assert part.inner_text() == "+robbed kong (as self-draw) 1"
+        page.click("#lang-toggle")
+        assert not page.errors, page.errors  # type: ignore[attr-defined]
+    finally:
+        ctx.close()
+
+
 def check_last_discard_after_reload(page: Any, last: dict[str, int]) -> None:
     """Reload ``page`` on its turn to discard: the river tile the view's ``river_last``
     names (``{"seat", "index"}``, seat 0 the page's) is marked again, and no other."""
