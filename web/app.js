@@ -2079,10 +2079,10 @@ function explainEl(s, pays, deltas, n) {
         // the ready seat's 番 (and 连庄) each line pays for: under the title when every line
         // of the group has the same, else on each line (a seat not ready pays each ready
         // seat its own value)
-        const valueOf = (x) => t('s_ready_value', { n: x.ready_value }) + (x.streak ? ` +${t('p_lian_zhuang')} ${x.streak}` : '');
-        const values = new Set([...g.details.values()].map(valueOf));
-        if (values.size === 1) what.append(h('small', { class: 'sg-sub', text: valueOf(dd) }));
-        else g.valueOf = valueOf;
+        const readyValue = (x) => t('s_ready_value', { n: x.ready_value }) + (x.streak ? ` +${t('p_lian_zhuang')} ${x.streak}` : '');
+        const values = new Set([...g.details.values()].map(readyValue));
+        if (values.size === 1) what.append(h('small', { class: 'sg-sub', text: readyValue(dd) }));
+        else g.perPayee = readyValue;
       } else if (g.reason === 'cha_que' && typeof dd.tiles === 'number') {
         what.append(h('small', { class: 'sg-sub', text: t('s_void_tiles', { n: dd.tiles }) }));
       }
@@ -2091,7 +2091,7 @@ function explainEl(s, pays, deltas, n) {
         const n = g.linesBy.get(other);
         who.append(h('span', { class: 'sg-other', dataset: { seat: String(other), points: String(pts), count: g.perTile ? String(n) : '' } },
           // the points apart from the name: "→ Bot 3 2" read as Bot 32
-          `${g.dir > 0 ? '←' : '→'} ${seatName(other)}${perOther ? ` (${t('s_tiles', { n })})` : ''}${g.valueOf ? ` (${g.valueOf(g.details.get(other))})` : ''} · `,
+          `${g.dir > 0 ? '←' : '→'} ${seatName(other)}${perOther ? ` (${t('s_tiles', { n })})` : ''}${g.perPayee ? ` (${g.perPayee(g.details.get(other))})` : ''} · `,
           h('b', { class: 'sg-pts', text: String(pts) })));
       }
       li.append(what, who, h('span', { class: `num sg-total ${g.dir > 0 ? 'pos' : 'neg'}`, text: fmtPts(g.total) }));

@@ -653,6 +653,7 @@ def test_cha_jiao_names_each_ready_seats_value(
             ).inner_text()
             assert got == value, (seat, got)
         out.screenshot(path=str(shots_dir / "settlement-cha-jiao-values-375.png"))
+        assert "[object" not in page.inner_text("#settle-explain")  # every line, any reason
         assert not page.errors, page.errors  # type: ignore[attr-defined]
     finally:
         ctx.close()
