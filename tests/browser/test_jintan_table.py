@@ -195,6 +195,12 @@ def test_a_jintan_hand_with_a_chosen_chow_to_its_settlement(
         how = {"zi_mo": "self-draw (自摸)", "dian_pao": "on a discard (接炮)"}.get(s["win_kind"])
         assert how is None or how in page.locator("#settle-winners").inner_text()
         page.screenshot(path=str(shots_dir / "jintan-settlement-en.png"), full_page=True)
+        # 花, 番 and the sum apart (English ran "Winter 1 fan (番) 0" together)
+        seps = page.locator("#settle-explain .jt-win").first.evaluate(
+            "w => [...w.querySelectorAll('.hua, .fan')]"
+            ".map(e => getComputedStyle(e, '::after').content)"
+        )
+        assert seps == ['"·"', '"·"'], seps
         page.set_viewport_size({"width": 375, "height": 812})
         page.locator("#settle-explain").scroll_into_view_if_needed()
         page.screenshot(path=str(shots_dir / "jintan-settlement-en-375.png"))
