@@ -2281,12 +2281,17 @@ function tickReady(v) {
   rc.textContent = between && S.settlementOpen ? t('next_hand_in', { n: secs }) : ''; // a bare "27s" said nothing to a spectator
   rc.dataset.seconds = between ? String(secs) : '';
   rc.classList.toggle('urgent', urgent);
-  tb.hidden = !(between && seated && !S.settlementOpen && !S.readySent);
-  // made again when its seconds or the language change (a switch shows at once)
-  if (!tb.hidden && (tb.dataset.seconds !== String(secs) || tb.dataset.lang !== getLang())) {
-    tb.replaceChildren(h('b', { text: t('ready') }), h('small', { text: t('next_hand_in', { n: secs }) }));
+  // once the session is over and its standings are closed, the same place offers 再来一场
+  const again = S.sessionOver && Number.isInteger(S.seat) && !!S.token && !S.settlementOpen && !S.replaced;
+  tb.hidden = !((between && seated && !S.settlementOpen && !S.readySent) || again);
+  const label = again ? t(S.room && S.room.next ? 'again_join' : 'again') : '';
+  // made again when its seconds, its label or the language change (a switch shows at once)
+  if (!tb.hidden && (tb.dataset.seconds !== String(secs) || tb.dataset.lang !== getLang() || tb.dataset.label !== label)) {
+    tb.replaceChildren(...(again ? [h('b', { text: label })] : [h('b', { text: t('ready') }), h('small', { text: t('next_hand_in', { n: secs }) })]));
     tb.dataset.seconds = String(secs);
     tb.dataset.lang = getLang();
+    tb.dataset.label = label;
+    tb.dataset.mode = again ? 'again' : 'ready';
     tb.classList.toggle('urgent', urgent);
   }
   if (urgent && secs > 0) {
@@ -2561,7 +2566,8 @@ function bind() {
   };
   $('#ready-btn').addEventListener('click', sendReady);
   $('#again-btn').addEventListener('click', playAgain);
-  $('#table-ready-btn').addEventListener('click', sendReady); // the settlement closed
+  // the settlement closed: 准备 between hands, 再来一场 once the session is over
+  $('#table-ready-btn').addEventListener('click', () => (S.sessionOver ? playAgain() : sendReady()));
   $('#settlement-close').addEventListener('click', () => { S.settlementOpen = false; renderAll(); });
   $('#last-settlement-btn').addEventListener('click', () => { S.settlementOpen = true; renderAll(); });
   $('#reconnect-btn').addEventListener('click', () => { if (S.socket) S.socket.reopen(); });

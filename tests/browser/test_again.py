@@ -44,7 +44,13 @@ def test_both_players_go_on_in_one_next_room(live: LiveServer, browser: Any) -> 
             "document.querySelector('#again-btn').textContent === '加入下一场'", timeout=10000
         )
         a.screenshot(path=str(SHOTS / "again-join-1280.png"))
-        a.click("#again-btn")
+        # with the standings closed, the table offers it where 准备 stands between hands
+        a.click("#settlement-close")
+        table_btn = a.locator('#table-ready-btn[data-mode="again"]')
+        table_btn.wait_for(timeout=5000)
+        assert table_btn.inner_text() == "加入下一场"
+        a.screenshot(path=str(SHOTS / "again-table-1280.png"))
+        table_btn.click()
         a.wait_for_function(f"window.__gy.code === '{nxt}'", timeout=10000)
         for p in (a, b):
             p.wait_for_selector("#hand .hand-tile", timeout=15000)
