@@ -147,10 +147,13 @@ function fmtPts(v) {
 export function optionsSummary(o, game = 'guiyang') {
   if (!o) return '';
   const parts = [];
+  // the time bank, either game's (Jintan's rules left it out)
+  const bank = typeof o.bank_seconds === 'number' ? `${t('bank_seconds')} ${o.bank_seconds ? `${o.bank_seconds}s` : t('bank_none')}` : null;
   if (game === 'jintan') {
     parts.push(t('game_jintan'), `${t('jt_base')} ${o.base}`, `${t('jt_flower_value')} ${o.flower_value}`);
     parts.push(o.chow ? t('jt_chow') : t('jt_no_chow'));
     if (o.hands) parts.push(t('hands_n', { n: o.hands }));
+    if (bank) parts.push(bank);
     return parts.join(' · ');
   }
   const pl = { 4: t('players_4'), 3: t('players_3'), 2: t('players_2') }[o.players] || o.players;
@@ -162,7 +165,7 @@ export function optionsSummary(o, game = 'guiyang') {
   for (const k of CHICKEN_OPTIONS) if (o[k]) parts.push(t(k));
   if (o.hands) parts.push(t('hands_n', { n: o.hands }));
   if (o.base_points && o.base_points !== 1) parts.push(`${t('base_points')} ${o.base_points}`);
-  if (typeof o.bank_seconds === 'number') parts.push(`${t('bank_seconds')} ${o.bank_seconds ? `${o.bank_seconds}s` : t('bank_none')}`);
+  if (bank) parts.push(bank);
   return parts.join(' · '); // (its CSS keeps each Chinese word whole: word-break: keep-all)
 }
 

@@ -266,8 +266,8 @@ def test_records_of_a_hand_played_and_the_player_code(
         jt_row = page.locator('#records-rooms .rec-room[data-code="JTREC"]')
         jt_row.wait_for()
         assert jt_row.locator(".rec-opts").inner_text() == (
-            "金坛麻将 · 底数 10 · 花分值 5 · 可吃 · 8局 · 已打1局"
-        )  # the defaults (jintan.md §J1)
+            "金坛麻将 · 底数 10 · 花分值 5 · 可吃 · 8局 · 时间银行 20s · 已打1局"
+        )  # the defaults (jintan.md §J1), the time bank too
         ranks = jt_row.locator(".rec-seats li").evaluate_all(
             "els => els.map(e => [e.dataset.rank, e.querySelector('.rank').textContent,"
             " Number(e.dataset.seat)])"
