@@ -534,6 +534,35 @@ def test_a_claim_answer_reads_as_a_wish_and_a_lost_one_says_so(
         ctx.close()
 
 
+# the step line's text and the words of it laid over more than one line that would fit
+# on one (or the middle overflowing)
+_SPLIT_WORDS = """() => {
+  const el = document.getElementById('rp-action');
+  const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+  const split = [];
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    for (const m of n.data.matchAll(/\\S+/g)) {
+      const r = document.createRange();
+      r.setStart(n, m.index);
+      r.setEnd(n, m.index + m[0].length);
+      const tops = new Set([...r.getClientRects()].map((x) => Math.round(x.top)));
+      if (tops.size < 2) continue;
+      // broken although it fits on a line of the middle by itself
+      const probe = document.createElement('span');
+      probe.style.whiteSpace = 'nowrap';
+      probe.textContent = m[0];
+      n.parentNode.insertBefore(probe, n);
+      const fits = probe.getBoundingClientRect().width <= el.clientWidth;
+      probe.remove();
+      if (fits) split.push(m[0]);
+    }
+  }
+  const now = document.getElementById('rp-now');
+  if (now.scrollWidth > now.clientWidth + 1) split.push('(wider than the middle)');
+  return [el.textContent, split];
+}"""
+
+
 def test_the_replay_reads_in_english(live: LiveServer, browser: Any, shots_dir: Path) -> None:
     """A player who chose English at the table gets 回放 in English: its controls, seats,
     steps, settlement and errors (tile and player names stay as they are)."""
@@ -562,6 +591,16 @@ def test_the_replay_reads_in_english(live: LiveServer, browser: Any, shots_dir: 
         assert sorted(winds) == ["E", "N", "S", "W"]
         # the dealer's badge says so in words ("D" alone told a newcomer nothing)
         assert page.locator(".rp-seat-head .badge").all_inner_texts() == ["Dealer"]
+        # no word of a step is broken across lines in the phone's narrow centre (it read
+        # "characte / rs"), and none sticks out of it
+        steps = page.evaluate("window.__replay.frames.length")
+        broken = []
+        for pos in range(steps):
+            page.fill("#rp-pos", str(pos))
+            page.dispatch_event("#rp-pos", "input")
+            text, split = page.evaluate(_SPLIT_WORDS)
+            broken += [(pos, text, word) for word in split]
+        assert not broken, broken[:5]
         _play_to_end(page)
         page.click("#rp-payments-box summary")
         heads = page.locator("#rp-payments th").all_inner_texts()
