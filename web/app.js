@@ -1977,7 +1977,7 @@ function groupOf(p) {
     case 'dou': return { key: `dou|${d.kind}|${d.tile}`, sub: douText(d.kind) || d.kind || '', tile: d.tile, kind: d.kind };
     case 'ji': case 'chong_feng_ji': case 'ze_ren_ji':
       // where the tiles lie (手上 / 碰杠里 / 河里, `at`; 满堂鸡 counts the river) apart
-      return { key: `${p.reason}|${d.tile}|${d.kind}|${!!d.jin}|${!!d.bao_ji}|${d.at || ''}`, sub: [chickenKind(d, p.reason), p.reason !== 'ji' && d.bao_ji ? chickenName('包鸡') : '', d.at ? t(`ji_at_${d.at}`) : ''].filter(Boolean).join(' · '), tile: d.tile, kind: d.kind, jin: !!d.jin, baoJi: !!d.bao_ji, perTile: p.reason === 'ji', at: d.at || '' };
+      return { key: `${p.reason}|${d.tile}|${d.kind}|${!!d.jin}|${!!d.bao_ji}|${d.at || ''}`, sub: [chickenKind(d, p.reason), p.reason !== 'ji' && d.bao_ji ? chickenName('包鸡') : ''].filter(Boolean).join(' · '), tile: d.tile, kind: d.kind, jin: !!d.jin, baoJi: !!d.bao_ji, perTile: p.reason === 'ji', at: d.at || '' };
     case 'cha_que': return { key: 'cha_que', sub: d.suit ? `${t('que')}${suitChar(d.suit)}` : '' };
     case 'yuan_que': return { key: 'yuan_que', sub: d.suit ? `${t('que')}${suitChar(d.suit)}` : '' };
     default: return { key: p.reason, sub: '' };
@@ -2034,13 +2034,16 @@ function explainEl(s, pays, deltas, n) {
     for (const g of rows) {
       const li = h('li', { class: `sgroup ${g.dir > 0 ? 'in' : 'out'}`, dataset: { reason: g.reason, dir: g.dir > 0 ? 'in' : 'out', points: String(g.total), kind: g.kind || '', tile: g.tile || '', at: g.at || '', bao: String(!!g.baoJi) } });
       const what = h('span', { class: 'sg-what' }, h('b', { text: reasonText(g.reason) }));
-      if (g.sub) what.append(h('small', { class: 'sg-sub', text: g.sub }));
-      if (g.tile) what.append(tileEl(g.tile, { size: 'xs' }));
-      if (g.jin) what.append(h('small', { class: 'badge jin', dataset: { jin: 'true' }, text: t('jin') }));
-      const dd = g.first.detail || {};
       // each holder's count by its name when they differ, and whenever the tiles are the
       // others' (paid to them, or 包鸡 paid by them): a count alone reads as this seat's own
       const othersTiles = (g.dir < 0) !== g.baoJi;
+      // where a chicken's tiles lie: 手上 / 碰杠里 / 河里, 他家… when they are the others'
+      const at = g.at ? t(`ji_at_${g.at}${othersTiles ? '_theirs' : ''}`) : '';
+      const sub = [g.sub, at].filter(Boolean).join(' · ');
+      if (sub) what.append(h('small', { class: 'sg-sub', text: sub }));
+      if (g.tile) what.append(tileEl(g.tile, { size: 'xs' }));
+      if (g.jin) what.append(h('small', { class: 'badge jin', dataset: { jin: 'true' }, text: t('jin') }));
+      const dd = g.first.detail || {};
       const perOther = g.perTile && (new Set(g.linesBy.values()).size > 1 || othersTiles);
       if (g.reason === 'hu' && typeof dd.hua_total === 'number') {
         // Jintan: a payer's line says why it pays (点炮 / 被自摸 / 被抢杠, which pays three

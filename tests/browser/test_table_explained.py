@@ -382,12 +382,15 @@ def test_lian_zhuang_and_jin_ji_explained(live: LiveServer, browser: Any, shots_
             count = g.locator(".sg-count").get_attribute("data-count")
             texts = g.locator(".sg-other").all_inner_texts()
             bao = g.get_attribute("data-bao") == "true"
+            sub = g.locator(".sg-sub").inner_text()
             if (g.get_attribute("data-dir") == "in") != bao:  # this seat's own tiles
+                assert "他家" not in sub, sub
                 assert len({n for n, _ in others}) == 1, others
                 assert count == str(others[0][0]), (count, others)
                 assert not any("张)" in x for x in texts), texts
             else:
                 theirs += 1
+                assert f"他家{where}" in sub, sub  # (手上 alone read as this seat's hand)
                 assert count == "", (count, others)
                 assert all(f"({n}张)" in x for (n, _), x in zip(others, texts, strict=True)), texts
         assert theirs > 0
