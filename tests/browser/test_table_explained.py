@@ -554,25 +554,31 @@ def test_phone_tap_shows_the_hint_of_the_raised_tile(
         ctx.close()
 
 
+def settled_hand(page: Any, live: LiveServer, name: str, want: Any, prefix: str) -> Hand:
+    """A room of ``name`` and three bots dealt the first hand ``f"{prefix}-n"`` that satisfies
+    ``want`` (`find_seed`), played out by the page to its settlement; returns the hand."""
+    code = create_room(page, live.base, name)
+    hand = find_seed(live.room(code)["options"], want, prefix=prefix)
+    live.fix_seeds(code, [hand.seed])
+    add_bots(page)
+    page.wait_for_selector("#hand .hand-tile", timeout=15000)
+    play_scripted({0: page}, hand)
+    page.wait_for_selector("#settle-row-0", timeout=30000)
+    return hand
+
+
 def test_who_was_ready_is_marked(live: LiveServer, browser: Any, shots_dir: Path) -> None:
     """A 黄庄 with 查叫 (spec §12): each seat's row says 叫牌 / 未叫 as the settlement's
     ``ready`` has it, and a line says why the hand paid what it paid (no 豆 or 鸡 on a 黄庄;
     the seats not ready pay the ready ones). In English too."""
     ctx, page = new_page(browser, *SIZES["desktop"])
     try:
-        code = create_room(page, live.base, "叫")
-        options = live.room(code)["options"]
 
         def cha_jiao(h: Hand) -> bool:
             s = h.settlement
             return s["result"] == "huang_zhuang" and 0 < len(s["ready"]) < 4
 
-        hand = find_seed(options, cha_jiao, prefix="ready")
-        live.fix_seeds(code, [hand.seed])
-        add_bots(page)
-        page.wait_for_selector("#hand .hand-tile", timeout=15000)
-        play_scripted({0: page}, hand)
-        page.wait_for_selector("#settle-row-0", timeout=30000)
+        hand = settled_hand(page, live, "叫", cha_jiao, "ready")
         s = hand.settlement
         marks = [
             page.locator(f"#settle-row-{i} .badge[data-ready]").get_attribute("data-ready")
@@ -622,21 +628,14 @@ def test_cha_jiao_names_each_ready_seats_value(
     the title read as if all three were paid for it), and a ready seat's line says its own."""
     ctx, page = new_page(browser, *SIZES["phone"])
     try:
-        code = create_room(page, live.base, "查叫")
-        options = live.room(code)["options"]
 
         def unequal(h: Hand) -> bool:
             return _cha_jiao_of_unequal_values(h) is not None
 
-        hand = find_seed(options, unequal, prefix="ready")
+        hand = settled_hand(page, live, "查叫", unequal, "ready")
         found = _cha_jiao_of_unequal_values(hand)
         assert found is not None
         payer, values = found
-        live.fix_seeds(code, [hand.seed])
-        add_bots(page)
-        page.wait_for_selector("#hand .hand-tile", timeout=15000)
-        play_scripted({0: page}, hand)
-        page.wait_for_selector("#settle-row-0", timeout=30000)
         page.locator("#settle-explain").scroll_into_view_if_needed()
         out = page.locator(
             f'#settle-explain .settle-seat[data-seat="{payer}"] .sgroup[data-reason="cha_jiao"]'
@@ -667,19 +666,12 @@ def test_a_robbed_kong_is_explained_as_one(live: LiveServer, browser: Any, shots
     自摸, which read as if the winner had drawn the tile."""
     ctx, page = new_page(browser, *SIZES["phone"])
     try:
-        code = create_room(page, live.base, "抢杠")
-        options = live.room(code)["options"]
 
         def robbed(h: Hand) -> bool:
             s = h.settlement
             return s["result"] == "win" and s["win_kind"] == "qiang_gang"
 
-        hand = find_seed(options, robbed, prefix="rob")
-        live.fix_seeds(code, [hand.seed])
-        add_bots(page)
-        page.wait_for_selector("#hand .hand-tile", timeout=15000)
-        play_scripted({0: page}, hand)
-        page.wait_for_selector("#settle-row-0", timeout=30000)
+        hand = settled_hand(page, live, "抢杠", robbed, "rob")
         (winner,) = hand.settlement["winners"]
         part = page.locator(
             f'#settle-explain .settle-seat[data-seat="{winner}"]'
