@@ -727,13 +727,14 @@ class RoomActor:
                     self.auto.add(seat)
                 else:
                     self.auto.discard(seat)
+                if not changed:
+                    return
+                # (between hands too: no timer to re-arm, but the flag is shown at once)
                 in_play = self.state is not None and not self.game.ended(self.state)
-                if changed and not in_play:  # between hands: no timer, the flag is shown
-                    await self._publish_auto(seat)
-                elif changed:
+                if in_play:
                     self._reset_timer(seat)
-                    await self._publish_auto(seat)
-                    if seat in self.prompts.timers and self.publisher.has_listener(seat):
+                await self._publish_auto(seat)
+                if in_play and seat in self.prompts.timers and self.publisher.has_listener(seat):
                         # its timer was re-armed (the auto delay, or what is left of its
                         # limit and bank): its countdown must show the new deadline
                         await self.publisher.publish(seat, self._snapshot(seat))
