@@ -379,13 +379,20 @@ def _actor(body: VoidRequest, token: str) -> str:
 
 async def _correct(request: Request, code: str, hand_no: int, **kw: Any) -> dict[str, Any]:
     try:
-        return await queries.correct(_store(request), code, hand_no, **kw)
+        row = await queries.correct(_store(request), code, hand_no, **kw)
     except NotFound as err:
         raise _not_found(err) from None
     except Conflict as err:
         raise HTTPException(409, {"code": "conflict", "message": str(err)}) from None
     except ValueError as err:
         raise HTTPException(422, {"code": "bad_correction", "message": str(err)}) from None
+    # the room's table and final standings count it too (stored: a room that cannot be
+    # told now reads it when it is next loaded)
+    try:
+        await request.app.state.manager.corrected(code)
+    except Exception as exc:
+        log.warning("room %s: totals not refreshed after a correction: %r", code, exc)
+    return row
 
 
 @router.post("/rooms/{code}/hands/{hand_no}/void", status_code=201, include_in_schema=False)

@@ -64,6 +64,7 @@ from server.room.commands import (
     Ready,
     ReadyTimeout,
     Rearm,
+    RefreshTotals,
     Resolve,
     SetAuto,
     Snapshot,
@@ -419,6 +420,21 @@ class RoomActor:
         """Seat ``seat`` is ready for the next hand (ignored when no hand is awaited)."""
         await self.submit(Ready(seat))
 
+    async def refresh_totals(self) -> None:
+        """An admin voided or adjusted one of the session's hands: its totals (table scores,
+        final standings) are read again from the store, which applies the corrections, and
+        every audience is told (``room``). In the actor's turn while it runs (no hand's
+        settlement crosses the read); at once in a room that does not run (its session
+        over, or not begun)."""
+        if self.running and not self._stopping:
+            await self.submit(RefreshTotals())
+        else:
+            await self._refresh_totals()
+
+    async def _refresh_totals(self) -> None:
+        self.totals = await self.store.totals(self.code)
+        await self.publish_room()
+
     async def set_auto(self, seat: int, on: bool) -> None:
         """Turn auto-play (托管) on or off for ``seat``. Raises :class:`RoomError`
         ``no_hand`` once the session is over (or before it starts)."""
@@ -735,9 +751,11 @@ class RoomActor:
                     self._reset_timer(seat)
                 await self._publish_auto(seat)
                 if in_play and seat in self.prompts.timers and self.publisher.has_listener(seat):
-                        # its timer was re-armed (the auto delay, or what is left of its
-                        # limit and bank): its countdown must show the new deadline
-                        await self.publisher.publish(seat, self._snapshot(seat))
+                    # its timer was re-armed (the auto delay, or what is left of its
+                    # limit and bank): its countdown must show the new deadline
+                    await self.publisher.publish(seat, self._snapshot(seat))
+            case RefreshTotals():
+                await self._refresh_totals()
             case Start():
                 if self.state is None and self.status == "open":
                     await self._start_hand()

@@ -107,6 +107,11 @@ class VoteTimeout(Command):
 
 
 @dataclass
+class RefreshTotals(Command):
+    """Read the session's totals again from the store (an admin corrected a hand)."""
+
+
+@dataclass
 class Rearm(Command):
     """Schedule again whatever the room waits for (after a failed command)."""
 

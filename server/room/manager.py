@@ -641,6 +641,17 @@ class RoomManager:
             await self.store.set_room_status(made.code, "dissolved")
         return kept
 
+    async def corrected(self, code: str) -> None:
+        """An admin voided or adjusted a hand of room ``code``: the room, if it runs here or
+        on another process, reads its totals again and tells its audiences
+        (`RoomActor.refresh_totals`); a room nobody runs reads them when it is next loaded.
+        Raises :class:`RoomError` (``unavailable``) if its owner does not answer."""
+        actor = self.rooms.get(code)
+        if actor is not None:
+            await actor.refresh_totals()
+        elif self.cluster is not None and (await self.cluster.owners([code]))[code] is not None:
+            await self.call(code, "refresh_totals", {})
+
     async def add_bots(self, code: str, count: int, seat: int | None = None) -> list[int]:
         """Fill up to ``count`` free seats with bots, lowest seats first, or (``seat`` given,
         ``count`` 1) exactly seat ``seat``; returns the seats filled. Raises

@@ -400,11 +400,24 @@ _PG_HAND_ID = (
     " WHERE rooms.code = $1 AND hands.hand_no = $2"
 )
 _PG_ROOM_OPTIONS = "SELECT rooms.options FROM rooms WHERE rooms.id = $1"
-_PG_SEAT_SUMS = (
-    "SELECT seat_deltas.seat, sum(seat_deltas.delta) FROM seat_deltas"
-    " JOIN hands ON hands.id = seat_deltas.hand_id WHERE hands.room_id = $1"
-    " GROUP BY seat_deltas.seat"
+#: Each seat's total over a room's settled hands with the admin's corrections (as the
+#: admin's and 战绩's effective deltas): a voided hand counts for nothing, an adjustment
+#: of a hand not voided moves its points. ``{rid}``: the room id's placeholder.
+_SEAT_SUMS = (
+    "SELECT seat, sum(points) FROM ("
+    " SELECT sd.seat AS seat, sd.delta AS points FROM seat_deltas sd"
+    " JOIN hands h ON h.id = sd.hand_id WHERE h.room_id = {rid} AND NOT EXISTS"
+    " (SELECT 1 FROM corrections v WHERE v.hand_id = h.id AND v.kind = 'void')"
+    " UNION ALL SELECT c.from_seat, -c.points FROM corrections c"
+    " JOIN hands h ON h.id = c.hand_id WHERE h.room_id = {rid} AND c.kind = 'adjust' AND NOT EXISTS"
+    " (SELECT 1 FROM corrections v WHERE v.hand_id = h.id AND v.kind = 'void')"
+    " UNION ALL SELECT c.to_seat, c.points FROM corrections c"
+    " JOIN hands h ON h.id = c.hand_id WHERE h.room_id = {rid} AND c.kind = 'adjust' AND NOT EXISTS"
+    " (SELECT 1 FROM corrections v WHERE v.hand_id = h.id AND v.kind = 'void')"
+    ") t GROUP BY seat"
 )
+_PG_SEAT_SUMS = _SEAT_SUMS.format(rid="$1")
+_SQL_SEAT_SUMS = text(_SEAT_SUMS.format(rid=":rid"))
 _PG_MAX_SEAT = "SELECT max(players.seat) FROM players WHERE players.room_id = $1"
 
 
@@ -1630,15 +1643,9 @@ class Store:
 
 
 def _read_totals(conn: Connection, room_id: int) -> list[int]:
+    """The room's totals, corrections applied (`_SEAT_SUMS`)."""
     options = conn.scalar(select(Room.options).where(Room.id == room_id))
-    sums = dict(
-        conn.execute(
-            select(SeatDelta.seat, func.sum(SeatDelta.delta))
-            .join(Hand, Hand.id == SeatDelta.hand_id)
-            .where(Hand.room_id == room_id)
-            .group_by(SeatDelta.seat)
-        ).all()
-    )
+    sums = {seat: total for seat, total in conn.execute(_SQL_SEAT_SUMS, {"rid": room_id})}
     max_seat = conn.scalar(select(func.max(Player.seat)).where(Player.room_id == room_id))
     return _totals_of(options, sums, max_seat)
 

@@ -254,6 +254,8 @@ async def test_a_hand_its_replay_and_corrections(live: Live) -> None:
         assert r.status_code in (400, 404), r.text
 
         before = (await client.get("/api/admin/player", params={"name": "ann"})).json()
+        actor = await live.actor("BOTS")  # the room loaded on the server, its totals as played
+        assert actor.totals == [sum(x["deltas"][i] for x in settlements) for i in range(4)]
         r = await client.post(
             "/api/admin/rooms/BOTS/hands/1/void", json={"reason": "misdeal", "admin": "lee"}
         )
@@ -288,6 +290,9 @@ async def test_a_hand_its_replay_and_corrections(live: Live) -> None:
         ]
         hand = (await client.get("/api/admin/rooms/BOTS/hands/1")).json()
         assert hand["voided"] and hand["deltas"] == settlements[0]["deltas"]
+        # the room's own totals (its table, its final standings) count the corrections too
+        moved = zip(settlements[1]["deltas"], [4, -4, 0, 0], strict=True)
+        assert actor.totals == [d + m for d, m in moved]
         assert hand["replay"]["replay_ok"] is True  # the rows it voided are still there
 
 

@@ -494,6 +494,40 @@ async def test_auto_turned_off_between_hands_is_published(
     await actor.stop()
 
 
+async def test_a_correction_reaches_the_tables_totals(
+    store: Any, bus: Any, clock: ManualClock
+) -> None:
+    """An admin voids hand 1 of a room between hands, then adjusts hand 2: the room's totals
+    (its table's scores, the final standings) follow, told to every audience at once
+    (``room``), and the next hands add to them (`RoomManager.corrected`)."""
+    from server.store import admin as queries
+
+    manager = RoomManager(store, bus, clock, TIMING)
+    actor = await make_room(store, bus, clock, bots=[False, True, True, True], options={"hands": 4})
+    manager.rooms[actor.code] = actor
+    await run_until(actor, clock, lambda: actor.status == "between")
+    first = list(actor.totals)
+    assert any(first)
+    sub = await bus.subscribe(seat_channel("TEST01", 0))
+    await queries.correct(store, "TEST01", 1, kind="void", reason="misdeal", actor="lee")
+    await manager.corrected("TEST01")
+    assert actor.totals == [0, 0, 0, 0] == await store.totals("TEST01")
+    msg = await sub.get(timeout=1)
+    assert msg["type"] == "room" and msg["room"]["totals"] == [0, 0, 0, 0]
+    await actor.mark_ready(0)  # hand 2, played out (seat 0 on 托管), settles on top
+    await run_until(actor, clock, lambda: actor.status == "between" and actor.hand_no == 2)
+    second = list(actor.totals)
+    assert second == await store.totals("TEST01") and sum(second) == 0
+    await queries.correct(
+        store, "TEST01", 2, kind="adjust", reason="miscount", actor="lee", from_seat=1,
+        to_seat=0, points=3,
+    )  # fmt: skip
+    await manager.corrected("TEST01")  # (queued in the running actor's turn)
+    assert actor.totals == [second[0] + 3, second[1] - 3, *second[2:]]
+    await sub.close()
+    await actor.stop()
+
+
 async def test_claim_min_delay_closes_every_window_no_sooner(
     store: Any, bus: Any, clock: ManualClock
 ) -> None:
