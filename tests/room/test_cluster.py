@@ -691,3 +691,34 @@ async def test_an_unknown_room_is_unknown_in_a_cluster_too(store: Any, redis_url
                 await manager.get("BCDFGK")
             assert err.value.code == "unknown_room"
         assert await a.cluster.owners(["BCDFGK"]) == {"BCDFGK": None}
+
+
+async def test_a_correction_asked_on_another_process_reaches_the_owner(
+    store: Any, redis_url: str
+) -> None:
+    """The admin API's process is not the room's owner: `RoomManager.corrected` there is
+    forwarded to the owner, whose actor reads the corrected totals (a voided hand counts
+    for nothing); a room nobody owns is left to its next load."""
+    from server.store import Store
+    from server.store import admin as queries
+
+    store_b = Store(store.url)
+    try:
+        async with _two_processes(store, store_b, redis_url) as (a, b):
+            actor = await a.create_room({"hands": 4})
+            code = actor.code
+            await a.add_bots(code, 4)  # bots only: the session plays out at once
+            await _until(lambda: actor.status == "finished", timeout=30)
+            played = list(actor.totals)
+            hand = next(h for h in await store.hands(code) if any(h.deltas))
+            first = hand.deltas
+            await queries.correct(
+                store, code, hand.hand_no, kind="void", reason="misdeal", actor="lee"
+            )
+            assert code not in b.rooms
+            await b.corrected(code)
+            assert actor.totals == [t - d for t, d in zip(played, first, strict=True)]
+            assert actor.totals == await store.totals(code) and code not in b.rooms
+            await b.corrected("NOSUCH")  # nobody runs it: nothing to tell
+    finally:
+        await store_b.close()
