@@ -2161,6 +2161,11 @@ function renderVote() {
     const votes = Array.isArray(v.votes) ? v.votes : [];
     box.append(h('h2', { id: 'vote-title' }, t('vote_title'),
       h('span', { id: 'vote-countdown', class: 'countdown-chip', dataset: { seconds: '' } })));
+    // who asked, as the apps say it (玩家 X 申请解散房间)
+    if (Number.isInteger(v.proposed)) {
+      const who = v.proposed === S.seat ? t('vote_you_proposed') : t('vote_proposed', { name: seatName(v.proposed) });
+      box.append(h('p', { class: 'vote-text', id: 'vote-proposer', dataset: { seat: String(v.proposed) }, text: who }));
+    }
     const ul = h('ul', { id: 'vote-list' });
     votes.forEach((x, i) => {
       const state = x === true ? 'agree' : x === false ? 'refuse' : 'pending';

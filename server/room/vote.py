@@ -33,6 +33,8 @@ class DissolveVote:
         self.votes: dict[int, bool] | None = None
         #: The number of the latest vote (a stale timer names an older one).
         self.number = 0
+        #: The seat that opened the open (or last) vote: the dialog says who asks.
+        self.proposer: int | None = None
         self._timer: TimerHandle | None = None
         self._deadline: float | None = None
 
@@ -41,12 +43,13 @@ class DissolveVote:
         return self.votes is not None
 
     def message(self, result: str = "open") -> dict[str, Any]:
-        """The ``dissolve_vote`` message: ``votes`` per seat (None: not yet), ``deadline``
-        (ms, while open) and ``result``."""
+        """The ``dissolve_vote`` message: ``votes`` per seat (None: not yet), the seat that
+        ``proposed`` it, ``deadline`` (ms, while open) and ``result``."""
         votes = self.votes or {}
         return {
             "type": "dissolve_vote",
             "votes": [votes.get(s) for s in range(self.players)],
+            "proposed": self.proposer,
             "deadline": None
             if self._deadline is None or result != "open"
             else int(self._deadline * 1000),
@@ -63,6 +66,7 @@ class DissolveVote:
             if not agree:
                 raise RoomError("no_vote", "no dissolve vote is open")
             self.votes = {bot: True for bot in bots}
+            self.proposer = seat
             self.number += 1
             number = self.number
             self._deadline = self.clock.now() + self.seconds

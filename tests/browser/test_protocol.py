@@ -295,6 +295,10 @@ def test_dissolve_vote(slow_claims: LiveServer, browser: Any, shots_dir: Path) -
         assert a.locator("#vote-agree").count() == 0
         votes = b.locator("#vote-list li").evaluate_all("els => els.map(e => e.dataset.vote)")
         assert votes == ["agree", "pending", "agree", "agree"], votes  # bots agree at once
+        # who asked, as the apps say it
+        asked = b.inner_text("#vote-proposer")
+        assert asked.startswith("解甲") and asked.endswith(" 申请解散房间"), asked
+        assert a.inner_text("#vote-proposer") == "你申请了解散房间"
         a.screenshot(path=str(shots_dir / "live-vote.png"), full_page=True)
         b.screenshot(path=str(shots_dir / "live-vote-375.png"), full_page=True)
         no_overflow(b)

@@ -20,6 +20,7 @@ def test_a_vote_opens_with_the_bots_agreeing_and_dissolves_when_all_agree() -> N
     assert vote.cast(0, True, bots=[3]) == "open"
     msg = vote.message()
     assert msg["votes"] == [True, None, None, True] and msg["result"] == "open"
+    assert msg["proposed"] == 0  # (the dialog says who asked)
     assert msg["deadline"] == int((clock.now() + 60.0) * 1000)
     assert vote.cast(1, True, bots=[3]) == "open"
     assert vote.cast(2, True, bots=[3]) == "dissolved"
