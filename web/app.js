@@ -381,6 +381,7 @@ async function onJoin(ev) {
   } catch (e) {
     if (e instanceof ApiError) e.roomCode = code;
     showError(err, apiErrorText(e), e);
+    if (e instanceof ApiError && e.code === 'room_full') offerSpectate(code); // watch it instead
   } finally {
     btn.disabled = false;
   }
@@ -2539,7 +2540,13 @@ function bind() {
   document.querySelectorAll('input[name="game"]').forEach((el) => el.addEventListener('change', renderGameOptions));
   restoreRules(store.rules());
   $('#join-form').addEventListener('submit', onJoin);
-  $('#join-code').addEventListener('input', () => showError($('#join-error'), '')); // no stale "no such room"
+  $('#join-code').addEventListener('input', () => {
+    showError($('#join-error'), ''); // no stale "no such room"
+    // a whole code typed in (not only one from a shared link) offers 观战 too
+    const code = $('#join-code').value.trim().toUpperCase();
+    if (code.length === 6) offerSpectate(code);
+    else $('#spectate-btn').hidden = true;
+  });
   const lz = $('#opt-lian-zhuang');
   const yks = $('#opt-yi-kou-san');
   lz.addEventListener('change', () => { if (lz.checked) yks.checked = false; });

@@ -263,7 +263,14 @@ def test_spectator_sees_no_concealed_tile(browser: Any, live: LiveServer, shots_
         a.locator("#hand .hand-tile.playable").last.click()  # a discard in a river
         for (ctx, page), size in zip(specs, (1280, 375), strict=True):
             ctx.add_init_script(RECORD_WS)
-            page.goto(f"{live.base}/?room={code}")
+            if size == 1280:  # a shared link
+                page.goto(f"{live.base}/?room={code}")
+            else:  # the code told by voice: typed in the lobby; 加入 says it is full
+                page.goto(f"{live.base}/")
+                page.fill("#join-code", code.lower())
+                page.locator("#spectate-btn").wait_for(state="visible", timeout=5000)
+                page.click("#join-btn")
+                page.wait_for_selector('#join-error[data-code="room_full"]', timeout=5000)
             page.locator("#spectate-btn").wait_for(state="visible", timeout=5000)
             assert page.locator("#spectate-btn").inner_text() == "观战"
             shot(page, shots_dir, f"social-spectate-offer-{size}.png")
