@@ -402,7 +402,6 @@ function showLobby(code) {
   if (code) {
     $('#join-code').value = code;
     $('#join-card').classList.add('focus');
-    $('#join-card').parentNode.insertBefore($('#join-card'), $('#create-card'));
     // a shared link to a room that does not exist says so at once, not after 加入
     showError($('#join-error'), '');
     offerSpectate(code);

@@ -444,6 +444,9 @@ def test_lobby_bank_seconds(live: LiveServer, browser: Any, shots_dir: Path) -> 
             page.check(f"#opt-bank-seconds-{value}")
             if value:
                 page.screenshot(path=str(shots_dir / "live-lobby-375.png"), full_page=True)
+                # 加入房间 (one field) above the long 创建房间 form: a phone needs no scroll
+                top = [page.locator(c).bounding_box()["y"] for c in ("#join-card", "#create-card")]
+                assert top[0] < top[1] and top[0] < 812, top
                 no_overflow(page)
             page.click("#create-room")
             page.wait_for_selector("#room-code:not(:empty)")
