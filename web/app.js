@@ -1030,8 +1030,8 @@ function renderStatus() {
   }
   const di = $('#dealer-info');
   const streak = v.dealer_streak ?? r.dealer_streak;
-  di.title = t('dealer_title');
   di.textContent = `${t('dealer')}: ${seatName(v.dealer)}${streak > 1 && scoresStreak() ? ' ' + t('streak', { n: streak }) : ''}`;
+  di.title = `${t('dealer_title')}: ${seatName(v.dealer)}`; // (the line may be cut short)
   di.dataset.dealer = String(v.dealer);
   $('#last-settlement-btn').hidden = !(S.settlement && !S.settlementOpen);
   $('#dissolve-btn').hidden = !canProposeDissolve();

@@ -213,13 +213,17 @@ def test_records_and_replay_name_bots_as_the_table_and_final_standings_lead_on(
         table_name = page.locator('#opponents .seat-panel[data-seat="1"] .seat-name').inner_text()
         assert table_name == "机器人2", table_name
         auto_on(page)
-        # 4 hands on auto-play to the session's end, 准备 clicked after each settlement
+        # 4 hands on auto-play to the session's end, 准备 clicked after each settlement (which
+        # takes the seat back from 托管: turned on again for the next hand)
         end = time.monotonic() + 150
         while not page.locator("#final-standings").is_visible():
             assert time.monotonic() < end, "the session did not end"
             ready = page.locator("#ready-btn")
             if ready.is_visible() and ready.is_enabled():
                 ready.click(timeout=2000)
+            toggle = page.locator('#auto-toggle[data-action="auto_on"]')
+            if toggle.is_visible() and page.locator("#settlement").is_hidden():
+                toggle.click(timeout=2000)
             page.wait_for_timeout(300)
         assert page.locator("#final-lobby").get_attribute("href") == "./"
         assert page.locator("#final-records").get_attribute("href") == "./?records"

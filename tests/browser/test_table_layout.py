@@ -214,12 +214,36 @@ def test_settlement_opens_at_its_top_with_ready_in_view(
         page.click("#ready-btn")
         # the next hand's settlement opens at its top again, though the last was scrolled
         page.wait_for_selector("#settlement", state="hidden", timeout=60000)
-        # 托管 carried over to the new hand: the button still offers 取消托管
-        page.wait_for_selector("#auto-toggle", timeout=30000)
-        assert page.locator("#auto-toggle").get_attribute("data-action") == "auto_off"
+        # 准备 took the seat back from 托管 (the player is here): the button offers 托管
+        page.wait_for_selector('#auto-toggle[data-action="auto_on"]', timeout=30000)
         _auto_on(page)
         _check_settlement_top(page, "phone")
         page.screenshot(path=str(shots_dir / "settlement-phone.png"))
         assert not page.errors, page.errors  # type: ignore[attr-defined]
+    finally:
+        ctx.close()
+
+
+def test_a_long_name_keeps_the_centres_dealer_line_to_one_line(
+    live_server: str, browser: Any, shots_dir: Path
+) -> None:
+    """The longest name the lobby takes (24 characters) as the dealer: the centre's
+    "庄: name" stays one line on a phone, cut short (it took four), the whole name in its
+    title."""
+    name = "W" * 24
+    ctx, page = new_page(browser, 375, 812)
+    try:
+        create_room(page, live_server, name)
+        add_bots(page)
+        page.wait_for_selector("#hand .hand-tile", timeout=15000)
+        dealer = page.locator("#center #dealer-info")
+        line = page.locator("#center #wall-count").bounding_box()["height"]
+        box, centre = dealer.bounding_box(), page.locator("#center").bounding_box()
+        assert box["height"] < 1.5 * line, box
+        assert centre["x"] <= box["x"] and box["x"] + box["width"] <= centre["x"] + centre["width"]
+        assert page.evaluate("window.__gy.view.dealer") == 0
+        assert name in (dealer.get_attribute("title") or "")
+        page.screenshot(path=str(shots_dir / "table-long-name-375.png"))
+        no_overflow(page)
     finally:
         ctx.close()
