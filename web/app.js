@@ -1282,7 +1282,8 @@ function renderCenter() {
   else if (kinds.has('ding_que')) text = t('choose_que');
   else if (kinds.has('discard')) text = t('your_turn');
   else if (kinds.size) text = '';
-  else if (S.seat === null || S.seat === undefined) text = t('spectator');
+  // a spectator is told what the table waits for while the seats choose their void suits
+  else if (S.seat === null || S.seat === undefined) text = v.phase === 'ding_que' ? `${t('spectator')} · ${t('waiting_que')}` : t('spectator');
   // a claim window opens after every discard, for everyone: with nothing to claim, say
   // nothing (no "waiting for claims"), the discard is in the river with its mark
   else if (v.phase === 'claim' || v.phase === 'rob') text = '';

@@ -121,6 +121,7 @@ const STRINGS = {
     discard_btn: '打出', // the button under a tile raised by a tap (a verb, as 碰 / 杠)
     your_turn: '请出牌',
     choose_que: '请选择定缺',
+    waiting_que: '各家正在定缺',
     waiting_others: '等待其他玩家…',
     settlement: '结算',
     result_win: '胡牌',
@@ -410,6 +411,7 @@ const STRINGS = {
     discard_btn: 'Discard',
     your_turn: 'Your turn',
     choose_que: 'Choose a void suit',
+    waiting_que: 'players are choosing void suits',
     waiting_others: 'Waiting for others…',
     settlement: 'Settlement',
     result_win: 'Win',

@@ -545,6 +545,14 @@ def test_three_players_ding_que(browser: Any, live_server: str, shots_dir: Path)
         assert page.locator('#actions [data-action="ding_que"]').count() == 3
         assert page.locator("#opponents .seat-panel").count() == 2
         page.screenshot(path=str(shots_dir / "live-ding-que-375.png"), full_page=True)
+        # a spectator meanwhile is told what the table waits for (it said only 观战中)
+        code = page.evaluate("window.__gy.code")
+        ctx_w, watcher = phone_page(browser)  # (another browser: no seat of this room)
+        watcher.goto(f"{live_server}/?room={code}")
+        watcher.click("#spectate-btn")
+        watcher.wait_for_selector('#prompt[data-phase="ding_que"]', timeout=10000)
+        assert watcher.inner_text("#prompt") == "观战中 · 各家正在定缺"
+        ctx_w.close()
         page.click('#actions [data-action="ding_que"][data-suit="m"]')
         page.wait_for_selector('#my-head .badge.que[data-que="m"]', timeout=10000)
     finally:
