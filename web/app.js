@@ -2642,8 +2642,12 @@ export function showStoredSettlement(d) {
   S.room = { code: d.room, game: d.game, options: d.options, seats: d.seats, totals: d.totals, status: 'finished' };
   Object.assign(S, {
     seat: null, view: null, deadline: null, readySent: false, sessionOver: false, dissolved: false, standings: null,
-    // with the seed's hash and the dealer, which the table's view gave (for 验证)
-    settlement: { settlement: { ...d.settlement, seed_hash: d.seed_hash, dealer: d.dealer }, totals: d.totals, handNo: d.hand_no },
+    // with the seed's hash and the dealer, which the table's view gave (for 验证); after the
+    // session's last hand no 下局庄家
+    settlement: {
+      settlement: { ...d.settlement, seed_hash: d.seed_hash, dealer: d.dealer, ...(d.session_last ? { next_dealer: null } : {}) },
+      totals: d.totals, handNo: d.hand_no,
+    },
     settlementOpen: true,
   });
   renderSettlement();

@@ -194,7 +194,8 @@ async def my_hand(
     """One settled hand of one of the caller's rooms, as the table showed it: ``{"id",
     "room", "game", "options", "hand_no", "seed", "dealer", "dealer_streak", "weekday",
     "seed_hash", "started_at", "ended_at", "result", "seat", "seats", "deltas", "adjust",
-    "voided", "effective", "totals", "settlement", "payments", "corrections"}``; 404
+    "voided", "effective", "totals", "settlement", "session_last", "payments",
+    "corrections"}``; 404
     ``not_found`` otherwise (another player's room, an unsettled hand)."""
     detail: dict[str, Any] = await _guard(
         profiles.my_hand(_store(request), player.id, code, hand_no)

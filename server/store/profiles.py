@@ -342,8 +342,9 @@ async def my_hand(store: Store, profile_id: int, code: str, hand_no: int) -> dic
     """One settled hand of one of the profile's rooms, as the table showed it: what
     :func:`server.store.admin.hand_detail` gives (seats, deltas, voided, effective, payments,
     corrections; the seed, revealed at the hand's end) plus ``"id"``, ``"seat"`` (the
-    profile's), ``"settlement"`` (the stored settlement, the ``hand_end`` message's) and
-    ``"totals"`` (each seat's running total after this hand, voids and adjustments applied).
+    profile's), ``"settlement"`` (the stored settlement, the ``hand_end`` message's),
+    ``"totals"`` (each seat's running total after this hand, voids and adjustments applied)
+    and ``"session_last"`` (the session is over and this was its last hand: no next dealer).
     :class:`NotFound` unless the profile sat in the room and the hand is settled."""
 
     def check(conn: Conn) -> dict[str, Any]:
@@ -360,11 +361,15 @@ async def my_hand(store: Store, profile_id: int, code: str, hand_no: int) -> dic
         for e in _effective(conn, list(upto), {"sd": queries._BIG, "c": queries._BIG}).values():
             for seat, d in enumerate(e["effective"]):
                 totals[seat] = totals.get(seat, 0) + d
+        later = conn.execute(
+            select(Hand.id).where(Hand.room_id == me.id, Hand.hand_no > hand_no).limit(1)
+        ).first()
         return {
             "id": int(hand.id),
             "seat": me.seat,
             "settlement": hand.settlement,
             "totals": [totals.get(s, 0) for s in range(max(totals, default=-1) + 1)],
+            "session_last": later is None and me.status in ("finished", "dissolved"),
         }
 
     mine = await _read(store, check)

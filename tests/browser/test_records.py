@@ -259,6 +259,13 @@ def test_records_of_a_hand_played_and_the_player_code(
         )
         assert lasts == sums
         _shots(page, shots_dir, "records-session")
+        # the session's last hand names no next dealer (there is none); an earlier one does
+        for no, says in ((5, True), (6, False)):
+            page.locator(f'#record-hands tr.rec-hand[data-hand-no="{no}"] button.view-hand').click()
+            page.wait_for_selector("#settlement-overlay:not([hidden]) #settle-row-0")
+            assert ("下局庄家" in page.inner_text("#settlement-overlay")) is says, no
+            page.click("#settlement-close")
+            page.wait_for_selector("#settlement-overlay", state="hidden")
         # a Jintan room: its rules as its table lists them; each rank says it is one
         jt = _store_jintan_hand(live.database_url, "records-jt", "JTREC", profile["id"])
         jt_total = jt["settlement"]["deltas"][0]
