@@ -61,6 +61,16 @@ def fill_with_bots(page: Any) -> None:
     page.wait_for_selector("#hand .hand-tile", timeout=15000)
 
 
+DRIVE_AUTO = """() => {
+  const shown = (el) => el && el.checkVisibility() && !el.disabled;
+  const ready = document.querySelector('#ready-btn');
+  if (shown(ready)) ready.click();
+  const toggle = document.querySelector('#auto-toggle[data-action="auto_on"]');
+  const settlement = document.querySelector('#settlement');
+  if (shown(toggle) && !(settlement && settlement.checkVisibility())) toggle.click();
+}"""
+
+
 def auto_on(page: Any) -> None:
     page.wait_for_selector("#auto-toggle", timeout=30000)
     if page.locator("#auto-toggle").get_attribute("data-action") == "auto_on":
@@ -218,12 +228,9 @@ def test_records_and_replay_name_bots_as_the_table_and_final_standings_lead_on(
         end = time.monotonic() + 150
         while not page.locator("#final-standings").is_visible():
             assert time.monotonic() < end, "the session did not end"
-            ready = page.locator("#ready-btn")
-            if ready.is_visible() and ready.is_enabled():
-                ready.click(timeout=2000)
-            toggle = page.locator('#auto-toggle[data-action="auto_on"]')
-            if toggle.is_visible() and page.locator("#settlement").is_hidden():
-                toggle.click(timeout=2000)
+            # checked and clicked in one page turn: a re-render between a locator's check and
+            # its click (the session ending, the toggle redrawn) made the click wait and fail
+            page.evaluate(DRIVE_AUTO)
             page.wait_for_timeout(300)
         assert page.locator("#final-lobby").get_attribute("href") == "./"
         assert page.locator("#final-records").get_attribute("href") == "./?records"
