@@ -164,13 +164,15 @@ function renderChart() {
   const labels = ['', ...days.map((d) => (oneDay ? d.slice(11, 16) : d.slice(5, 10)))];
   if (games.length > 1) box.append(legend(series));
   box.append(lineChart(series, { xLabel: (i) => labels[i], id: 'total-chart', width: box.clientWidth }));
-  const line = h('p', { class: 'muted', id: 'total-line', dataset: { hands: String(hist.length) } });
+  const line = h('p', { class: 'muted', id: 'total-line', dataset: { hands: String(hist.filter((x) => !x.voided).length) } });
   games.forEach((g, k) => {
     const mine = hist.filter((x) => x.game === g);
     const total = mine[mine.length - 1].total;
-    const text = rt('total_after', { n: mine.length, total: fmt(total) });
+    // the hands that count, as the room list's 已打N局 (a voided hand is on the chart, flat)
+    const counted = mine.filter((x) => !x.voided).length;
+    const text = rt('total_after', { n: counted, total: fmt(total) });
     if (k) line.append(rt('list_sep'));
-    line.append(h('span', { class: 'total-game', dataset: { game: g, total: String(total), hands: String(mine.length) }, text: games.length > 1 ? `${rt(`game_${g}`)} ${text}` : text }));
+    line.append(h('span', { class: 'total-game', dataset: { game: g, total: String(total), hands: String(counted) }, text: games.length > 1 ? `${rt(`game_${g}`)} ${text}` : text }));
   });
   if (games.length === 1) line.dataset.total = line.firstChild.dataset.total;
   box.append(line);

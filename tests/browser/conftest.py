@@ -173,6 +173,14 @@ class LiveServer:
         with urllib.request.urlopen(req, timeout=10) as r:
             return json.loads(r.read())
 
+    def post(self, path: str, body: dict[str, Any], admin: bool = False) -> Any:
+        req = urllib.request.Request(self.base + path, data=json.dumps(body).encode())
+        req.add_header("Content-Type", "application/json")
+        if admin:
+            req.add_header("Authorization", f"Bearer {ADMIN_TOKEN}")
+        with urllib.request.urlopen(req, timeout=10) as r:
+            return json.loads(r.read())
+
     def room(self, code: str) -> dict[str, Any]:
         """``GET /api/rooms/{code}``."""
         return self.get(f"/api/rooms/{code}")

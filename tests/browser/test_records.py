@@ -138,6 +138,8 @@ def test_records_of_a_hand_played_and_the_player_code(
 
         # an earlier-style session of six hands for the same profile (for the charts)
         six = _seed_session(live, "SIXHND", profile["id"], 6)
+        # its second hand voided by the admin: it counts nowhere (已打5局, 共7局 of 8 played)
+        live.post("/api/admin/rooms/SIXHND/hands/2/void", {"reason": "misdeal"}, admin=True)
 
         # 战绩: the room with its four names and standings, the running total
         page.goto(live.base + "/?records")
@@ -164,12 +166,15 @@ def test_records_of_a_hand_played_and_the_player_code(
         )
         assert codes == ["SIXHND", code]
         total = page.locator("#total-line")
-        want_total = nets[0] + sum(s["deltas"][0] for s in six)
+        want_total = nets[0] + sum(s["deltas"][0] for k, s in enumerate(six) if k != 1)
         assert total.get_attribute("data-total") == str(want_total)
-        assert total.get_attribute("data-hands") == "7"
+        assert total.get_attribute("data-hands") == "6"
+        assert total.inner_text().startswith("共6局 · 累计"), total.inner_text()
+        six_opts = page.locator('#records-rooms .rec-room[data-code="SIXHND"] .rec-opts')
+        assert six_opts.inner_text().endswith("· 已打5局"), six_opts.inner_text()
         last = page.locator("#total-chart g.series").get_attribute("data-last")
         assert last == str(want_total)
-        assert page.locator("#total-chart g.series circle").count() == 8  # 0, then 7 hands
+        assert page.locator("#total-chart g.series circle").count() == 8  # 0, then 7 hands (the voided one flat)
         assert page.locator("#records-code").inner_text() == code_shown
         _shots(page, shots_dir, "records-list")
 
@@ -249,10 +254,14 @@ def test_records_of_a_hand_played_and_the_player_code(
         rows = page.locator("#record-hands tr.rec-hand").evaluate_all(
             "els => els.map(e => e.dataset.deltas)"
         )
-        assert rows == [",".join(map(str, s["deltas"])) for s in six]
+        counted = [[0] * 4 if k == 1 else s["deltas"] for k, s in enumerate(six)]
+        assert rows == [",".join(map(str, d)) for d in counted]
+        voided = page.locator('#record-hands tr.rec-hand[data-hand-no="2"]')
+        assert "voided" in (voided.get_attribute("class") or "")
+        assert voided.locator("td.num").all_inner_texts() == ["作废"] * 4
         final = page.locator("#record-hands tfoot td[data-seat]").all_inner_texts()
         assert page.locator("#record-hands tfoot td").first.inner_text() == "最终"
-        sums = [sum(s["deltas"][i] for s in six) for i in range(4)]
+        sums = [sum(d[i] for d in counted) for i in range(4)]
         assert final == [f"+{d}" if d > 0 else str(d) for d in sums]
         lasts = page.locator("#standings-chart g.series").evaluate_all(
             "els => els.map(e => Number(e.dataset.last))"
@@ -291,7 +300,7 @@ def test_records_of_a_hand_played_and_the_player_code(
             "els => els.map(e => [e.dataset.game, Number(e.dataset.total),"
             " Number(e.dataset.hands)])"
         )
-        assert totals == [["guiyang", want_total, 7], ["jintan", jt_total, 1]]
+        assert totals == [["guiyang", want_total, 6], ["jintan", jt_total, 1]]
         assert page.locator("#total-line").get_attribute("data-total") is None
         assert page.locator("#total-chart g.series").count() == 2
         _shots(page, shots_dir, "records-jintan")
