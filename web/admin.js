@@ -1,7 +1,7 @@
 // The admin console (/admin): the admin API's lists with filters, pages, CSV download, a
 // hand's breakdown and void. The token is kept in sessionStorage only (gone with the tab).
 // Chinese by default, English by the toggle, as the rest of the site (localStorage gy.lang).
-import { t, translator, getLang, setLang, reasonText, errorMessage, ERRORS } from './i18n.js';
+import { t, translator, getLang, setLang, reasonText, errorMessage, ERRORS, botName, paymentReasonText } from './i18n.js';
 
 const $ = (id) => document.getElementById(id);
 const KEY = "zhuoji-admin-token";
@@ -71,7 +71,7 @@ const COLUMNS = {
     delta: "本局得分", deltas: "各家得分", adjust: "调整", effective: "计入得分", voided: "已作废",
     points: "积分", won: "胡牌", rank: "名次", player: "玩家", wins: "胡牌次数", from: "付分座位",
     to: "收分座位", from_name: "付分", to_name: "收分", reason: "原因", kind: "类型", actor: "操作人",
-    counts: "计入得分",
+    counts: "计入得分", reason_text: "原因",
   },
   en: {
     code: "Room", room: "Room", game: "Game", status: "Status", created_at: "Time", seats: "Players",
@@ -80,7 +80,7 @@ const COLUMNS = {
     delta: "Hand score", deltas: "Scores", adjust: "Adjustment", effective: "Counted", voided: "Voided",
     points: "Points", won: "Won", rank: "Rank", player: "Player", wins: "Wins", from: "From seat",
     to: "To seat", from_name: "Pays", to_name: "Receives", reason: "Reason", kind: "Kind", actor: "By",
-    counts: "Counted",
+    counts: "Counted", reason_text: "Reason",
   },
 };
 const column = (k) => (COLUMNS[getLang()] || COLUMNS.zh)[k] || COLUMNS.zh[k] || k;
@@ -174,7 +174,7 @@ function cell(v, k, row) {
   if (v === null || v === undefined) return "";
   if (typeof v === "boolean") return at(v ? "yes" : "no");
   // seats: each name with its profile id (two players may share a name), apart by " · "
-  if (Array.isArray(v)) return v.map((x) => (typeof x === "object" ? `${x.name}${x.profile ? ` #${x.profile}` : ""}` : x)).join(" · ");
+  if (Array.isArray(v)) return v.map((x) => (typeof x === "object" ? `${seatName(x)}${x.profile ? ` #${x.profile}` : ""}` : x)).join(" · ");
   if (typeof v === "object") return JSON.stringify(v);
   if (k.endsWith("_at")) return localTime(v);
   if (k === "game" && (v === "guiyang" || v === "jintan")) return t(`game_${v}`);
@@ -184,6 +184,12 @@ function cell(v, k, row) {
   // a payment's reason is a code (hu, ji, ...); a correction's is the admin's own words
   if (k === "reason" && row.kind === undefined) return reasonText(v);
   return String(v);
+}
+
+/** A seat's name as the table shows it: a bot's as 机器人N / Bot N by its seat (the server
+ *  stores "Bot South"), a player's own. ``s``: ``{"seat", "name", "bot"}``. */
+function seatName(s) {
+  return s.bot && Number.isInteger(s.seat) ? botName(s.seat) : s.name;
 }
 
 function table(el, rows, onRow) {
@@ -302,10 +308,18 @@ function renderHand() {
     room: h.room, n: h.hand_no, voided: h.voided ? at("voided_mark") : "", result: resultText(h.result),
   });
   table($("hand-deltas"), h.seats.map((s) => ({
-    seat: s.seat, name: s.name, delta: h.deltas[s.seat], adjust: h.adjust[s.seat],
+    seat: s.seat, name: seatName(s), delta: h.deltas[s.seat], adjust: h.adjust[s.seat],
     counts: h.effective[s.seat],
   })));
-  table($("hand-payments"), h.payments);
+  // who pays whom by name and seat, and each chicken's kind and place (鸡 · 幺鸡 · 河里)
+  const who = (i) => {
+    const s = h.seats.find((x) => x.seat === i);
+    return s ? `${seatName(s)} (${i})` : String(i);
+  };
+  table($("hand-payments"), h.payments.map((p) => ({
+    id: p.id, from_name: who(p.from), to_name: who(p.to), points: p.points,
+    reason_text: paymentReasonText(p, h.options),
+  })));
   // its corrections: what, by whom, when and why (the list of all of them says the same)
   table($("hand-corrections"), (h.corrections || []).map((c) => ({
     kind: c.kind, from: c.from, to: c.to, points: c.points, reason: c.reason, actor: c.actor, created_at: c.created_at,

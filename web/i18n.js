@@ -862,6 +862,15 @@ export function chickenKindText(d, reason, options) {
   return d.bao_ji ? `${chickenName('包鸡')} · ${chickenName(text)}` : chickenName(text);
 }
 
+/** A ledger row's reason in words, a chicken's with its kind and where it lies (鸡 · 幺鸡 ·
+ *  河里, 冲锋鸡 · 乌骨), as the table says: for 回放's and the admin page's payment lists.
+ *  ``p``: ``{"reason", "detail"}``; ``options``: the room's (摇摆鸡). */
+export function paymentReasonText(p, options) {
+  const d = p.detail && typeof p.detail === 'object' ? p.detail : {};
+  const parts = [reasonText(p.reason), chickenKindText(d, p.reason, options), d.at ? t(`ji_at_${d.at}`) : ''];
+  return parts.filter(Boolean).join(' · ');
+}
+
 /** English names of the chickens (spec/guiyang.md §9). */
 const CHICKENS_EN = {
   幺鸡: 'one-bamboo chicken', 金鸡: 'golden chicken', 乌骨鸡: 'black-bone chicken', 金乌骨: 'golden black-bone',

@@ -8,7 +8,7 @@ import { h } from './dom.js';
 import { jintanWinEl, winnerHandText } from './jintan.js';
 import { readySeats, readyMark, huangWhy, reasonNetsEl } from './settle.js';
 import { seatPosition } from './seats.js';
-import { t, translator, getLang, setLang, reasonText, winKindText, botName, chickenKindText } from './i18n.js';
+import { t, translator, getLang, setLang, winKindText, botName, paymentReasonText } from './i18n.js';
 import { checkSeed, verdictText } from './wall.js';
 
 const $ = (id) => document.getElementById(id);
@@ -288,7 +288,7 @@ function renderSettlement() {
     const tile = p.detail && typeof p.detail.tile === 'string' && p.reason !== 'hu' ? tileEl(p.detail.tile, { size: 'xs' }) : null;
     pb.append(h('tr', { class: 'rp-payment', dataset: { from: String(p.from), to: String(p.to), points: String(p.points), reason: p.reason } },
       h('td', { text: seatName(p.from) }), h('td', { text: seatName(p.to) }), h('td', { class: 'num', text: String(p.points) }),
-      h('td', {}, h('span', { class: 'rp-reason', text: reasonOf(p) }), tile)));
+      h('td', {}, h('span', { class: 'rp-reason', text: paymentReasonText(p, R.data.options) }), tile)));
   }
   if (!(s.payments || []).length) pb.append(h('tr', {}, h('td', { colspan: '4', class: 'muted', text: rt('none') })));
   pt.append(pb);
@@ -298,13 +298,6 @@ function renderSettlement() {
     text: rt(R.data.replay_ok ? 'ledger_ok' : 'ledger_bad') }));
 }
 
-/** A payment's reason, a chicken's with its kind and where it lies (鸡 · 幺鸡 · 河里,
- *  冲锋鸡 · 乌骨), as the table says. */
-function reasonOf(p) {
-  const d = p.detail && typeof p.detail === 'object' ? p.detail : {};
-  const parts = [reasonText(p.reason), chickenKindText(d, p.reason, R.data.options), d.at ? t(`ji_at_${d.at}`) : ''];
-  return parts.filter(Boolean).join(' · ');
-}
 
 function go(pos) {
   R.pos = Math.max(0, Math.min(R.frames.length - 1, pos));

@@ -182,6 +182,19 @@ def test_admin_pages_a_history_downloads_csv_and_voids_a_hand(
     assert page.evaluate("getComputedStyle(document.querySelector('#hand')).display") == "block"
     hand = live.get("/api/admin/rooms/BOTS/hands/1", admin=True)
     assert page.locator("#hand-payments tr").count() == len(hand["payments"]) + 1
+    # each line names who pays whom (and their seats) and which chicken, where, it is for
+    names = {s["seat"]: s["name"] for s in hand["seats"]}
+    cells = page.eval_on_selector_all(
+        "#hand-payments tr:not(:first-child)",
+        "trs => trs.map(tr => [...tr.cells].map(td => td.textContent))",
+    )
+    assert [c[1:3] for c in cells] == [
+        [f"{names[p['from']]} ({p['from']})", f"{names[p['to']]} ({p['to']})"]
+        for p in hand["payments"]
+    ]
+    ji = [c[4] for c, p in zip(cells, hand["payments"], strict=True) if p["reason"] == "ji"]
+    assert ji and all(c.startswith("chicken (鸡) · ") for c in ji), ji
+    assert any("one-bamboo chicken (幺鸡)" in c for c in ji), ji
     page.fill("#void-reason", "misdeal")
     page.fill("#void-admin", "lee")
     page.click("#void button")

@@ -276,10 +276,14 @@ def test_seat_verifies_the_seed_and_watches_the_replay_to_the_ledger(
         admin.fill("#token", ADMIN_TOKEN)
         admin.click("#login button")
         admin.wait_for_selector("#console", state="visible")
-        admin.locator("#rows tr", has_text=code).first.click()
+        room_row = admin.locator("#rows tr", has_text=code).first
+        # bots named as at the table (机器人2), not by the server's "Bot South"
+        assert "机器人2" in room_row.inner_text() and "Bot " not in room_row.inner_text()
+        room_row.click()
         admin.wait_for_selector(f"#count[data-room='{code}']")  # the room's hands
         admin.locator("#rows tr").nth(1).click()
         admin.wait_for_selector("#hand-replay-link:not([hidden])")
+        assert "Bot " not in admin.locator("#hand").inner_text()
         console.clear()  # from here on: the viewer's messages only
         admin.click("#hand-replay-link")
         admin.wait_for_selector("#rp-verify[data-ok]")
