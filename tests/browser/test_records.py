@@ -174,7 +174,8 @@ def test_records_of_a_hand_played_and_the_player_code(
         assert six_opts.inner_text().endswith("· 已打5局"), six_opts.inner_text()
         last = page.locator("#total-chart g.series").get_attribute("data-last")
         assert last == str(want_total)
-        assert page.locator("#total-chart g.series circle").count() == 8  # 0, then 7 hands (the voided one flat)
+        # 0, then 7 hands (the voided one flat)
+        assert page.locator("#total-chart g.series circle").count() == 8
         assert page.locator("#records-code").inner_text() == code_shown
         _shots(page, shots_dir, "records-list")
 
