@@ -1920,6 +1920,26 @@ function rulesEl(room) {
   return box;
 }
 
+/** ‹ (the brand: back to the lobby) asks first while the player's hand is in play, as the
+ *  apps do: the seat stays and its timer plays for it, which a stray tap should not start.
+ *  Between hands, in the lobby or watching, it goes at once. */
+function bindLeave() {
+  const overlay = $('#leave-overlay');
+  const close = () => { overlay.hidden = true; };
+  $('#home-link').addEventListener('click', (e) => {
+    const inHand = S.seat !== null && S.seat !== undefined && !S.sessionOver && S.room && S.room.status === 'playing'
+      && S.view && S.view.phase !== 'ended';
+    if (!inHand || e.ctrlKey || e.metaKey || e.shiftKey) return; // (a new tab leaves nothing)
+    e.preventDefault();
+    overlay.hidden = false;
+    $('#leave-stay').focus();
+  });
+  $('#leave-stay').addEventListener('click', close);
+  overlay.addEventListener('click', (e) => { if (e.target === overlay) close(); });
+  overlay.addEventListener('keydown', (e) => { if (e.key === 'Escape') close(); });
+  $('#leave-go').addEventListener('click', () => { window.location.href = $('#home-link').href; });
+}
+
 function renderRules() {
   const overlay = $('#rules-overlay');
   if (!overlay) return;
@@ -2594,6 +2614,7 @@ function bind() {
     $(id).addEventListener('click', () => { S.rulesOpen = true; renderRules(); });
   }
   $('#rules-close').addEventListener('click', () => { S.rulesOpen = false; renderRules(); });
+  bindLeave();
   $('#rules-overlay').addEventListener('click', (e) => { if (e.target.id === 'rules-overlay') { S.rulesOpen = false; renderRules(); } });
   const askDissolve = () => { S.confirmDissolve = true; S.voteResult = null; renderVote(); };
   $('#dissolve-btn').addEventListener('click', askDissolve);

@@ -712,6 +712,28 @@ def test_lobby_lists_rooms_in_play_and_leads_back(browser: Any, live_server: str
                 "connecting",
                 "connected",
             )
+            # mid-hand the brand asks first (the seat stays, its timer plays for it): 继续游戏,
+            # Escape and a tap beside the dialog stay; 离开 goes to the lobby
+            leave = page.locator("#leave-overlay")
+            home.click()
+            leave.wait_for(state="visible")
+            assert f"room={playing}" in page.url and page.locator("#room").is_visible()
+            assert "系统代打" in page.locator("#leave-text").inner_text()
+            page.screenshot(path=str(SHOTS / f"leave-mid-hand-{label}.png"))
+            page.click("#leave-stay")
+            leave.wait_for(state="hidden")
+            home.click()
+            leave.wait_for(state="visible")
+            page.keyboard.press("Escape")
+            leave.wait_for(state="hidden")
+            home.click()
+            page.mouse.click(5, height - 5)  # the overlay beside the dialog
+            leave.wait_for(state="hidden")
+            assert f"room={playing}" in page.url
+            home.click()
+            page.click("#leave-go")
+            page.wait_for_selector("#active-card:not([hidden])")
+            assert f"room={playing}" not in page.url
             assert not page.errors, page.errors  # type: ignore[attr-defined]
         finally:
             ctx.close()
