@@ -1999,8 +1999,8 @@ function groupOf(p) {
     case 'ji': case 'chong_feng_ji': case 'ze_ren_ji':
       // where the tiles lie (手上 / 碰杠里 / 河里, `at`; 满堂鸡 counts the river) apart
       return { key: `${p.reason}|${d.tile}|${d.kind}|${!!d.jin}|${!!d.bao_ji}|${d.at || ''}`, sub: [chickenKind(d, p.reason), p.reason !== 'ji' && d.bao_ji ? chickenName('包鸡') : ''].filter(Boolean).join(' · '), tile: d.tile, kind: d.kind, jin: !!d.jin, baoJi: !!d.bao_ji, perTile: p.reason === 'ji', at: d.at || '' };
-    case 'cha_que': return { key: 'cha_que', sub: d.suit ? `${t('que')}${suitChar(d.suit)}` : '' };
-    case 'yuan_que': return { key: 'yuan_que', sub: d.suit ? `${t('que')}${suitChar(d.suit)}` : '' };
+    // (the void suit, and 查缺's count, are the payer's or the payee's own: see explainEl)
+    case 'cha_que': case 'yuan_que': return { key: p.reason, sub: '' };
     default: return { key: p.reason, sub: '' };
   }
 }
@@ -2109,16 +2109,22 @@ function explainEl(s, pays, deltas, n) {
         const readyValue = (x) => t('s_ready_value', { n: x.ready_value }) + (x.streak ? ` +${t('p_lian_zhuang')} ${x.streak}` : '');
         const values = new Set([...g.details.values()].map(readyValue));
         if (values.size === 1) what.append(h('small', { class: 'sg-sub', text: readyValue(dd) }));
-        else g.perPayee = readyValue;
-      } else if (g.reason === 'cha_que' && typeof dd.tiles === 'number') {
-        what.append(h('small', { class: 'sg-sub', text: t('s_void_tiles', { n: dd.tiles }) }));
+        else g.otherText = readyValue;
+      } else if (g.reason === 'cha_que' || g.reason === 'yuan_que') {
+        // the void suit (缺万) and 查缺's count of its tiles are each payer's (查缺) or payee's
+        // (原缺) own: under the title when every line has the same, else on each line
+        const voidText = (x) => [x.suit ? `${t('que')}${suitChar(x.suit)}` : '',
+          typeof x.tiles === 'number' ? t('s_void_tiles', { n: x.tiles }) : ''].filter(Boolean).join(' · ');
+        const values = new Set([...g.details.values()].map(voidText));
+        if (values.size > 1) g.otherText = voidText;
+        else if (voidText(dd)) what.append(h('small', { class: 'sg-sub', text: voidText(dd) }));
       }
       const who = h('span', { class: 'sg-who' });
       for (const [other, pts] of g.by) {
         const n = g.linesBy.get(other);
         who.append(h('span', { class: 'sg-other', dataset: { seat: String(other), points: String(pts), count: g.perTile ? String(n) : '' } },
           // the points apart from the name: "→ Bot 3 2" read as Bot 32
-          `${g.dir > 0 ? '←' : '→'} ${seatName(other)}${perOther ? ` (${t('s_tiles', { n })})` : ''}${g.perPayee ? ` (${g.perPayee(g.details.get(other))})` : ''} · `,
+          `${g.dir > 0 ? '←' : '→'} ${seatName(other)}${perOther ? ` (${t('s_tiles', { n })})` : ''}${g.otherText ? ` (${g.otherText(g.details.get(other))})` : ''} · `,
           h('b', { class: 'sg-pts', text: String(pts) })));
       }
       li.append(what, who, h('span', { class: `num sg-total ${g.dir > 0 ? 'pos' : 'neg'}`, text: fmtPts(g.total) }));

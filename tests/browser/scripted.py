@@ -40,12 +40,23 @@ class Hand:
         return [s for s in self.steps if s.seat == seat]
 
 
+#: A seat's moves other than the bots': (state, seat) -> the action it plays.
+Policy = Callable[[Any, int], Any]
+
+
 def play_out(
-    options: dict[str, Any], seed: str, dealer: int = 0, streak: int = 1, game: str = "guiyang"
+    options: dict[str, Any],
+    seed: str,
+    dealer: int = 0,
+    streak: int = 1,
+    game: str = "guiyang",
+    policy: dict[int, Policy] | None = None,
 ) -> Hand:
     """Play a hand with every seat on the game's bot policy (what the server's bots do, and
-    what the tests click for the human seats)."""
+    what the tests click for the human seats), or on ``policy[seat]`` for the human seats
+    that play otherwise."""
     rules = find_game(game)
+    moves = policy or {}
     state = rules.deal(rules.options(options), seed, dealer, streak)
     hand = Hand(seed)
     while not rules.ended(state):
@@ -53,7 +64,7 @@ def play_out(
             state, _ = rules.resolve_claims(state)
             continue
         seat = rules.acting_seats(state)[0]
-        action = rules.bot_action(state, seat)
+        action = moves[seat](state, seat) if seat in moves else rules.bot_action(state, seat)
         legal = [a.to_dict() for a in rules.legal_actions(state, seat)]
         hand.steps.append(Step(seat, action.to_dict(), legal, rules.view(state, seat).to_dict()))
         state, _ = rules.apply(state, seat, action)
@@ -67,10 +78,12 @@ def find_seed(
     prefix: str,
     tries: int = 3000,
     game: str = "guiyang",
+    policy: dict[int, Policy] | None = None,
 ) -> Hand:
-    """The first hand ``f"{prefix}-{n}"`` of ``game`` that satisfies ``want``."""
+    """The first hand ``f"{prefix}-{n}"`` of ``game`` that satisfies ``want`` (``policy``:
+    as `play_out` takes it)."""
     for n in range(tries):
-        hand = play_out(options, f"{prefix}-{n}", game=game)
+        hand = play_out(options, f"{prefix}-{n}", game=game, policy=policy)
         if want(hand):
             return hand
     raise AssertionError(f"no seed {prefix}-* in {tries} tries satisfies {want.__name__}")

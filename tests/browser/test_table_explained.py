@@ -22,6 +22,7 @@ from test_live import add_bots, create_room, new_page, no_overflow, play_scripte
 from test_table_layout import _in_view
 
 from server.rules.registry import find_game
+from server.rules.tiles import TILE_NAMES
 
 SIZES = {"desktop": (1280, 800), "phone": (375, 812)}
 # the second hand is dealt and being played
@@ -659,6 +660,89 @@ def test_cha_jiao_names_each_ready_seats_value(
         assert not page.errors, page.errors  # type: ignore[attr-defined]
     finally:
         ctx.close()
+
+
+def _cha_que_of_unequal_counts(hand: Hand) -> tuple[int, dict[int, str]] | None:
+    """A hand where a seat is paid 查缺 by seats of different void suits or counts: (that
+    seat, {payer: "缺X · 缺门 N张"}), else None."""
+    by: dict[int, dict[int, str]] = {}
+    for p in hand.settlement["payments"]:
+        if p["reason"] == "cha_que":
+            d = p["detail"]
+            suit = {"m": "万", "p": "筒", "s": "条"}[d["suit"]]
+            by.setdefault(p["to"], {})[p["from"]] = f"缺{suit} · 缺门 {d['tiles']}张"
+    return next(((who, m) for who, m in by.items() if len(set(m.values())) > 1), None)
+
+
+def _mo_da(state: Any, seat: int) -> Any:
+    """摸打: a seat that passes every claim and discards each tile it draws (a player who
+    keeps its void suit's tiles to the end), its void suit chosen as on time-out."""
+    game = find_game("guiyang")
+    legal = game.legal_actions(state, seat)
+    kinds = {a.kind for a in legal}
+    if "ding_que" in kinds:
+        return game.default_action(state, seat)
+    if "pass" in kinds:
+        return next(a for a in legal if a.kind == "pass")
+    discards = [a for a in legal if a.kind == "discard"]
+    drawn = state.drawn[seat]
+    same = [a for a in discards if drawn is not None and a.tile == TILE_NAMES[drawn]]
+    return (same or discards)[-1]
+
+
+def test_cha_que_names_each_payers_void_tiles(
+    live: LiveServer, browser: Any, shots_dir: Path
+) -> None:
+    """查缺 (spec §9.4): a seat still holding its void suit's tiles pays each ready seat one
+    a tile; the ready seat paid by two says each payer's suit and count beside its name
+    (the first payer's count was shown under the title, as if both held that many). Two
+    humans of a 三丁拐 room keep their void tiles (摸打); the bot gets ready."""
+    ctx0, p0 = new_page(browser, *SIZES["phone"])
+    ctx1, p1 = new_page(browser, *SIZES["desktop"])
+    try:
+        code = create_room(p0, live.base, "甲", players=3)
+        p1.goto(f"{live.base}/?room={code}")
+        p1.fill("#name", "乙")
+        p1.click("#join-btn")
+        p1.wait_for_selector("#room-code:not(:empty)")
+
+        def unequal(h: Hand) -> bool:
+            return _cha_que_of_unequal_counts(h) is not None
+
+        options = live.room(code)["options"]
+        hand = find_seed(options, unequal, prefix="que", policy={0: _mo_da, 1: _mo_da})
+        live.fix_seeds(code, [hand.seed])
+        add_bots(p0)
+        for page in (p0, p1):
+            page.wait_for_selector("#hand .hand-tile", timeout=15000)
+        play_scripted({0: p0, 1: p1}, hand)
+        p0.wait_for_selector("#settle-row-0", timeout=30000)
+        found = _cha_que_of_unequal_counts(hand)
+        assert found is not None
+        payee, texts = found
+        p0.locator("#settle-explain").scroll_into_view_if_needed()
+        got = p0.locator(
+            f'#settle-explain .settle-seat[data-seat="{payee}"]'
+            ' .sgroup[data-reason="cha_que"][data-dir="in"]'
+        )
+        assert got.locator(".sg-sub").count() == 0  # no one count for all
+        lines = got.locator(".sg-other").evaluate_all(
+            "els => els.map(e => [Number(e.dataset.seat), e.textContent])"
+        )
+        assert sorted(s for s, _ in lines) == sorted(texts)
+        for seat, text in lines:
+            assert f"({texts[seat]}) · " in text, (seat, text)
+        for seat, text in texts.items():  # each payer's own line: its suit and count alone
+            sub = p0.locator(
+                f'#settle-explain .settle-seat[data-seat="{seat}"]'
+                ' .sgroup[data-reason="cha_que"][data-dir="out"] .sg-sub'
+            ).inner_text()
+            assert sub == text, (seat, sub)
+        got.screenshot(path=str(shots_dir / "settlement-cha-que-counts-375.png"))
+        assert not p0.errors and not p1.errors, (p0.errors, p1.errors)  # type: ignore[attr-defined]
+    finally:
+        ctx0.close()
+        ctx1.close()
 
 
 def test_a_robbed_kong_is_explained_as_one(live: LiveServer, browser: Any, shots_dir: Path) -> None:
