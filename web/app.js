@@ -48,6 +48,9 @@ const S = {
   syncPending: false,
   syncCount: 0,
   answeredPrompt: null, // the prompt this seat already answered (answer each prompt once)
+  // this seat's last answer ({prompt, action}; a snapshot keeps it): a claim's says 已选择碰
+  // while its window waits for the others
+  lastAnswer: null,
   staleCount: 0, // stale_prompt errors (shown gently: a re-render)
   lastError: null,
   vote: null, // the open dissolve_vote message
@@ -918,6 +921,7 @@ function send(action) {
     return;
   }
   S.answeredPrompt = S.prompt;
+  S.lastAnswer = { prompt: S.prompt, action };
   S.pending = true;
   renderActions();
   renderHand();
@@ -1517,6 +1521,14 @@ function renderActions() {
       }
     } else if (shown) btn.append(tileEl(shown, { size: 'xs' }));
     box.append(btn);
+  }
+  // a claim answered while its window waits for the others (a seat that may win thinks):
+  // said where its buttons were, as the apps do (a blank bar read as a lost tap)
+  const mine = S.lastAnswer;
+  if (!claims.length && !dq.length && S.view && ['claim', 'rob'].includes(S.view.phase)
+    && mine && mine.prompt === S.prompt && mine.action.kind !== 'pass') {
+    box.append(h('span', { id: 'claim-wait', class: 'label', dataset: { action: mine.action.kind } },
+      t('claim_wait', { action: actionLabel(mine.action) })));
   }
   if (claims.length || dq.length) {
     // the answer's countdown next to the buttons (the status bar's is far away on a phone)

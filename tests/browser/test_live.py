@@ -130,12 +130,15 @@ def click_action(page: Any, action: dict[str, Any], timeout: float | None = None
         page.click(f'#actions [data-action="{kind}"]', timeout=timeout)
 
 
-def play_scripted(pages: dict[int, Any], hand: Hand, on_step: Any = None) -> None:
+def play_scripted(
+    pages: dict[int, Any], hand: Hand, on_step: Any = None, after_step: Any = None
+) -> None:
     """Click each human seat's predicted moves of ``hand`` until the hand is over.
 
     Before each move the page must offer exactly the predicted ``legal`` actions and show
     the predicted hand, drawn tile and waits (so the live hand is the predicted one).
-    ``on_step(page, seat, step)`` runs before the click (assertions, screenshots)."""
+    ``on_step(page, seat, step)`` runs before the click (assertions, screenshots),
+    ``after_step(page, seat, step)`` after it."""
     todo = {seat: hand.of(seat) for seat in pages}
     done = dict.fromkeys(pages, 0)
     answered: dict[int, Any] = dict.fromkeys(pages)
@@ -164,6 +167,8 @@ def play_scripted(pages: dict[int, Any], hand: Hand, on_step: Any = None) -> Non
                 # of a seat that answered later than the bots then has no button to click.
                 if not passing or ui_state(page)["prompt"] == st["prompt"]:
                     raise
+            if after_step:
+                after_step(page, seat, want)
             answered[seat] = st["prompt"]
             done[seat] += 1
             moved = True

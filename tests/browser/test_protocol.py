@@ -21,7 +21,16 @@ from typing import Any
 
 import pytest
 from conftest import SHOTS, LiveServer
-from test_live import add_bots, create_room, new_page, no_overflow, phone_page, step
+from scripted import Hand, Step, find_seed
+from test_live import (
+    add_bots,
+    create_room,
+    new_page,
+    no_overflow,
+    phone_page,
+    play_scripted,
+    step,
+)
 
 
 def frames(page: Any) -> list[tuple[str, dict[str, Any]]]:
@@ -495,6 +504,50 @@ def test_claim_window_without_claim_shows_nothing(
                 step(page)
             page.wait_for_timeout(50)
         assert SHOTS.exists()
+        assert not page.errors, page.errors  # type: ignore[attr-defined]
+    finally:
+        ctx.close()
+
+
+class Seen(Exception):
+    """What a test came to see has been seen: the scripted hand stops there."""
+
+
+@pytest.mark.parametrize(("width", "height"), [(1280, 800), (375, 812)])
+def test_a_claim_answered_says_so_while_its_window_waits(
+    slow_claims: LiveServer, browser: Any, shots_dir: Path, width: int, height: int
+) -> None:
+    """A 碰 answered while its window stays open (1.5 s here; a seat that may win thinking
+    does the same) is said where its button was: 已选择碰，等待其他玩家… (a blank bar read as
+    a lost tap), until the window closes."""
+    ctx, page = new_page(browser, width=width, height=height)
+    try:
+        code = create_room(page, slow_claims.base, "碰")
+
+        def pongs(h: Hand) -> bool:  # early (each discard's window stays open 1.5 s)
+            return any(s.action["kind"] == "pong" for s in h.of(0)[:6])
+
+        hand = find_seed(slow_claims.room(code)["options"], pongs, prefix="wait")
+        slow_claims.fix_seeds(code, [hand.seed])
+        add_bots(page)
+        page.wait_for_selector("#hand .hand-tile", timeout=15000)
+        seen: list[str] = []
+
+        def check(page: Any, seat: int, st: Step) -> None:
+            if st.action["kind"] != "pong" or seen:
+                return
+            wait = page.locator("#claim-wait")
+            wait.wait_for(timeout=1200)
+            seen.append(wait.inner_text())
+            assert wait.get_attribute("data-action") == "pong"
+            assert page.locator("#actions button").count() == 0
+            page.screenshot(path=str(shots_dir / f"claim-wait-{width}.png"))
+            wait.wait_for(state="detached", timeout=5000)  # the window closed: my turn
+            raise Seen
+
+        with pytest.raises(Seen):  # (the rest of the hand is not this test's)
+            play_scripted({0: page}, hand, after_step=check)
+        assert seen == ["已选择碰，等待其他玩家…"]
         assert not page.errors, page.errors  # type: ignore[attr-defined]
     finally:
         ctx.close()
