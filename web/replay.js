@@ -200,7 +200,7 @@ function renderTable() {
   let open = st.prompt === 'claim';
   for (let i = R.pos; i >= 1; i--) {
     const a = R.frames[i].step.action;
-    if (a && a.kind === 'discard') { lastDiscard = { seat: R.frames[i].step.seat, tile: a.tile, open: open || i === R.pos }; break; }
+    if (a && a.kind === 'discard') { lastDiscard = { seat: R.frames[i].step.seat, tile: a.tile, open: open || i === R.pos, now: i === R.pos }; break; }
     open = open && R.frames[i - 1].state.prompt === 'claim';
   }
   const table = $('rp-table');
@@ -210,9 +210,10 @@ function renderTable() {
   $('rp-now').replaceChildren(
     h('span', { class: 'rp-step-no', text: rt('step', { n: R.pos }) }), ' ',
     h('b', { id: 'rp-action', text: actionText(frame.step, R.pos) }), ' ',
-    // the discard the claims are about, as the table's centre shows it
+    // the discard the claims are about, as the table's centre shows it (its tile alone at
+    // the discard's own step: the step's words say who discarded it)
     ...(lastDiscard && lastDiscard.open && lastDiscard.tile ? [h('span', { id: 'rp-discard', class: 'rp-discard', dataset: { tile: lastDiscard.tile } },
-      h('span', { class: 'muted', text: `${seatName(lastDiscard.seat)} ${t('act_discard')}` }), tileEl(lastDiscard.tile, { size: 'sm' })), ' '] : []),
+      lastDiscard.now ? null : h('span', { class: 'muted', text: `${seatName(lastDiscard.seat)} ${t('act_discard')}` }), tileEl(lastDiscard.tile, { size: 'sm' })), ' '] : []),
     h('span', { class: 'muted', text: rt('wall_left', { n: st.wall_count }) }),
     // the deal's dice (guiyang.md §2), at the deal as the table showed them
     ...(R.pos === 0 && Array.isArray(st.dice) ? [' ', h('span', { id: 'rp-dice', class: 'rp-dice', title: t('dice_title', { a: st.dice[0], b: st.dice[1] }) }, ...st.dice.map(dieEl))] : []),

@@ -529,6 +529,9 @@ def test_a_claim_answer_reads_as_a_wish_and_a_lost_one_says_so(
                 else None
             )
             assert shown == (tile if opened <= pos < closed else None), (pos, shown)
+            if shown:  # who discarded it is said once: by the step itself at the discard
+                words = page.locator("#rp-discard").inner_text().strip()
+                assert (words == "") == (pos == opened), (pos, words)
         page.fill("#rp-pos", str(first_lost))
         page.dispatch_event("#rp-pos", "input")
         page.locator(f'#rp-log li[data-pos="{first_lost}"]').scroll_into_view_if_needed()
