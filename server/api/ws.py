@@ -475,7 +475,9 @@ async def _reader(
         except ValidationError as err:
             first = err.errors()[0]
             where = ".".join(str(p) for p in first["loc"])
-            reason = f"{where}: {first['msg']}"  # a lone surrogate in a key: keep it sendable
+            # (a message that is not an object has no field to name)
+            reason = f"{where}: {first['msg']}" if where else str(first["msg"])
+            # a lone surrogate in a key: keep it sendable
             reason = reason.encode("utf-8", "backslashreplace").decode("utf-8")
             await bad("bad_message", reason, seq)
             continue

@@ -55,6 +55,10 @@ async def test_lone_surrogates_are_422_naming_the_field(live: Live) -> None:
         await ws.send(raw)
         msg = await recv(ws)
         assert msg["type"] == "error" and msg["code"] == "bad_message", msg
+    for raw in ("[1, 2]", '"ping"', "7"):  # not an object: no field to name before the words
+        await ws.send(raw)
+        msg = await recv(ws)
+        assert msg["code"] == "bad_message" and msg["message"].startswith("Input should be"), msg
     await ws.send('{"type": "ping", "seq": 9}')
     assert (await recv(ws)) == {"type": "pong", "seq": 9}
 
