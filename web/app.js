@@ -733,7 +733,7 @@ function onMessage(msg) {
     case 'ready':
       S.readySeats = Array.isArray(msg.ready) ? msg.ready : [];
       if (S.readySeats.includes(S.seat)) S.readySent = true; // (sent from another tab too)
-      renderSettlement();
+      renderAll(); // (each seat's 已准备)
       break;
     case 'room':
       if (msg.room) S.room = msg.room;
@@ -1108,7 +1108,13 @@ function seatHead(i, sv) {
   if (sv.bao_ting) head.append(h('span', { class: 'badge baoting', dataset: { baoTing: 'true' }, text: t('bao_ting') }));
   if (sv.ding_que) head.append(h('span', { class: `badge que suit-${sv.ding_que}`, dataset: { que: sv.ding_que }, text: `${t('que')}${suitChar(sv.ding_que)}` }));
   if (isAuto(i, sv)) head.append(h('span', { class: 'badge auto', dataset: { auto: 'true' }, text: t('auto') }));
+  // between hands: who has pressed 准备 (the apps mark each seat)
+  if (v && v.phase === 'ended' && !S.sessionOver && S.readySeats.includes(i)) {
+    head.append(h('span', { class: 'badge ready', dataset: { ready: 'true' }, text: t('ready_badge') }));
+  }
   if (info && !info.bot) head.append(h('span', { class: `dot ${info.connected ? 'on' : 'off'}`, title: t(info.connected ? 'seat_online' : 'seat_offline') }));
+  // a player gone away is said in words (a grey dot alone went unnoticed)
+  if (info && !info.bot && !info.connected) head.append(h('span', { class: 'badge offline', dataset: { offline: 'true' }, text: t('seat_offline') }));
   const tot = totals()[i];
   head.append(h('span', { class: 'score', dataset: { score: String(tot ?? 0) }, text: `${tot ?? 0}${t('score')}` }));
   head.append(h('span', { class: 'seat-countdown', dataset: { seat: String(i) } }));
@@ -1825,9 +1831,12 @@ function renderSettlement() {
   const rb = $('#ready-btn');
   rb.hidden = S.sessionOver || S.seat === null || S.seat === undefined || earlier; // mid-hand: no 准备
   rb.disabled = S.readySent;
+  // this seat's 准备 and the others' by name (已准备：小美、机器人2)
   const rs = $('#ready-state');
-  rs.hidden = !S.readySent;
-  rs.textContent = t('ready_sent');
+  const others = S.readySeats.filter((x) => x !== S.seat).map(seatName);
+  const said = [S.readySent ? t('ready_sent') : '', others.length ? t('ready_others', { names: others.join(t('names_sep')) }) : ''].filter(Boolean);
+  rs.hidden = !said.length || S.sessionOver;
+  rs.textContent = said.join(' · ');
 }
 
 // ------------------------------------------------------------------ room rules
@@ -2273,7 +2282,12 @@ function countdownNow() {
   const bank = !!S.bankFrom && now >= S.bankFrom;
   const end = S.bankFrom && !bank ? S.bankFrom : S.deadline;
   const secs = Math.max(0, Math.ceil((end - now) / 1000));
-  return { secs, bank, left: Math.max(0, Math.ceil((S.deadline - now) / 1000)), text: bank ? `${t('bank_short')} ${secs}s` : `${secs}s` };
+  // another seat's turn past its limit is on that seat's time bank, whose seconds only it is
+  // shown (a bank spent in a claim window would tell who could claim): 时间银行, not 0s
+  const theirs = !S.bankFrom && secs === 0 && S.view && S.view.phase === 'turn' && S.view.turn !== S.seat
+    && ((S.room && S.room.options && S.room.options.bank_seconds) || 0) > 0;
+  const text = theirs ? t('bank_short') : bank ? `${t('bank_short')} ${secs}s` : `${secs}s`;
+  return { secs, bank: bank || theirs, left: Math.max(0, Math.ceil((S.deadline - now) / 1000)), text };
 }
 
 function tick() {

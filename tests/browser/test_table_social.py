@@ -544,3 +544,79 @@ def test_the_page_offers_exactly_the_servers_phrases(browser: Any, live_server: 
         assert got["unknown"] == ""
     finally:
         ctx.close()
+
+
+# ---------------------------------------------------------------------------- the others
+
+
+def test_the_others_bank_absence_and_ready_are_said(
+    browser: Any, live_server: str, shots_dir: Path
+) -> None:
+    """What a player sees of the other human: on their turn past its limit 时间银行 (its
+    seconds are theirs alone), not a frozen 0s; gone away, 离线 in words beside the grey
+    dot; between hands, 已准备 on their seat and by name under the settlement."""
+    ctx_a, a = desktop(browser)
+    ctx_b, b = phone_page(browser)
+    try:
+        a.goto(live_server + "/")
+        a.fill("#name", "阿甲")
+        a.fill("#opt-turn-seconds", "2")
+        a.check("#opt-bank-seconds-20")
+        a.click("#create-room")
+        a.wait_for_selector("#room-code:not(:empty)")
+        code = a.locator("#room-code").inner_text().strip()
+        b.goto(f"{live_server}/?room={code}")
+        b.fill("#name", "阿乙")
+        b.click("#join-btn")
+        b.wait_for_selector("#room-code:not(:empty)")
+        add_bots(a)
+        at_table(a)
+        at_table(b)
+        # A (the dealer) thinks past the turn's 2 s: B sees 时间银行 at A's seat
+        theirs = b.locator('#opponents .seat-countdown[data-seat="0"]')
+        b.wait_for_function(
+            "document.querySelector('#opponents .seat-countdown[data-seat=\"0\"]')"
+            ".textContent === '时间银行'",
+            timeout=8000,
+        )
+        assert b.locator("#countdown").inner_text() == "时间银行"
+        assert theirs.inner_text() == "时间银行"
+        shot(b, shots_dir, "others-bank-375.png")
+        # B goes away: A sees 离线 at B's seat; B back, it goes
+        b.goto("about:blank")
+        away = a.locator('#opponents .seat-panel[data-seat="1"] .badge.offline')
+        away.wait_for(timeout=10000)
+        assert away.inner_text() == "离线"
+        shot(a, shots_dir, "others-offline-1280.png")
+        b.goto(f"{live_server}/?room={code}")
+        at_table(b)
+        away.wait_for(state="detached", timeout=10000)
+        # both on 托管: the bots and the server play the hand out
+        for p in (a, b):
+            p.click('#auto-toggle[data-action="auto_on"]')
+        for p in (a, b):
+            p.wait_for_selector("#settlement-overlay:not([hidden])", timeout=90000)
+        # nobody has said 准备 yet: nothing said; then B does (the bots' come with it)
+        assert a.locator("#ready-state").is_hidden()
+        b.click("#ready-btn")
+        a.wait_for_function(
+            "document.querySelector('#ready-state').textContent.includes('阿乙')", timeout=5000
+        )
+        assert a.locator("#ready-state").inner_text() == "已准备：阿乙、机器人3、机器人4"
+        a.click("#settlement-close")
+        marks = a.locator("#opponents .seat-panel .badge.ready")
+        assert marks.evaluate_all("els => els.map(e => e.closest('.seat-panel').dataset.seat)") == [
+            "1",
+            "2",
+            "3",
+        ]
+        assert marks.first.inner_text() == "已准备"
+        assert a.locator("#me .badge.ready").count() == 0  # A has not
+        shot(a, shots_dir, "others-ready-1280.png")
+        assert b.locator("#ready-state").inner_text() == (
+            "已准备，等待其他玩家… · 已准备：机器人3、机器人4"
+        )
+        assert not a.errors and not b.errors, (a.errors, b.errors)  # type: ignore[attr-defined]
+    finally:
+        ctx_a.close()
+        ctx_b.close()
