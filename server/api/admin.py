@@ -133,13 +133,21 @@ def wants_csv(request: Request, fmt: str | None) -> bool:
     return "text/csv" in request.headers.get("accept", "")
 
 
+#: What a spreadsheet reads as the start of a formula (OWASP "CSV injection").
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
 def _cell(value: Any) -> str:
+    """One CSV cell: a text that a spreadsheet would run as a formula (a player's name
+    ``=HYPERLINK(...)``) is opened with ``'``, which makes it text; numbers stay numbers."""
     if value is None:
         return ""
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, dict):
         return json.dumps(value, separators=(",", ":"), ensure_ascii=False, sort_keys=True)
+    if isinstance(value, str) and value.startswith(_FORMULA_START):
+        return "'" + value
     return str(value)
 
 
