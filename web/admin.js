@@ -256,10 +256,14 @@ function clearShown() {
 
 /** How to fetch again what the list shows (after a correction changed it). */
 let reload = () => show();
+/** What 下载 CSV downloads while a room's hands are shown (``{path, name}``); null: the list
+ *  the form asks for. */
+let csvOf = null;
 
 async function show(more = false) {
   clearError();
   reload = () => show();
+  csvOf = null;
   const list = $("list").value;
   if (!more) { shown = []; cursor = null; }
   try {
@@ -292,6 +296,7 @@ function openPlayer(row) {
 
 async function openRoom(code) {
   reload = () => openRoom(code);
+  csvOf = { path: `/api/admin/rooms/${code}/hands`, name: `room-${code}-hands` };
   try {
     const body = await (await call(`/api/admin/rooms/${code}/hands?limit=1000`)).json();
     shown = body.rows; cursor = null; $("next").hidden = true;
@@ -348,15 +353,19 @@ async function downloadCsv() {
   try {
     const parts = [];
     let next = null;
+    const page = { format: "csv", limit: 1000 };
     do {
-      const r = await call(`${PATHS[$("list").value]}?${params({ format: "csv", limit: 1000, cursor: next })}`);
+      const query = csvOf
+        ? new URLSearchParams({ ...page, ...(next ? { cursor: next } : {}) })
+        : params({ ...page, cursor: next });
+      const r = await call(`${csvOf ? csvOf.path : PATHS[$("list").value]}?${query}`);
       const text = await r.text();
       parts.push(parts.length ? text.slice(text.indexOf("\n") + 1) : text); // (header once)
       next = r.headers.get("X-Next-Cursor");
     } while (next);
     const url = URL.createObjectURL(new Blob(parts, { type: "text/csv" }));
     const a = document.createElement("a");
-    a.href = url; a.download = `${$("list").value}.csv`; a.id = "csv-link";
+    a.href = url; a.download = `${csvOf ? csvOf.name : $("list").value}.csv`; a.id = "csv-link";
     document.body.append(a); a.click(); a.remove();
     setTimeout(() => URL.revokeObjectURL(url), 10000);
   } catch (e) { showError(e); }

@@ -175,6 +175,13 @@ def test_admin_pages_a_history_downloads_csv_and_voids_a_hand(
     page.wait_for_function("document.querySelectorAll('#rows tr').length === 2")
     page.click("#rows tr:nth-child(2)")
     page.wait_for_function("document.querySelector('#count').textContent.includes('BOTS')")
+    # 下载 CSV now gives the room's hands shown, not the rooms list the form asks for
+    with page.expect_download() as info:
+        page.click("#csv")
+    assert info.value.suggested_filename == "room-BOTS-hands.csv"
+    rows = list(csv.DictReader(io.StringIO(open(info.value.path(), encoding="utf-8").read())))
+    room_hands = live.get("/api/admin/rooms/BOTS/hands?limit=1000", admin=True)["rows"]
+    assert [int(r["hand_no"]) for r in rows] == [h["hand_no"] for h in room_hands]
     page.click("#rows tr:nth-child(2)")
     page.wait_for_selector("#hand", state="visible")
     assert "Room BOTS hand 1" in page.text_content("#hand-title")
