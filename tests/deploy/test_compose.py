@@ -81,6 +81,9 @@ def test_topology_only_the_proxy_publishes_and_apps_wait_for_the_migration() -> 
     assert apps == ["app1", "app2"]
     upstreams = services["caddy"]["environment"]["UPSTREAMS"].split()
     assert upstreams == [f"{a}:8000" for a in apps]
+    # the Caddyfile's site settings from .env reach it (CADDY_TLS=tls internal did nothing)
+    assert services["caddy"]["environment"]["CADDY_TLS"] == "${CADDY_TLS:-}"
+    assert "# CADDY_TLS=tls internal" in (REPO / ".env.example").read_text()
     proxy_ip = "${PROXY_IP:-172.30.77.10}"
     assert services["caddy"]["networks"]["front"]["ipv4_address"] == proxy_ip
     for name in apps:
