@@ -363,7 +363,9 @@ async function downloadCsv() {
       parts.push(parts.length ? text.slice(text.indexOf("\n") + 1) : text); // (header once)
       next = r.headers.get("X-Next-Cursor");
     } while (next);
-    const url = URL.createObjectURL(new Blob(parts, { type: "text/csv" }));
+    // a byte-order mark first: Excel opens a UTF-8 file without one as the local code page
+    // (Chinese names garbled)
+    const url = URL.createObjectURL(new Blob(["\ufeff", ...parts], { type: "text/csv;charset=utf-8" }));
     const a = document.createElement("a");
     a.href = url; a.download = `${csvOf ? csvOf.name : $("list").value}.csv`; a.id = "csv-link";
     document.body.append(a); a.click(); a.remove();
