@@ -158,6 +158,11 @@ def test_dockerfile_lints_clean_and_installs_locked_deps_before_the_code() -> No
     assert "--require-hashes -r requirements.txt" in lines[install]
     copies = [i for i, line in enumerate(lines) if line.startswith("COPY server")]
     assert copies and copies[0] > install
+    # a lone container's SQLite file is in a directory its user may write (/app is not:
+    # `docker run` exited at once, "the directory ... is not writable by this process")
+    text = "\n".join(lines)
+    assert "ENV DATABASE_URL=sqlite+aiosqlite:////app/data/zhuoji.db" in lines
+    assert "chown 1000:1000 /app/data" in text and "USER 1000:1000" in lines
 
 
 def _dockerignore_regex(pattern: str) -> re.Pattern[str]:
