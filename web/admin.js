@@ -24,7 +24,7 @@ const L = {
     list_corrections: "更正记录", player_filter: "玩家（完整昵称，或 #玩家ID）", room_filter: "房间号",
     game_filter: "玩法", since: "开始日期", until: "截止日期", limit: "每页行数", show: "查询",
     csv: "下载 CSV", next: "下一页", void_reason: "作废原因", void_admin: "你的名字",
-    void: "作废这一局", replay_link: "回放", fixture: "牌局记录（fixture 格式）",
+    void: "作废这一局", void_confirm: "作废房间 {room} 第 {n} 局？这一局的积分将不再计入，作废不能撤销。", replay_link: "回放", fixture: "牌局记录（fixture 格式）",
     rows_n: "共 {n} 行", room_hands: "房间 {code}：共 {n} 局",
     no_name_rows: "按昵称只找没有玩家档案的座位；有档案的玩家用 #玩家ID（排行榜里有）",
     hand_title: "房间 {room} 第{n}局{voided} · {result}", voided_mark: "（已作废）",
@@ -44,7 +44,7 @@ const L = {
     list_ledger: "payments", list_corrections: "corrections",
     player_filter: "Player (exact name, or #profile id)", room_filter: "Room", game_filter: "Game",
     since: "Since", until: "Until", limit: "Rows", show: "Show", csv: "Download CSV",
-    next: "Next page", void_reason: "Reason", void_admin: "Your name", void: "Void this hand",
+    next: "Next page", void_reason: "Reason", void_admin: "Your name", void: "Void this hand", void_confirm: "Void hand {n} of room {room}? Its points will count no more; a void cannot be undone.",
     replay_link: "Watch the replay (回放)", fixture: "Replay (fixture)",
     rows_n: "{n} rows", room_hands: "room {code}: {n} hands",
     no_name_rows: "a name finds seats without a profile only; a player with one is #profile id (see the leaderboard)",
@@ -420,6 +420,8 @@ $("csv").addEventListener("click", downloadCsv);
 $("void").addEventListener("submit", async (ev) => {
   ev.preventDefault();
   if (!current) return;
+  // a void cannot be undone (a second one is refused): asked once more
+  if (!window.confirm(at("void_confirm", { room: current.room, n: current.hand_no }))) return;
   try {
     await call(`/api/admin/rooms/${current.room}/hands/${current.hand_no}/void`, {
       method: "POST",

@@ -55,7 +55,15 @@ def test_admin_pages_a_history_downloads_csv_and_voids_a_hand(
     )
     page = context.new_page()
     page.goto(f"{live.base}/admin")
-    page.on("dialog", lambda d: d.dismiss())
+    asked: list[str] = []
+    # every dialog answered by the next of `answers` (True: OK), Cancel when none is left
+    answers: list[bool] = []
+
+    def on_dialog(dialog: Any) -> None:
+        asked.append(dialog.message)
+        dialog.accept() if answers and answers.pop(0) else dialog.dismiss()
+
+    page.on("dialog", on_dialog)
     page.fill("#token", "wrong-token")
     page.click("#login button")
     page.wait_for_timeout(300)
@@ -212,6 +220,12 @@ def test_admin_pages_a_history_downloads_csv_and_voids_a_hand(
     assert any("one-bamboo chicken (幺鸡)" in c for c in ji), ji
     page.fill("#void-reason", "misdeal")
     page.fill("#void-admin", "lee")
+    # asked first (a void cannot be undone): Cancel voids nothing, OK voids
+    asked.clear()
+    page.click("#void button")
+    assert len(asked) == 1 and "cannot be undone" in asked[0], asked
+    assert live.get("/api/admin/corrections", admin=True)["rows"] == []
+    answers.append(True)
     page.click("#void button")
     page.wait_for_function("document.querySelector('#hand-title').textContent.includes('voided')")
     history = live.get("/api/admin/corrections", admin=True)["rows"]
