@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from conftest import SHOTS, LiveServer
-from test_live import add_bots, create_room, new_page, phone_page
+from test_live import add_bots, create_room, join_room, new_page, phone_page
 
 
 def test_both_players_go_on_in_one_next_room(live: LiveServer, browser: Any) -> None:
@@ -18,10 +18,7 @@ def test_both_players_go_on_in_one_next_room(live: LiveServer, browser: Any) -> 
     ctx_b, b = phone_page(browser)
     try:
         code = create_room(a, live.base, "再甲", checks=("#opt-yao-bai-ji",))
-        b.goto(f"{live.base}/?room={code}")
-        b.fill("#name", "再乙")
-        b.click("#join-btn")
-        b.wait_for_selector("#room-code:not(:empty)")
+        join_room(b, live.base, code, "再乙")
         add_bots(a)
         for p in (a, b):
             p.wait_for_selector("#hand .hand-tile", timeout=15000)

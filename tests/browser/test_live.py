@@ -66,6 +66,14 @@ def create_room(
     return code
 
 
+def join_room(page: Any, base: str, code: str, name: str) -> None:
+    """Join room ``code`` as ``name`` by its shared link (the next free seat)."""
+    page.goto(f"{base}/?room={code}")
+    page.fill("#name", name)
+    page.click("#join-btn")
+    page.wait_for_selector("#room-code:not(:empty)")
+
+
 def add_bots(page: Any) -> None:
     btn = page.locator("#add-bots")
     btn.wait_for(state="visible")

@@ -18,7 +18,7 @@ from typing import Any
 
 from conftest import SHOTS, LiveServer
 from scripted import Hand, Step, find_seed, play_out
-from test_live import add_bots, create_room, new_page, no_overflow, play_scripted
+from test_live import add_bots, create_room, join_room, new_page, no_overflow, play_scripted
 from test_table_layout import _in_view
 
 from server.rules.registry import find_game
@@ -605,6 +605,33 @@ def test_who_was_ready_is_marked(live: LiveServer, browser: Any, shots_dir: Path
         ctx.close()
 
 
+def _each_line_says(page: Any, seat: int, reason: str, way: str, texts: dict[int, str]) -> Any:
+    """Seat ``seat``'s ``reason`` group of 各家明细 (``way`` "in" / "out") with a line per
+    other seat saying that seat's own ``texts[other]`` beside its name, none under the title
+    (one text there read as if it were every line's); each other seat's own group of that
+    reason says its text under its title. Returns the group."""
+    page.locator("#settle-explain").scroll_into_view_if_needed()
+    group = page.locator(
+        f'#settle-explain .settle-seat[data-seat="{seat}"]'
+        f' .sgroup[data-reason="{reason}"][data-dir="{way}"]'
+    )
+    assert group.locator(".sg-sub").count() == 0
+    lines = group.locator(".sg-other").evaluate_all(
+        "els => els.map(e => [Number(e.dataset.seat), e.textContent])"
+    )
+    assert sorted(s for s, _ in lines) == sorted(texts)
+    for other, text in lines:
+        assert f"({texts[other]}) · " in text, (other, text)
+    back = "in" if way == "out" else "out"
+    for other, text in texts.items():
+        sub = page.locator(
+            f'#settle-explain .settle-seat[data-seat="{other}"]'
+            f' .sgroup[data-reason="{reason}"][data-dir="{back}"] .sg-sub'
+        ).inner_text()
+        assert sub == text, (other, sub)
+    return group
+
+
 def _cha_jiao_of_unequal_values(hand: Hand) -> tuple[int, dict[int, str]] | None:
     """A 黄庄 where a seat not ready pays ready seats of different values: (that seat,
     {ready seat: "叫牌 N番[ +连庄 K]"}), else None."""
@@ -637,24 +664,7 @@ def test_cha_jiao_names_each_ready_seats_value(
         found = _cha_jiao_of_unequal_values(hand)
         assert found is not None
         payer, values = found
-        page.locator("#settle-explain").scroll_into_view_if_needed()
-        out = page.locator(
-            f'#settle-explain .settle-seat[data-seat="{payer}"] .sgroup[data-reason="cha_jiao"]'
-        )
-        assert out.get_attribute("data-dir") == "out"
-        assert out.locator(".sg-sub").count() == 0  # no one value for all
-        lines = out.locator(".sg-other").evaluate_all(
-            "els => els.map(e => [Number(e.dataset.seat), e.textContent])"
-        )
-        assert sorted(s for s, _ in lines) == sorted(values)
-        for seat, text in lines:
-            assert f"({values[seat]}) · " in text, (seat, text)
-        for seat, value in values.items():
-            got = page.locator(
-                f'#settle-explain .settle-seat[data-seat="{seat}"]'
-                ' .sgroup[data-reason="cha_jiao"][data-dir="in"] .sg-sub'
-            ).inner_text()
-            assert got == value, (seat, got)
+        out = _each_line_says(page, payer, "cha_jiao", "out", values)
         out.screenshot(path=str(shots_dir / "settlement-cha-jiao-values-375.png"))
         assert "[object" not in page.inner_text("#settle-explain")  # every line, any reason
         assert not page.errors, page.errors  # type: ignore[attr-defined]
@@ -701,10 +711,7 @@ def test_cha_que_names_each_payers_void_tiles(
     ctx1, p1 = new_page(browser, *SIZES["desktop"])
     try:
         code = create_room(p0, live.base, "甲", players=3)
-        p1.goto(f"{live.base}/?room={code}")
-        p1.fill("#name", "乙")
-        p1.click("#join-btn")
-        p1.wait_for_selector("#room-code:not(:empty)")
+        join_room(p1, live.base, code, "乙")
 
         def unequal(h: Hand) -> bool:
             return _cha_que_of_unequal_counts(h) is not None
@@ -720,24 +727,7 @@ def test_cha_que_names_each_payers_void_tiles(
         found = _cha_que_of_unequal_counts(hand)
         assert found is not None
         payee, texts = found
-        p0.locator("#settle-explain").scroll_into_view_if_needed()
-        got = p0.locator(
-            f'#settle-explain .settle-seat[data-seat="{payee}"]'
-            ' .sgroup[data-reason="cha_que"][data-dir="in"]'
-        )
-        assert got.locator(".sg-sub").count() == 0  # no one count for all
-        lines = got.locator(".sg-other").evaluate_all(
-            "els => els.map(e => [Number(e.dataset.seat), e.textContent])"
-        )
-        assert sorted(s for s, _ in lines) == sorted(texts)
-        for seat, text in lines:
-            assert f"({texts[seat]}) · " in text, (seat, text)
-        for seat, text in texts.items():  # each payer's own line: its suit and count alone
-            sub = p0.locator(
-                f'#settle-explain .settle-seat[data-seat="{seat}"]'
-                ' .sgroup[data-reason="cha_que"][data-dir="out"] .sg-sub'
-            ).inner_text()
-            assert sub == text, (seat, sub)
+        got = _each_line_says(p0, payee, "cha_que", "in", texts)
         got.screenshot(path=str(shots_dir / "settlement-cha-que-counts-375.png"))
         assert not p0.errors and not p1.errors, (p0.errors, p1.errors)  # type: ignore[attr-defined]
     finally:

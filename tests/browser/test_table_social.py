@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from conftest import LiveServer
 from scripted import Hand, find_seed
-from test_live import add_bots, create_room, new_page, phone_page
+from test_live import add_bots, create_room, join_room, new_page, phone_page
 
 DESKTOP = (1280, 800)
 #: Records every WebSocket message the page receives in ``window.__wsLog`` (before app.js).
@@ -161,10 +161,7 @@ def test_quick_phrase_appears_at_the_seat_in_the_other_context(
     ctx_b, b = phone_page(browser)
     try:
         code = create_room(a, live_server, "阿甲")
-        b.goto(f"{live_server}/?room={code}")
-        b.fill("#name", "阿乙")
-        b.click("#join-btn")
-        b.wait_for_selector("#room-code:not(:empty)")
+        join_room(b, live_server, code, "阿乙")
         add_bots(a)
         at_table(a)
         at_table(b)
@@ -565,10 +562,7 @@ def test_the_others_bank_absence_and_ready_are_said(
         a.click("#create-room")
         a.wait_for_selector("#room-code:not(:empty)")
         code = a.locator("#room-code").inner_text().strip()
-        b.goto(f"{live_server}/?room={code}")
-        b.fill("#name", "阿乙")
-        b.click("#join-btn")
-        b.wait_for_selector("#room-code:not(:empty)")
+        join_room(b, live_server, code, "阿乙")
         add_bots(a)
         at_table(a)
         at_table(b)
