@@ -1831,9 +1831,11 @@ function renderSettlement() {
   const rb = $('#ready-btn');
   rb.hidden = S.sessionOver || S.seat === null || S.seat === undefined || earlier; // mid-hand: no 准备
   rb.disabled = S.readySent;
-  // this seat's 准备 and the others' by name (已准备：小美、机器人2)
+  // this seat's 准备 and the other players' by name (已准备：小美; a bot is always ready, as
+  // its seat's 已准备 says)
   const rs = $('#ready-state');
-  const others = S.readySeats.filter((x) => x !== S.seat).map(seatName);
+  const bot = (i) => !!(S.room && (S.room.seats || []).some((x) => x && x.seat === i && x.bot));
+  const others = S.readySeats.filter((x) => x !== S.seat && !bot(x)).map(seatName);
   const said = [S.readySent ? t('ready_sent') : '', others.length ? t('ready_others', { names: others.join(t('names_sep')) }) : ''].filter(Boolean);
   rs.hidden = !said.length || S.sessionOver;
   rs.textContent = said.join(' · ');
