@@ -2028,6 +2028,14 @@ function groupOf(p) {
   }
 }
 
+/** A group's words from each line's detail (``textOf``): under its title when every line
+ *  says the same, else beside each other seat's name (``g.otherText``). */
+function sayOnce(g, what, textOf) {
+  const texts = new Set([...g.details.values()].map(textOf));
+  if (texts.size > 1) g.otherText = textOf;
+  else if (texts.size === 1 && [...texts][0]) what.append(h('small', { class: 'sg-sub', text: [...texts][0] }));
+}
+
 /** The parts of a 胡 payment (hand type, 自摸, 杠开, 热炮, 软报, 连庄 +N), from its detail. */
 function huParts(d) {
   if (Array.isArray(d.parts)) return d.parts.map(([k, v]) => [k, v]);
@@ -2129,18 +2137,12 @@ function explainEl(s, pays, deltas, n) {
         // the ready seat's 番 (and 连庄) each line pays for: under the title when every line
         // of the group has the same, else on each line (a seat not ready pays each ready
         // seat its own value)
-        const readyValue = (x) => t('s_ready_value', { n: x.ready_value }) + (x.streak ? ` +${t('p_lian_zhuang')} ${x.streak}` : '');
-        const values = new Set([...g.details.values()].map(readyValue));
-        if (values.size === 1) what.append(h('small', { class: 'sg-sub', text: readyValue(dd) }));
-        else g.otherText = readyValue;
+        sayOnce(g, what, (x) => t('s_ready_value', { n: x.ready_value }) + (x.streak ? ` +${t('p_lian_zhuang')} ${x.streak}` : ''));
       } else if (g.reason === 'cha_que' || g.reason === 'yuan_que') {
         // the void suit (缺万) and 查缺's count of its tiles are each payer's (查缺) or payee's
         // (原缺) own: under the title when every line has the same, else on each line
-        const voidText = (x) => [x.suit ? `${t('que')}${suitChar(x.suit)}` : '',
-          typeof x.tiles === 'number' ? t('s_void_tiles', { n: x.tiles }) : ''].filter(Boolean).join(' · ');
-        const values = new Set([...g.details.values()].map(voidText));
-        if (values.size > 1) g.otherText = voidText;
-        else if (voidText(dd)) what.append(h('small', { class: 'sg-sub', text: voidText(dd) }));
+        sayOnce(g, what, (x) => [x.suit ? `${t('que')}${suitChar(x.suit)}` : '',
+          typeof x.tiles === 'number' ? t('s_void_tiles', { n: x.tiles }) : ''].filter(Boolean).join(' · '));
       }
       const who = h('span', { class: 'sg-who' });
       for (const [other, pts] of g.by) {
