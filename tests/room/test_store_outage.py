@@ -28,6 +28,7 @@ from server.room.clock import ManualClock
 from server.room.commands import Rearm
 from server.rules.guiyang import GuiyangOptions, settle
 from server.rules.types import Action
+from tests.room.test_leaks import no_gaps
 
 TIMING = Timing(claim_seconds=10, turn_seconds=20, claim_min_ms=0, auto_seconds=1, ready_seconds=30)
 CODE = "FLAKY1"
@@ -389,6 +390,41 @@ async def test_a_snapshot_while_a_publish_waits_shows_numbers_of_its_state(store
     same = shown[during["version"]]
     for key in ("hand_no", "prompt", "legal", "view"):
         assert during[key] == same[key], key
+    await actor.stop()
+
+
+async def test_a_snapshot_while_the_settlement_waits_leaves_no_gap(
+    store: Any, bus: MemoryBus, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The hand ends while the database does not answer: a snapshot served meanwhile shows
+    the ended hand with its last change counted (its actions are logged; only the settlement
+    waits), and the ``hand_end`` that follows carries that change's events again with
+    ``prev_version`` at the snapshot's version: an overlap, never a gap (`no_gaps`, the
+    client's ``missedBefore``). CI met this under load (a settlement slower than 2 s)."""
+    monkeypatch.setattr(outage_module, "SLOW_SECONDS", 0.05)
+    flaky = FlakyStore(store)
+    actor = await make_room(flaky, bus, [True, True, True, True])
+    gate = asyncio.Event()
+    flaky.fail("finish_hand", 0)
+    flaky.faults["finish_hand"].gate = gate
+    seat0 = await bus.subscribe(seat_channel(CODE, 0))
+    actor.start()
+    async with asyncio.timeout(10):
+        while not actor.outages.waiting:  # (the snapshot is then served beside the command)
+            await asyncio.sleep(0.005)
+    assert actor.state is not None and actor.game.ended(actor.state)
+    before = await drain(seat0)
+    snap = await actor.snapshot(0)
+    assert snap["hand_no"] == 1 and snap["settlement"] is None and snap["legal"] == []
+    assert snap["version"] > max(m["version"] for m in before if m["type"] == "event")
+    gate.set()
+    await actor.idle()
+    after = await drain(seat0)
+    end = next(m for m in after if m["type"] == "hand_end" and m["hand_no"] == 1)
+    assert end["version"] == snap["version"] + 1 and end["prev_version"] == snap["version"]
+    assert end["events"], "the change that ended the hand comes with its hand_end"
+    no_gaps([*before, snap, *after])
+    await check_session(store, actor)
     await actor.stop()
 
 
