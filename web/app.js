@@ -997,12 +997,17 @@ function renderRoomInfo() {
   };
   for (let i = 0; i < n; i++) {
     const info = seats.find((x) => x && x.seat === i);
+    const kept = ((r && r.held) || []).find((x) => x && x.seat === i);
     const li = h('li', { dataset: { seat: String(i) }, class: info ? 'taken' : 'empty' });
     if (info) {
       li.append(seatNo(i), h('b', { text: info.bot ? botName(i) : info.name || '' }));
       if (i === dealer) li.append(h('span', { class: 'badge seat-dealer', text: t('dealer') }));
       if (i === S.seat) li.append(h('span', { class: 'badge me', text: t('you') }));
       if (!info.bot) li.append(h('span', { class: `dot ${info.connected ? 'on' : 'off'}` }));
+    } else if (kept) {
+      // 再来一场: kept a while for last session's player (no bot is put there)
+      li.className = 'empty held';
+      li.append(seatNo(i), h('i', { class: 'muted', text: t('held_for', { name: kept.name }) }));
     } else {
       empty++;
       li.append(seatNo(i), h('i', { class: 'muted', text: t('empty_seat') }));
@@ -2521,7 +2526,8 @@ async function seatBot(seat, add) {
   await refreshRoom();
 }
 
-/** Each empty seat of an open room gets 加机器人, each bot seat 移除 (seated players only). */
+/** Each empty seat of an open room not kept for a player gets 加机器人, each bot seat 移除
+ * (seated players only). */
 function decorateSeatList() {
   const r = S.room;
   const open = !!r && r.status === 'open' && !S.view;
@@ -2532,6 +2538,7 @@ function decorateSeatList() {
     if (info && info.bot) li.dataset.bot = 'true';
     if (!can) return;
     if (!info) {
+      if (li.classList.contains('held')) return; // (a kept seat waits for its player)
       li.append(h('button', { type: 'button', class: 'ghost small seat-bot-add', dataset: { action: 'add_bot', seat: String(seat) }, onclick: () => seatBot(seat, true) }, t('add_bot_here')));
     } else if (info.bot) {
       li.append(h('button', { type: 'button', class: 'ghost small seat-bot-remove', dataset: { action: 'remove_bot', seat: String(seat) }, onclick: () => seatBot(seat, false) }, t('remove_bot')));

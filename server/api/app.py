@@ -78,6 +78,7 @@ _STATUS = {
     "bad_token": 403,
     "unavailable": 503,
     "seat_taken": 409,
+    "seat_held": 409,
     "seat_empty": 404,
     "not_a_bot": 409,
     "room_started": 409,

@@ -176,6 +176,14 @@ class SeatInfo(BaseModel):
     auto: bool = False
 
 
+class HeldSeat(BaseModel):
+    """A free seat kept a while for the player who sat there in the session before
+    (再来一场): only their join takes it, and no bot is put there."""
+
+    seat: int
+    name: str
+
+
 class RoomInfo(BaseModel):
     """``GET /api/rooms/{code}``; also ``snapshot.room``. ``status``: ``open`` (seats free),
     ``playing``, ``between`` (waiting for ``ready``), ``finished``, ``dissolved`` (ended early
@@ -185,6 +193,9 @@ class RoomInfo(BaseModel):
     game: str
     options: dict[str, Any]
     seats: list[SeatInfo]
+    #: Free seats kept for the last session's players (再来一场; empty once taken or after
+    #: ``HOLD_SECONDS``).
+    held: list[HeldSeat] = []
     hand_no: int
     hands: int
     totals: list[int]

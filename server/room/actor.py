@@ -125,6 +125,18 @@ class Seat:
     token_hash: str = ""
 
 
+@dataclass(frozen=True, slots=True)
+class Hold:
+    """A free seat kept for the player who sat there in the session before (再来一场), so
+    that the first player to go on cannot fill it with a bot or a newcomer take it.
+    ``profile_id``: theirs (only a join with that profile takes the seat); ``until``: clock
+    seconds after which the seat is free to anyone."""
+
+    name: str
+    profile_id: int | None
+    until: float
+
+
 def replay_hand(
     options: Any,
     seed: str,
@@ -229,6 +241,9 @@ class RoomActor:
     backoff: AbstractBackoff = field(default_factory=retry_backoff)
     #: Draws the ``claim_hold="mimic"`` holds (tests inject a seeded ``random.Random``).
     hold_rng: random.Random = field(default_factory=BufferedSystemRandom)
+    #: Free seats kept for the last session's players, by seat (`held`; set by the manager's
+    #: 再来一场).
+    holds: dict[int, Hold] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.opts = self.game.options(self.options)
@@ -481,6 +496,7 @@ class RoomActor:
                 }
                 for s in self.seats
             ],
+            "held": [{"seat": s, "name": h.name} for s, h in sorted(self.held().items())],
             "hand_no": self.hand_no,
             "hands": self.opts.hands,
             "totals": list(self.totals),
@@ -488,6 +504,14 @@ class RoomActor:
             "dealer_streak": self.dealer_streak,
             "status": self.status,
         }
+
+    def held(self) -> dict[int, Hold]:
+        """The free seats still kept for the last session's players (`Hold`), by seat:
+        neither taken since nor past their time."""
+        if not self.holds:
+            return {}
+        now, taken = self.clock.now(), {s.seat for s in self.seats}
+        return {s: h for s, h in self.holds.items() if h.until > now and s not in taken}
 
     def ready_waiting(self) -> list[int]:
         """Seats whose ``ready`` the room still waits for (empty unless ``between``)."""

@@ -29,6 +29,7 @@ from typing import Any
 
 from server.loops import running_loop
 from server.room.actor import (
+    Hold,
     RoomActor,
     RoomError,
     Seat,
@@ -52,6 +53,9 @@ log = logging.getLogger(__name__)
 CODE_ALPHABET = "23456789BCDFGHJKMNPQRSTVWXYZ"
 CODE_LENGTH = 6
 BOT_NAMES = ["Bot East", "Bot South", "Bot West", "Bot North"]
+#: 再来一场: how long (s) the next room keeps each player's seat of the session before for
+#: them (`Hold`): the friend still reading the standings is not shut out by a bot.
+HOLD_SECONDS = 120.0
 
 
 def new_room_code() -> str:
@@ -593,8 +597,15 @@ class RoomManager:
         async with self._lock(code):
             if actor.full:
                 raise RoomError("room_full", "every seat is taken")
-            free = _free_seats(actor)
-            seat = seat if seat in free else free[0]
+            held = actor.held()
+            mine = [s for s, h in held.items() if h.profile_id == profile_id and profile_id]
+            open_seats = [s for s in _free_seats(actor) if s not in held]
+            if mine:  # back from the session before: the seat kept for them
+                seat = mine[0]
+            elif seat not in open_seats:
+                if not open_seats:
+                    raise _seats_held(held)
+                seat = open_seats[0]
             token = secrets.token_urlsafe(24)
             try:
                 await self.store.add_player(
@@ -631,10 +642,17 @@ class RoomManager:
         if found is not None:
             return found
         made = await self.create_room(info["options"], info["game"])
-        # the bots sit down before the room is shown, so a player never takes a bot's seat
+        # the bots sit down before the room is shown, so a player never takes a bot's seat,
+        # and each player's seat is kept for them a while (the first back cannot give it away)
         for s in info["seats"]:
             if s["bot"]:
                 await self.add_bots(made.code, 1, seat=s["seat"])
+        until = self.clock.now() + HOLD_SECONDS
+        made.holds = {
+            p.seat: Hold(p.name, p.profile_id, until)
+            for p in (await self.store.get_room(code)).players
+            if not p.is_bot
+        }
         kept = await self.store.set_next_room(code, made.code)
         if kept != made.code:  # another process recorded its room first
             made.status = "dissolved"  # (unloaded by `unload_idle`, as any ended room)
@@ -654,22 +672,29 @@ class RoomManager:
 
     async def add_bots(self, code: str, count: int, seat: int | None = None) -> list[int]:
         """Fill up to ``count`` free seats with bots, lowest seats first, or (``seat`` given,
-        ``count`` 1) exactly seat ``seat``; returns the seats filled. Raises
-        ``unknown_room`` / ``room_full`` (no free seat at all) / ``seat_taken`` (``seat`` is
-        not free) / ``bad_request`` (``seat`` outside the room's seats)."""
+        ``count`` 1) exactly seat ``seat``; a seat kept for a player of the session before
+        (`RoomActor.held`) is left to them. Returns the seats filled. Raises
+        ``unknown_room`` / ``room_full`` (no free seat at all) / ``seat_held`` (the free
+        seats, or ``seat``, are kept) / ``seat_taken`` (``seat`` is not free) /
+        ``bad_request`` (``seat`` outside the room's seats)."""
         actor = await self.get(code)
         if isinstance(actor, RoomHandle):
             return list(await self.call(code, "bots", {"count": count, "seat": seat}))
         async with self._lock(code):
-            free = _free_seats(actor)
-            if not free:
-                raise RoomError("room_full", "every seat is taken")
+            held = actor.held()
+            free = [s for s in _free_seats(actor) if s not in held]
             if seat is not None:
                 if not 0 <= seat < actor.players:
                     raise RoomError("bad_request", f"seats are 0..{actor.players - 1}")
+                if seat in held:
+                    raise _seats_held({seat: held[seat]})
                 if seat not in free:
                     raise RoomError("seat_taken", f"seat {seat} is taken")
                 free = [seat]
+            if not free:
+                if held:
+                    raise _seats_held(held)
+                raise RoomError("room_full", "every seat is taken")
             filled = []
             for s in free[:count]:
                 name = BOT_NAMES[s % len(BOT_NAMES)]
@@ -838,6 +863,12 @@ class RoomManager:
         for code in codes:
             if code not in self.rooms:
                 self._background(code, self.get(code))
+
+
+def _seats_held(held: dict[int, Hold]) -> RoomError:
+    """The refusal of a seat kept for the session before's players (`RoomActor.held`)."""
+    names = ", ".join(h.name for _, h in sorted(held.items()))
+    return RoomError("seat_held", f"the free seats are kept a while for {names}")
 
 
 def _free_seats(actor: RoomActor) -> list[int]:

@@ -12,8 +12,9 @@ from test_live import add_bots, create_room, join_room, new_page, phone_page
 def test_both_players_go_on_in_one_next_room(live: LiveServer, browser: Any) -> None:
     """Two players and two bots dissolve the session; on the final standings B taps 再来一场
     (the next room is made), A's button then reads 加入下一场; both are seated in the same
-    new room, each in the seat held before (B first would have had seat 0), with the same
-    rules, the bots in their seats, and it deals."""
+    new room, each in the seat held before (B first would have had seat 0; A's is kept for
+    A meanwhile, not offered to a bot), with the same rules, the bots in their seats, and it
+    deals."""
     ctx_a, a = new_page(browser)
     ctx_b, b = phone_page(browser)
     try:
@@ -35,6 +36,12 @@ def test_both_players_go_on_in_one_next_room(live: LiveServer, browser: Any) -> 
         b.wait_for_function(f"window.__gy.code && window.__gy.code !== '{code}'", timeout=10000)
         nxt = b.evaluate("window.__gy.code")
         assert f"room={nxt}" in b.url
+        # A's seat is kept for A: B, on first, cannot fill it with a bot (A found it full)
+        kept = b.locator('#seat-list li[data-seat="0"].held')
+        kept.wait_for(timeout=5000)
+        assert "为 再甲 保留" in kept.inner_text()
+        assert b.locator("#add-bots").is_disabled() and kept.locator("button").count() == 0
+        b.screenshot(path=str(SHOTS / "again-held-375.png"))
         assert live.room(code)["next"] == nxt
         # A's page learns of it from the room's info (polled every 4 s)
         a.wait_for_function(

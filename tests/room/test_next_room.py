@@ -9,9 +9,10 @@ from typing import Any
 
 import pytest
 
-from server.room.actor import Timing
+from server.room.actor import RoomError, Timing
 from server.room.clock import ManualClock
-from server.room.manager import RoomManager
+from server.room.manager import HOLD_SECONDS, RoomManager
+from server.store import profiles
 
 TIMING = Timing(claim_min_ms=0)
 
@@ -70,3 +71,55 @@ async def test_the_room_of_a_process_that_lost_the_race_is_dissolved(
     assert (await store.get_room(code)).next_code == kept
     await a.close()
     await b.close()
+
+
+async def test_the_next_room_keeps_each_players_seat_for_them(
+    store: Any, bus: Any, clock: ManualClock
+) -> None:
+    """再来一场 after a session of ann (seat 0) and bo (seat 2) with two bots: the next room
+    keeps seats 0 and 2 for them. ann, back first, is seated in hers whatever seat she asks;
+    she can then neither put a bot in bo's seat (which made him find the room full) nor can
+    a newcomer take it, until bo sits down or ``HOLD_SECONDS`` pass."""
+    code = await finished_room(store, bus, clock)
+    ann, _ = await profiles.create_profile(store, "ann")
+    bo, _ = await profiles.create_profile(store, "bo")
+    cat, _ = await profiles.create_profile(store, "cat")
+    await store.add_player(code, 0, "ann", "h0", False, profile_id=ann.id)
+    await store.add_player(code, 2, "bo", "h2", False, profile_id=bo.id)
+    manager = RoomManager(store, bus, clock, TIMING)
+    nxt = await manager.again(code)
+    kept = [{"seat": 0, "name": "ann"}, {"seat": 2, "name": "bo"}]
+    assert (await manager.info(nxt))["held"] == kept
+    assert (await manager.join(nxt, "ann", profile_id=ann.id, seat=2))[0] == 0
+    assert (await manager.info(nxt))["held"] == kept[1:]
+    for refused in (
+        manager.add_bots(nxt, 1),
+        manager.add_bots(nxt, 1, seat=2),
+        manager.join(nxt, "cat", profile_id=cat.id),
+        manager.join(nxt, "cat", profile_id=cat.id, seat=2),
+    ):
+        with pytest.raises(RoomError) as err:
+            await refused
+        assert err.value.code == "seat_held" and "bo" in err.value.message
+    assert [p.seat for p in (await store.get_room(nxt)).players] == [0, 1, 3]
+    clock.advance(HOLD_SECONDS - 1)
+    assert (await manager.info(nxt))["held"] == kept[1:]
+    clock.advance(1)  # the seat is anyone's again
+    assert (await manager.info(nxt))["held"] == []
+    assert await manager.add_bots(nxt, 1) == [2]
+    await manager.close()
+
+
+async def test_a_returning_player_takes_the_kept_seat(
+    store: Any, bus: Any, clock: ManualClock
+) -> None:
+    """The seat kept for bo is his (asked by seat or not); once taken nothing is kept."""
+    code = await finished_room(store, bus, clock)
+    bo, _ = await profiles.create_profile(store, "bo")
+    await store.add_player(code, 2, "bo", "h2", False, profile_id=bo.id)
+    manager = RoomManager(store, bus, clock, TIMING)
+    nxt = await manager.again(code)
+    assert (await manager.join(nxt, "bo", profile_id=bo.id))[0] == 2
+    assert (await manager.info(nxt))["held"] == []
+    assert await manager.add_bots(nxt, 1) == [0]  # the one free seat, kept for nobody
+    await manager.close()
