@@ -17,6 +17,7 @@ const L = {
     players_n: '{n}人', hands_n: '{n}局', total_after: '共{n}局 · 累计 {total}', rank: '第{n}名',
     back_rooms: '返回房间列表', player: '玩家', chart_empty: '打完一局后这里会画出积分走势',
     list_sep: '；', huang: '黄庄', won_mark: '胡', dealt_in_mark: '炮', won: '胡牌', dealt_in: '点炮',
+    adjusted_mark: '调', adjusted: '管理员调整：结算 {settled}，调整 {adj}', adjusted_note: '调：第{n}局管理员调整了积分（{list}），表中已计入',
   },
   en: {
     records: 'Records', replay: 'Replay', back: 'Lobby', running_total: 'Running total', rooms: 'My rooms', more: 'More',
@@ -27,6 +28,7 @@ const L = {
     players_n: '{n} players', hands_n: '{n} hands', total_after: 'hands: {n} · total {total}', rank: '#{n}',
     back_rooms: 'All rooms', player: 'Player', chart_empty: 'The chart appears after your first hand',
     list_sep: '; ', huang: 'exhausted', won_mark: 'W', dealt_in_mark: 'D', won: 'won', dealt_in: 'dealt in',
+    adjusted_mark: 'adj', adjusted: 'adjusted by the admin: settled {settled}, adjusted {adj}', adjusted_note: 'adj: hand {n} adjusted by the admin ({list}), counted in the table',
   },
 };
 const rt = translator(L);
@@ -274,6 +276,7 @@ function renderRoom() {
   table.append(h('thead', {}, h('tr', {}, h('th', { text: '#' }),
     [...Array(n).keys()].map((i) => h('th', { class: i === room.seat ? 'me' : '', text: name(i) })), h('th', {}))));
   const tb = h('tbody');
+  const notes = [];
   for (const row of rows) {
     const tr = h('tr', { class: `rec-hand ${row.voided ? 'voided' : ''}`, dataset: { handNo: String(row.hand_no), handId: String(row.id), deltas: row.effective.join(',') } });
     // how the hand ended (自摸, 点炮, 黄庄 ...) under its number; the winner's and the
@@ -286,9 +289,15 @@ function renderRoom() {
       const d = row.effective[i] ?? 0;
       const role = winners.includes(i) ? 'won' : i === row.loser ? 'dealt_in' : null;
       const mark = role && !row.voided ? h('small', { class: `rec-mark ${role}`, title: rt(role), text: rt(`${role}_mark`) }) : null;
-      tr.append(h('td', { class: `num ${d > 0 ? 'pos' : d < 0 ? 'neg' : ''} ${i === room.seat ? 'me' : ''}`, dataset: role ? { role } : {} },
-        mark, row.voided ? rt('voided') : fmt(d)));
+      // an admin's adjustment is counted in the cell: marked 调, what moved said below
+      const adj = row.voided ? 0 : (row.adjust || [])[i] || 0;
+      const fixed = adj ? h('small', { class: 'rec-mark adjusted', title: rt('adjusted', { settled: fmt(row.deltas[i] ?? 0), adj: fmt(adj) }), text: rt('adjusted_mark') }) : null;
+      const data = { ...(role ? { role } : {}), ...(adj ? { adjusted: String(adj) } : {}) };
+      tr.append(h('td', { class: `num ${d > 0 ? 'pos' : d < 0 ? 'neg' : ''} ${i === room.seat ? 'me' : ''}`, dataset: data },
+        mark, row.voided ? rt('voided') : fmt(d), fixed));
     }
+    const moved = row.voided ? [] : (row.adjust || []).map((a, i) => (a ? `${name(i)} ${fmt(a)}` : '')).filter(Boolean);
+    if (moved.length) notes.push(rt('adjusted_note', { n: row.hand_no, list: moved.join(rt('list_sep')) }));
     // 查看 and 回放 share one cell, so that both fit a phone's width beside four seats
     tr.append(h('td', {}, h('span', { class: 'rec-links' }, h('button', { type: 'button', class: 'ghost view-hand', text: rt('view'), onclick: () => openHand(code, row.hand_no) }), replaySlot(row, room.seat))));
     tb.append(tr);
@@ -300,6 +309,7 @@ function renderRoom() {
     [...Array(n).keys()].map((i) => h('td', { class: `num ${i === room.seat ? 'me' : ''}`, dataset: { seat: String(i) }, text: fmt(last.standings[i] ?? 0) })), h('td', {}));
   table.append(tb, h('tfoot', {}, foot));
   box.append(h('div', { class: 'scroll-x' }, table));
+  for (const text of notes) box.append(h('p', { class: 'muted rec-adjusted', text }));
 }
 
 function closeRoom() {

@@ -140,6 +140,9 @@ def test_records_of_a_hand_played_and_the_player_code(
         six = _seed_session(live, "SIXHND", profile["id"], 6)
         # its second hand voided by the admin: it counts nowhere (已打5局, 共7局 of 8 played)
         live.post("/api/admin/rooms/SIXHND/hands/2/void", {"reason": "misdeal"}, admin=True)
+        # and 5 points of its third hand moved from seat 1 to seat 0: they count, marked
+        fix = {"from": 1, "to": 0, "points": 5, "reason": "wrong 鸡 counted"}
+        live.post("/api/admin/rooms/SIXHND/hands/3/adjustments", fix, admin=True)
 
         # 战绩: the room with its four names and standings, the running total
         page.goto(live.base + "/?records")
@@ -166,7 +169,7 @@ def test_records_of_a_hand_played_and_the_player_code(
         )
         assert codes == ["SIXHND", code]
         total = page.locator("#total-line")
-        want_total = nets[0] + sum(s["deltas"][0] for k, s in enumerate(six) if k != 1)
+        want_total = nets[0] + sum(s["deltas"][0] for k, s in enumerate(six) if k != 1) + 5
         assert total.get_attribute("data-total") == str(want_total)
         assert total.get_attribute("data-hands") == "6"
         assert total.inner_text().startswith("共6局 · 累计"), total.inner_text()
@@ -255,8 +258,17 @@ def test_records_of_a_hand_played_and_the_player_code(
         rows = page.locator("#record-hands tr.rec-hand").evaluate_all(
             "els => els.map(e => e.dataset.deltas)"
         )
-        counted = [[0] * 4 if k == 1 else s["deltas"] for k, s in enumerate(six)]
+        counted = [[0] * 4 if k == 1 else list(s["deltas"]) for k, s in enumerate(six)]
+        counted[2][0] += 5
+        counted[2][1] -= 5
         assert rows == [",".join(map(str, d)) for d in counted]
+        # the adjusted hand's two cells are marked 调, and a line says what moved
+        adjusted = page.locator('#record-hands tr.rec-hand[data-hand-no="3"] td[data-adjusted]')
+        assert adjusted.evaluate_all("els => els.map(e => e.dataset.adjusted)") == ["5", "-5"]
+        assert adjusted.locator(".rec-mark.adjusted").all_inner_texts() == ["调", "调"]
+        assert page.locator(".rec-adjusted").all_inner_texts() == [
+            "调：第3局管理员调整了积分（小明 +5；机器人2 -5），表中已计入"
+        ]
         voided = page.locator('#record-hands tr.rec-hand[data-hand-no="2"]')
         assert "voided" in (voided.get_attribute("class") or "")
         assert voided.locator("td.num").all_inner_texts() == ["作废"] * 4
