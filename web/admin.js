@@ -24,6 +24,8 @@ const L = {
     list_corrections: "更正记录", player_filter: "玩家（完整昵称，或 #玩家ID）", room_filter: "房间号",
     game_filter: "玩法", since: "开始日期", until: "截止日期", limit: "每页行数", show: "查询",
     csv: "下载 CSV", next: "下一页", void_reason: "作废原因", void_admin: "你的名字",
+    adjust_from: "扣分座位", adjust_to: "加分座位", adjust_points: "分数", adjust_reason: "调整原因", adjust_submit: "调整积分",
+    adjust_confirm: "房间 {room} 第 {n} 局：从 {from} 移 {points} 分给 {to}？", adjust_same: "扣分和加分的座位不能相同",
     void: "作废这一局", void_confirm: "作废房间 {room} 第 {n} 局？这一局的积分将不再计入，作废不能撤销。", replay_link: "回放", fixture: "牌局记录（fixture 格式）",
     rows_n: "共 {n} 行", room_hands: "房间 {code}：共 {n} 局",
     no_name_rows: "按昵称只找没有玩家档案的座位；有档案的玩家用 #玩家ID（排行榜里有）",
@@ -44,6 +46,8 @@ const L = {
     list_ledger: "payments", list_corrections: "corrections",
     player_filter: "Player (exact name, or #profile id)", room_filter: "Room", game_filter: "Game",
     since: "Since", until: "Until", limit: "Rows", show: "Show", csv: "Download CSV",
+    adjust_from: "From seat", adjust_to: "To seat", adjust_points: "Points", adjust_reason: "Reason", adjust_submit: "Adjust points",
+    adjust_confirm: "Room {room} hand {n}: move {points} points from {from} to {to}?", adjust_same: "Pick two different seats",
     next: "Next page", void_reason: "Reason", void_admin: "Your name", void: "Void this hand", void_confirm: "Void hand {n} of room {room}? Its points will count no more; a void cannot be undone.",
     replay_link: "Watch the replay (回放)", fixture: "Replay (fixture)",
     rows_n: "{n} rows", room_hands: "room {code}: {n} hands",
@@ -330,6 +334,17 @@ function renderHand() {
     kind: c.kind, from: c.from, to: c.to, points: c.points, reason: c.reason, actor: c.actor, created_at: c.created_at,
   })));
   $("hand-replay").textContent = h.replay ? JSON.stringify(h.replay, null, 1) : at("in_play");
+  // the adjustment's seats by name, as the tables above (kept as chosen on a redraw)
+  for (const [id, pick] of [["adjust-from", 1], ["adjust-to", 0]]) {
+    const el = $(id);
+    const chosen = el.value === "" ? String(pick) : el.value;
+    el.replaceChildren(...h.seats.map((s) => {
+      const o = document.createElement("option");
+      o.value = String(s.seat); o.textContent = who(s.seat);
+      return o;
+    }));
+    el.value = chosen;
+  }
 }
 
 let current = null;
@@ -341,6 +356,7 @@ async function openHand(code, handNo) {
     $("hand").hidden = false;
     renderHand();
     $("void").hidden = h.voided;
+    $("adjust").hidden = h.voided || !h.ended_at; // (a voided hand counts nothing to move)
     const link = $("hand-replay-link"); // the 回放 viewer; it reads the token from sessionStorage
     link.hidden = !h.hand_id || !h.ended_at;
     link.href = h.hand_id ? `/replay?hand=${h.hand_id}` : "#";
@@ -430,6 +446,26 @@ $("void").addEventListener("submit", async (ev) => {
     });
     await openHand(current.room, current.hand_no);
     await reload(); // the list above counts the hand no more
+  } catch (e) { showError(e); }
+});
+$("adjust").addEventListener("submit", async (ev) => {
+  ev.preventDefault();
+  if (!current) return;
+  const from = Number($("adjust-from").value);
+  const to = Number($("adjust-to").value);
+  if (from === to) { alert(at("adjust_same")); return; }
+  const points = Number($("adjust-points").value);
+  const name = (i) => $("adjust-from").querySelector(`option[value="${i}"]`).textContent;
+  if (!window.confirm(at("adjust_confirm", { room: current.room, n: current.hand_no, from: name(from), to: name(to), points }))) return;
+  try {
+    await call(`/api/admin/rooms/${current.room}/hands/${current.hand_no}/adjustments`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ from, to, points, reason: $("adjust-reason").value, admin: $("adjust-admin").value || null }),
+    });
+    $("adjust-points").value = ""; $("adjust-reason").value = "";
+    await openHand(current.room, current.hand_no);
+    await reload(); // the list above counts the moved points
   } catch (e) { showError(e); }
 });
 setLang(getLang());

@@ -218,26 +218,58 @@ def test_admin_pages_a_history_downloads_csv_and_voids_a_hand(
     ji = [c[4] for c, p in zip(cells, hand["payments"], strict=True) if p["reason"] == "ji"]
     assert ji and all(c.startswith("chicken (鸡) · ") for c in ji), ji
     assert any("one-bamboo chicken (幺鸡)" in c for c in ji), ji
+    # an adjustment from the page: 3 points from seat 1 to seat 0, asked once more, counted
+    page.select_option("#adjust-from", "1")
+    page.select_option("#adjust-to", "0")
+    page.fill("#adjust-points", "3")
+    page.fill("#adjust-reason", "wrong chicken")
+    page.fill("#adjust-admin", "lee")
+    asked.clear()
+    answers.append(True)
+    page.click("#adjust button")
+    page.wait_for_selector("#hand-corrections tr >> nth=1")
+    assert len(asked) == 1 and asked[0] == (
+        f"Room BOTS hand 1: move 3 points from {names[1]} (1) to {names[0]} (0)?"
+    ), asked
+    made = live.get("/api/admin/corrections", admin=True)["rows"]
+    assert [(c["kind"], c["from"], c["to"], c["points"], c["reason"]) for c in made] == [
+        ("adjust", 1, 0, 3, "wrong chicken")
+    ]
+    adjusted = live.get("/api/admin/rooms/BOTS/hands/1", admin=True)
+    assert adjusted["adjust"][:2] == [3, -3]
+    assert adjusted["effective"][0] == hand["deltas"][0] + 3
+    adjust_col = page.eval_on_selector_all(
+        "#hand-deltas tr:not(:first-child)", "trs => trs.map(tr => tr.cells[3].textContent)"
+    )
+    assert adjust_col[:2] == ["3", "-3"], adjust_col
+    for width, height in ((1280, 800), (375, 812)):
+        page.set_viewport_size({"width": width, "height": height})
+        page.locator("#hand").screenshot(path=str(shots_dir / f"admin-hand-adjusted-{width}.png"))
+    page.set_viewport_size({"width": 1280, "height": 800})
     page.fill("#void-reason", "misdeal")
     page.fill("#void-admin", "lee")
     # asked first (a void cannot be undone): Cancel voids nothing, OK voids
     asked.clear()
     page.click("#void button")
     assert len(asked) == 1 and "cannot be undone" in asked[0], asked
-    assert live.get("/api/admin/corrections", admin=True)["rows"] == []
+    assert live.get("/api/admin/corrections", admin=True)["rows"] == made  # no void
     answers.append(True)
     page.click("#void button")
     page.wait_for_function("document.querySelector('#hand-title').textContent.includes('voided')")
     history = live.get("/api/admin/corrections", admin=True)["rows"]
     assert [(c["kind"], c["room"], c["hand_no"], c["reason"]) for c in history] == [
-        ("void", "BOTS", 1, "misdeal")
+        ("void", "BOTS", 1, "misdeal"),
+        ("adjust", "BOTS", 1, "wrong chicken"),
     ]
+    assert page.locator("#adjust").is_hidden()  # a voided hand has nothing to move
     # the hand shows its correction: what, why, by whom
-    page.wait_for_selector("#hand-corrections tr >> nth=1")
+    page.wait_for_selector("#hand-corrections tr >> nth=2")
     fixed = page.eval_on_selector_all(
-        "#hand-corrections tr:not(:first-child) td", "tds => tds.map(t => t.textContent)"
+        "#hand-corrections tr:not(:first-child)",
+        "trs => trs.map(tr => [...tr.cells].map(t => t.textContent))",
     )
-    assert fixed[:1] == ["void"] and "misdeal" in fixed and fixed[5].startswith("lee (token:")
+    void_row = next(r for r in fixed if r[0] == "void")
+    assert "misdeal" in void_row and void_row[5].startswith("lee (token:")
     for width, height in ((1280, 800), (375, 812)):
         page.set_viewport_size({"width": width, "height": height})
         page.locator("#hand").screenshot(path=str(shots_dir / f"admin-hand-voided-{width}.png"))
