@@ -2230,7 +2230,8 @@ function renderVote() {
       ul.append(h('li', { class: `vote-${state}`, dataset: { seat: String(i), vote: state } },
         h('b', { text: seatName(i) }), h('span', { class: 'vote-mark', text: `${x === true ? '✓' : x === false ? '✗' : '…'} ${label}` })));
     });
-    box.append(ul);
+    // as the apps: silence agrees (a player who is away cannot hold the table)
+    box.append(ul, h('p', { class: 'muted', id: 'vote-silence', text: t('vote_silence') }));
     const mine = S.seat !== null && S.seat !== undefined ? votes[S.seat] : undefined;
     if (mine === null) {
       box.append(h('div', { class: 'vote-actions' },
@@ -2248,8 +2249,7 @@ function renderVote() {
   else if (r.result === 'refused') {
     const who = (r.votes || []).indexOf(false);
     text = who >= 0 ? t('vote_refused', { name: seatName(who) }) : t('vote_refused_anon');
-  } else if (r.result === 'expired') text = t('vote_expired');
-  else text = t('vote_finished');
+  } else text = t('vote_finished');
   box.append(
     h('h2', { id: 'vote-title', text: t('vote_title') }),
     h('p', { id: 'vote-result', class: `vote-result ${r.result}`, dataset: { result: r.result }, text }),
@@ -2308,7 +2308,7 @@ function tick() {
     vc.dataset.seconds = String(vs);
     vc.classList.toggle('urgent', vs <= 10);
   }
-  // a refused / expired vote's note goes away by itself
+  // a refused vote's note goes away by itself
   if (S.voteResult && S.voteResult.result !== 'dissolved' && Date.now() - S.voteResult.at > 6000) {
     S.voteResult = null;
     renderVote();

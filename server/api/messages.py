@@ -460,15 +460,15 @@ class SessionEndMessage(BaseModel):
 
 class DissolveVoteMessage(BaseModel):
     """The dissolve vote: ``votes[seat]`` true/false/null (not yet), ``proposed`` the seat
-    that asked for it; ``result`` ``open`` (``deadline`` = when it expires), ``dissolved``,
-    ``refused`` (a seat said no), ``expired`` (not every seat agreed in time) or
-    ``finished`` (the session ended)."""
+    that asked for it; ``result`` ``open`` (``deadline`` = when it ends: the seats still
+    silent then agree), ``dissolved`` (every seat agreed, or nobody refused in time),
+    ``refused`` (a seat said no) or ``finished`` (the session ended)."""
 
     type: Literal["dissolve_vote"]
     votes: list[bool | None]
     proposed: int | None = None
     deadline: int | None
-    result: Literal["open", "dissolved", "refused", "expired", "finished"]
+    result: Literal["open", "dissolved", "refused", "finished"]
 
 
 class RoomMessage(BaseModel):

@@ -787,7 +787,8 @@ class RoomActor:
                 await self._vote(seat, agree)
             case VoteTimeout(window=window):
                 if self.vote.is_open and window == self.vote.number:
-                    await self._close_vote("expired")
+                    self.vote.agree_silent()  # nobody refused in time: silence agrees
+                    await self._dissolve()
             case Rearm():
                 await self._rearm()
             case _:

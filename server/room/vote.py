@@ -3,7 +3,9 @@ collaborator of the room actor, which owns it and calls it from its task only.
 
 At most one vote is open. ``agree=True`` with none open opens one (bots agree at once) and
 arms its timer, which posts the vote's number back to the actor; one ``False`` refuses it,
-every seat agreeing dissolves the room, the timer expires it.
+every seat agreeing dissolves the room. When the timer runs out nobody has refused, so the
+seats still silent count as agreeing (`agree_silent`) and the room is dissolved: as the apps
+count it, a player who is away cannot hold the others at the table.
 """
 
 from __future__ import annotations
@@ -79,6 +81,12 @@ class DissolveVote:
         if len(self.votes) >= self.players and all(self.votes.values()):
             return "dissolved"
         return "open"
+
+    def agree_silent(self) -> None:
+        """The vote's time is up: every seat that has not answered agrees."""
+        if self.votes is not None:
+            for seat in range(self.players):
+                self.votes.setdefault(seat, True)
 
     def close(self, result: str) -> dict[str, Any] | None:
         """End the open vote; its closing message with ``result`` (None if none was open)."""

@@ -363,18 +363,14 @@ async def test_dissolve_vote(live_clock: Live) -> None:
     vote = await vote_until(w0, "refused")
     assert vote["votes"] == [True, False, True, True]
 
-    # a vote nobody completes expires
-    await send(w0, {"type": "dissolve", "agree": True})
-    await vote_until(w1, "open")
-    await live.advance(59.5)
-    await live.advance(1)
-    await vote_until(w1, "expired")
-    actor = await live.actor(code)
-    assert actor.status == "playing"
-
-    # unanimity dissolves the room: no settlement of the open hand, a final standing
+    # a vote stays open until its deadline (`test_a_silent_seat_agrees_at_the_deadline`)
     await send(w1, {"type": "dissolve", "agree": True})
     await vote_until(w0, "open")
+    await live.advance(59.5)
+    actor = await live.actor(code)
+    assert actor.status == "playing" and actor.vote.is_open
+
+    # unanimity dissolves the room: no settlement of the open hand, a final standing
     await send(w0, {"type": "dissolve", "agree": True})
     for ws in (w0, w1, spec):
         await vote_until(ws, "dissolved")
@@ -397,6 +393,29 @@ async def test_dissolve_vote(live_clock: Live) -> None:
     await live.on_server(live.app.state.manager.close())
     rebuilt = await live.actor(code)
     assert rebuilt is not actor and rebuilt.status == "dissolved" and not rebuilt.running
+
+
+async def test_a_silent_seat_agrees_at_the_deadline(live_clock: Live) -> None:
+    """As the apps count it: seat 1 says nothing to seat 0's vote; when ``VOTE_SECONDS``
+    (60) end with nobody refusing, its silence agrees and the room is dissolved."""
+    live = live_clock
+    code, tokens = await humans_room(live, "dissolve-2", humans=2)
+    w0, _ = await connect(live, code, tokens[0])
+    w1, _ = await connect(live, code, tokens[1])
+    await send(w0, {"type": "dissolve", "agree": True})
+    assert (await vote_until(w1, "open"))["votes"] == [True, None, True, True]
+    await live.advance(59.5)
+    actor = await live.actor(code)
+    assert actor.status == "playing"
+    await live.advance(1)
+    for ws in (w0, w1):
+        vote = await vote_until(ws, "dissolved")
+        assert vote["votes"] == [True, True, True, True]  # seat 1's silence counted as yes
+        end, _ = await recv_until(ws, "session_end")
+        assert end["dissolved"] is True
+    assert actor.status == "dissolved"
+    async with live.client() as client:
+        assert (await client.get(f"/api/rooms/{code}")).json()["status"] == "dissolved"
 
 
 async def test_final_standing(live_clock: Live) -> None:

@@ -1,4 +1,5 @@
-"""The dissolve vote on its own (the actor's collaborator): open, refuse, agree, expire."""
+"""The dissolve vote on its own (the actor's collaborator): open, refuse, agree, run out
+(the silent seats then agree)."""
 
 from __future__ import annotations
 
@@ -47,3 +48,6 @@ def test_refusals_repeats_and_expiry() -> None:
     assert vote.number == 2
     clock.advance(60.5)
     assert expired == [2], "the timer names the vote it belongs to"
+    vote.agree_silent()  # (what the room does then: nobody refused, so silence agrees)
+    end = vote.close("dissolved")
+    assert end is not None and end["votes"] == [True, True, True, True]
