@@ -424,8 +424,9 @@ class RoomActor:
 
     async def vote_dissolve(self, seat: int, agree: bool) -> None:
         """Seat ``seat`` votes on dissolving the room; ``agree=True`` with no vote open opens
-        one. Bots always agree; when every seat agrees the room is dissolved, one ``False``
-        (or ``vote_seconds`` without every answer) ends the vote.
+        one. Bots always agree; when every seat agrees, or ``vote_seconds`` pass with nobody
+        refusing (silence agrees), the room is dissolved; one ``False`` ends the vote. Between
+        hands the next deal waits for an open vote.
 
         Raises :class:`RoomError`: ``no_session`` (the room is not playing or between hands),
         ``no_vote`` (``agree=False`` without an open vote), ``already_voted``."""
@@ -754,10 +755,10 @@ class RoomActor:
                     )
                 self.ready.add(seat)
                 await self.publisher.publish_all({"type": "ready", "ready": sorted(self.ready)})
-                if len(self.ready) >= self.players:
+                if self._deal_due():
                     await self._next_hand()
             case ReadyTimeout(window=window):
-                if self.status == "between" and window == self.prompts.window:
+                if window == self.prompts.window and self._deal_due(timed_out=True):
                     await self._next_hand()
             case SetAuto(seat=seat, on=on):
                 if self.status in ("finished", "dissolved"):
@@ -1180,6 +1181,8 @@ class RoomActor:
         outcome = self.vote.cast(seat, agree, (s.seat for s in self.seats if s.bot))
         if outcome == "refused":
             await self._close_vote("refused")
+            if self._deal_due():  # the next deal waited for the vote
+                await self._next_hand()
         elif outcome == "dissolved":
             await self._dissolve()
         else:
@@ -1205,6 +1208,16 @@ class RoomActor:
         )
         await self._close_vote("dissolved")
         await self.publisher.publish_all(self._session_end(dissolved=True))
+
+    def _deal_due(self, timed_out: bool = False) -> bool:
+        """Between hands: is the next deal due? Every seat is ready or the ready time is over
+        (``timed_out``: its timer just fired), and no dissolve vote is open: the deal waits
+        for it (a hand dealt and then dissolved would be played for nothing)."""
+        if self.status != "between" or self.vote.is_open:
+            return False
+        deadline = self.prompts.ready_deadline
+        over = timed_out or (deadline is not None and self.clock.now() >= deadline)
+        return over or len(self.ready) >= self.players
 
     def _begin_ready(self) -> None:
         self.prompts.advance()

@@ -473,6 +473,48 @@ async def test_ready_timeout_and_ready_messages_start_next_hand(
     await actor.stop()
 
 
+async def test_a_vote_between_hands_holds_the_next_deal(
+    store: Any, bus: Any, clock: ManualClock
+) -> None:
+    """A dissolve vote opened between hands holds the deal (a hand dealt, then dissolved,
+    would be played for nothing): neither every seat's ready nor the end of the ready time
+    deals while it is open; refused, the overdue deal comes at once."""
+    two = [False, False, True, True]
+    actor = await make_room(store, bus, clock, bots=two, options={"hands": 4})
+    await run_until(actor, clock, lambda: actor.status == "between")
+    await actor.vote_dissolve(0, True)
+    await actor.mark_ready(0)
+    await actor.mark_ready(1)  # every seat ready
+    await actor.idle()
+    assert (actor.status, actor.hand_no) == ("between", 1)
+    clock.advance(TIMING.ready_seconds + 1)  # and the ready time over
+    await actor.idle()
+    assert (actor.status, actor.hand_no) == ("between", 1) and actor.vote.is_open
+    await actor.vote_dissolve(1, False)
+    await actor.idle()
+    assert actor.hand_no == 2 and not actor.vote.is_open
+    await actor.stop()
+
+
+async def test_a_vote_between_hands_nobody_refuses_dissolves(
+    store: Any, bus: Any, clock: ManualClock
+) -> None:
+    """Between hands, seat 1 says nothing to seat 0's vote: at its end the room is dissolved
+    (silence agrees), never dealt again."""
+    two = [False, False, True, True]
+    actor = await make_room(store, bus, clock, bots=two, options={"hands": 4})
+    await run_until(actor, clock, lambda: actor.status == "between")
+    await actor.vote_dissolve(0, True)
+    clock.advance(TIMING.vote_seconds - 1)
+    await actor.idle()
+    assert (actor.status, actor.hand_no) == ("between", 1)
+    clock.advance(1.5)
+    await actor.idle()
+    assert (actor.status, actor.hand_no) == ("dissolved", 1)
+    assert (await store.get_room("TEST01")).status == "dissolved"
+    await actor.stop()
+
+
 async def test_auto_turned_off_between_hands_is_published(
     store: Any, bus: Any, clock: ManualClock
 ) -> None:
