@@ -2142,7 +2142,9 @@ function explainEl(s, pays, deltas, n) {
         // the ready seat's 番 (and 连庄) each line pays for: under the title when every line
         // of the group has the same, else on each line (a seat not ready pays each ready
         // seat its own value)
-        sayOnce(g, what, (x) => t('s_ready_value', { n: x.ready_value }) + (x.streak ? ` +${t('p_lian_zhuang')} ${x.streak}` : ''));
+        // (the best hand waited for is named: 叫牌 七对 7番; a stored hand may lack it)
+        sayOnce(g, what, (x) => (x.ready_type ? t('s_ready_type', { type: partLabel(x.ready_type), n: x.ready_value }) : t('s_ready_value', { n: x.ready_value }))
+          + (x.streak ? ` +${t('p_lian_zhuang')} ${x.streak}` : ''));
       } else if (g.reason === 'cha_que' || g.reason === 'yuan_que') {
         // the void suit (缺万) and 查缺's count of its tiles are each payer's (查缺) or payee's
         // (原缺) own: under the title when every line has the same, else on each line

@@ -295,6 +295,7 @@ const STRINGS = {
     ji_at_hand: '手上', ji_at_meld: '碰杠里', ji_at_river: '河里',
     ji_at_hand_theirs: '他家手上', ji_at_meld_theirs: '他家碰杠里', ji_at_river_theirs: '他家河里',
     s_ready_value: '叫牌 {n}番',
+    s_ready_type: '叫牌 {type} {n}番',
     s_void_tiles: '缺门 {n}张',
   },
   en: {
@@ -590,6 +591,7 @@ const STRINGS = {
     ji_at_hand: 'in hand', ji_at_meld: 'in melds', ji_at_river: 'in the river',
     ji_at_hand_theirs: 'in their hands', ji_at_meld_theirs: 'in their melds', ji_at_river_theirs: 'in their rivers',
     s_ready_value: 'ready value {n}',
+    s_ready_type: 'ready for {type}: {n}',
     s_void_tiles: '{n} void tiles',
   },
 };

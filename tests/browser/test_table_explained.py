@@ -632,9 +632,24 @@ def _each_line_says(page: Any, seat: int, reason: str, way: str, texts: dict[int
     return group
 
 
+#: The hand types' names as the settlement says them (web/i18n.js HAND_TYPES).
+HAND_TYPES_ZH = {
+    "ping_hu": "平胡",
+    "da_dui_zi": "大对子",
+    "qi_dui": "七对",
+    "long_qi_dui": "龙七对",
+    "dan_diao": "单吊",
+    "qing_yi_se": "清一色",
+    "qing_da_dui": "清大对",
+    "qing_qi_dui": "清七对",
+    "qing_long_bei": "青龙背",
+    "qing_dan_diao": "清单吊",
+}
+
+
 def _cha_jiao_of_unequal_values(hand: Hand) -> tuple[int, dict[int, str]] | None:
     """A 黄庄 where a seat not ready pays ready seats of different values: (that seat,
-    {ready seat: "叫牌 N番[ +连庄 K]"}), else None."""
+    {ready seat: "叫牌 <best hand> N番[ +连庄 K]"}), else None."""
     s = hand.settlement
     if s["result"] != "huang_zhuang":
         return None
@@ -643,7 +658,7 @@ def _cha_jiao_of_unequal_values(hand: Hand) -> tuple[int, dict[int, str]] | None
         if p["reason"] == "cha_jiao":
             d = p["detail"]
             streak = f" +连庄 {d['streak']}" if d.get("streak") else ""
-            text = f"叫牌 {d['ready_value']}番{streak}"
+            text = f"叫牌 {HAND_TYPES_ZH[d['ready_type']]} {d['ready_value']}番{streak}"
             by.setdefault(p["from"], {})[p["to"]] = text
     return next(((who, m) for who, m in by.items() if len(set(m.values())) > 1), None)
 

@@ -1536,6 +1536,9 @@ def test_huang_zhuang_all_but_one_ready_that_one_deals(scoring: str, streak: int
     }
     assert s["deltas"] == [7 + streak, 1, -13 - streak, 5]
     assert s["next_dealer"] == 2
+    # DDR waits 1m (平胡), 3m (大对子) and 4m: the best, 大对子, is its value
+    kinds = {p["to"]: p["detail"]["ready_type"] for p in s["payments"]}
+    assert kinds == {0: "qi_dui", 1: "ping_hu", 3: "da_dui_zi"}
 
 
 def test_huang_zhuang_dealer_ready_keeps_the_deal() -> None:
@@ -1549,6 +1552,9 @@ def test_huang_zhuang_dealer_ready_keeps_the_deal() -> None:
     }
     assert s["deltas"] == [14, 2, -8, -8]
     assert s["next_dealer"] == 0
+    # each line names the hand its value is of (shown with 查叫)
+    kinds = {(p["from"], p["to"]): p["detail"]["ready_type"] for p in s["payments"]}
+    assert kinds == {(2, 0): "qi_dui", (3, 0): "qi_dui", (2, 1): "ping_hu", (3, 1): "ping_hu"}
 
 
 @pytest.mark.parametrize(("scoring", "streak"), [("yi_kou_er", 0), ("lian_zhuang", 3)])

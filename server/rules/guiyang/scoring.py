@@ -135,15 +135,21 @@ def hint_waits(
 
 def ready_value(state: State, seat: int) -> int:
     """The highest hand-type value over the seat's waits (§6.3); 0 when not ready."""
+    return ready_best(state, seat)[0]
+
+
+def ready_best(state: State, seat: int) -> tuple[int, str | None]:
+    """``(value, hand type id)`` of the best hand the seat waits for (§6.3; the first wait
+    in tile order among equals), shown with 查叫 (§12); ``(0, None)`` when not ready."""
     values = hand_type_values(state.options)
-    best = 0
+    best: tuple[int, str | None] = (0, None)
     counts = list(state.hands[seat])
     for k in waits(state, seat):
         counts[k] += 1
         t = hand_type(counts, state.melds[seat], values)
         counts[k] -= 1
-        if t is not None:
-            best = max(best, values[t])
+        if t is not None and values[t] > best[0]:
+            best = (values[t], t)
     return best
 
 
@@ -490,7 +496,7 @@ def settle(state: State) -> dict[str, Any] | None:
         ready = {s for s in range(n) if is_ready(state, s)}
         if 0 < len(ready) < n:
             for r in sorted(ready):
-                value = ready_value(state, r)
+                value, kind = ready_best(state, r)
                 for p in range(n):
                     if p not in ready:
                         ledger.pay(
@@ -499,6 +505,7 @@ def settle(state: State) -> dict[str, Any] | None:
                             value + _streak_bonus(state, p, r),
                             "cha_jiao",
                             ready_value=value,
+                            ready_type=kind,
                             streak=_streak_bonus(state, p, r),
                         )
         _void_payments(state, ready, ledger, yuan_que=False)
