@@ -881,7 +881,8 @@ export function chickenKindText(d, reason, options) {
  *  ``p``: ``{"reason", "detail"}``; ``options``: the room's (摇摆鸡). */
 export function paymentReasonText(p, options) {
   const d = p.detail && typeof p.detail === 'object' ? p.detail : {};
-  const parts = [reasonText(p.reason), chickenKindText(d, p.reason, options), d.at ? t(`ji_at_${d.at}`) : ''];
+  const parts = [reasonText(p.reason), chickenKindText(d, p.reason, options), d.at ? t(`ji_at_${d.at}`) : '',
+    d.ready_type ? handTypeText(d.ready_type) : '']; // 查叫: the hand the ready seat waits for
   return parts.filter(Boolean).join(' · ');
 }
 

@@ -281,4 +281,8 @@ def test_admin_pages_a_history_downloads_csv_and_voids_a_hand(
         f"document.querySelector('#rows tr:nth-child(2)').cells[{voided}].textContent === 'yes'"
     )
     assert history[0]["actor"].startswith("lee (token:")
+    # a 查叫 line names the hand the ready seat waits for (no 黄庄 among these hands)
+    line = {"reason": "cha_jiao", "detail": {"ready_value": 7, "ready_type": "qi_dui"}}
+    said = page.evaluate("async (p) => (await import('/i18n.js')).paymentReasonText(p, {})", line)
+    assert said == "ready check (查叫) · seven pairs (七对)", said
     context.close()
