@@ -58,6 +58,7 @@ const S = {
   confirmDissolve: false,
   standings: null, // final standings (session_end / snapshot)
   dissolved: false,
+  dissolvedBy: null, // the vote that dissolved the room (its closing message), for the standings
   degraded: [], // services the room waits for (`degraded` / `recovered`, snapshot.degraded)
 };
 window.__gy = S; // for debugging and tests
@@ -384,7 +385,8 @@ async function onJoin(ev) {
   } catch (e) {
     if (e instanceof ApiError) e.roomCode = code;
     showError(err, apiErrorText(e), e);
-    if (e instanceof ApiError && e.code === 'room_full') offerSpectate(code); // watch it instead
+    // watch it instead (a seat kept for the last session's player is no seat either)
+    if (e instanceof ApiError && (e.code === 'room_full' || e.code === 'seat_held')) offerSpectate(code);
   } finally {
     btn.disabled = false;
   }
@@ -460,7 +462,7 @@ function enterRoom(code, seatInfo) {
     code, seat: seatInfo && seatInfo.seat !== undefined ? seatInfo.seat : null,
     token: seatInfo ? seatInfo.token : null, room: null, view: null, legal: [], deadline: null, bankFrom: null,
     discardIsLatest: true, roomPolled: null, settlement: null, settlementOpen: false, endedSeen: false, readySent: false, autoSeats: [], readySeats: [], sessionOver: false, pending: false,
-    seen: null, syncPending: false, answeredPrompt: null, vote: null, voteResult: null, confirmDissolve: false, standings: null, dissolved: false,
+    seen: null, syncPending: false, answeredPrompt: null, vote: null, voteResult: null, confirmDissolve: false, standings: null, dissolved: false, dissolvedBy: null,
   });
   $('#lobby').hidden = true;
   $('#room').hidden = false;
@@ -697,6 +699,7 @@ function onMessage(msg) {
       if (msg.dissolved) {
         S.dissolved = true;
         S.vote = null;
+        if (S.voteResult && S.voteResult.result === 'dissolved') S.dissolvedBy = S.voteResult;
         S.voteResult = null; // the standings say it
         S.confirmDissolve = false;
         S.room = { ...(S.room || {}), status: 'dissolved' };
@@ -717,7 +720,7 @@ function onMessage(msg) {
       } else {
         S.vote = null;
         S.voteSent = false;
-        S.voteResult = { result: msg.result, votes: msg.votes || [], at: Date.now() };
+        S.voteResult = { result: msg.result, votes: msg.votes || [], proposed: msg.proposed, at: Date.now() };
       }
       renderAll();
       break;
@@ -1637,6 +1640,16 @@ function finalStandings(tots) {
   });
 }
 
+/** How a vote dissolved the room, as the apps say it: who asked, and who said nothing
+ * until its time was up (silence agrees); '' when every seat answered yes. */
+function dissolvedHow(r) {
+  const silent = (r.votes || []).map((x, i) => (x === null ? i : -1)).filter((i) => i >= 0);
+  if (!silent.length) return '';
+  const asked = !Number.isInteger(r.proposed) ? ''
+    : r.proposed === S.seat ? t('vote_you_proposed') : t('vote_proposed', { name: seatName(r.proposed) });
+  return [asked, t('vote_silent_agreed', { names: silent.map(seatName).join('、') })].filter(Boolean).join('；');
+}
+
 function standingsEl(tots) {
   const title = S.dissolved ? t('session_dissolved') : t('session_over');
   const fs = h('div', { id: 'final-standings', dataset: { dissolved: S.dissolved ? 'true' : 'false' } },
@@ -1649,6 +1662,9 @@ function standingsEl(tots) {
       h('span', { class: 'num', text: fmtPts(r.total) })));
   }
   fs.append(ol);
+  // dissolved by a vote some did not answer: said here, where the players look now
+  const how = S.dissolved && S.dissolvedBy ? dissolvedHow(S.dissolvedBy) : '';
+  if (how) fs.append(h('p', { class: 'muted', id: 'dissolved-how', text: how }));
   // the session is over: the way on (the top bar's 战绩 link stands aside inside a room)
   fs.append(h('div', { class: 'final-links' },
     h('a', { href: './', class: 'ghost btn', id: 'final-lobby', text: t('back_lobby') }),
@@ -2247,7 +2263,7 @@ function renderVote() {
   }
   const r = S.voteResult;
   let text;
-  if (r.result === 'dissolved') text = t('vote_dissolved');
+  if (r.result === 'dissolved') text = dissolvedHow(r) || t('vote_dissolved');
   else if (r.result === 'refused') {
     const who = (r.votes || []).indexOf(false);
     text = who >= 0 ? t('vote_refused', { name: seatName(who) }) : t('vote_refused_anon');
@@ -2352,17 +2368,20 @@ function tickReady(v) {
   const between = !!(v && v.phase === 'ended' && S.deadline && !S.sessionOver && !S.replaced);
   const secs = between ? Math.max(0, Math.ceil((S.deadline - Date.now()) / 1000)) : 0;
   const seated = S.seat !== null && S.seat !== undefined;
-  const urgent = between && seated && !S.readySent && secs <= 5;
-  rc.textContent = between && S.settlementOpen ? t('next_hand_in', { n: secs }) : ''; // a bare "27s" said nothing to a spectator
+  // an open dissolve vote holds the deal (its countdown would sit at 0s): said instead
+  const held = between && !!S.vote;
+  const urgent = between && seated && !S.readySent && secs <= 5 && !held;
+  const next = held ? t('next_after_vote') : t('next_hand_in', { n: secs });
+  rc.textContent = between && S.settlementOpen ? next : ''; // a bare "27s" said nothing to a spectator
   rc.dataset.seconds = between ? String(secs) : '';
   rc.classList.toggle('urgent', urgent);
   // once the session is over and its standings are closed, the same place offers 再来一场
   const again = S.sessionOver && Number.isInteger(S.seat) && !!S.token && !S.settlementOpen && !S.replaced;
   tb.hidden = !((between && seated && !S.settlementOpen && !S.readySent) || again);
-  const label = again ? t(S.room && S.room.next ? 'again_join' : 'again') : '';
+  const label = again ? t(S.room && S.room.next ? 'again_join' : 'again') : held ? 'vote' : '';
   // made again when its seconds, its label or the language change (a switch shows at once)
   if (!tb.hidden && (tb.dataset.seconds !== String(secs) || tb.dataset.lang !== getLang() || tb.dataset.label !== label)) {
-    tb.replaceChildren(...(again ? [h('b', { text: label })] : [h('b', { text: t('ready') }), h('small', { text: t('next_hand_in', { n: secs }) })]));
+    tb.replaceChildren(...(again ? [h('b', { text: label })] : [h('b', { text: t('ready') }), h('small', { text: next })]));
     tb.dataset.seconds = String(secs);
     tb.dataset.lang = getLang();
     tb.dataset.label = label;
@@ -2707,7 +2726,7 @@ export function showStoredSettlement(d) {
   if (S.code) return false;
   S.room = { code: d.room, game: d.game, options: d.options, seats: d.seats, totals: d.totals, status: 'finished' };
   Object.assign(S, {
-    seat: null, view: null, deadline: null, readySent: false, sessionOver: false, dissolved: false, standings: null,
+    seat: null, view: null, deadline: null, readySent: false, sessionOver: false, dissolved: false, dissolvedBy: null, standings: null,
     // with the seed's hash and the dealer, which the table's view gave (for 验证); after the
     // session's last hand no 下局庄家
     settlement: {

@@ -525,6 +525,7 @@ class ErrorMessage(BaseModel):
         "not_between_hands",
         "no_vote",
         "already_voted",
+        "vote_too_soon",
         "bad_token",
         "unknown_room",
         "too_large",

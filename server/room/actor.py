@@ -429,7 +429,8 @@ class RoomActor:
         hands the next deal waits for an open vote.
 
         Raises :class:`RoomError`: ``no_session`` (the room is not playing or between hands),
-        ``no_vote`` (``agree=False`` without an open vote), ``already_voted``."""
+        ``no_vote`` (``agree=False`` without an open vote), ``already_voted``,
+        ``vote_too_soon`` (the seat's own proposal was refused less than a minute ago)."""
         await self.submit(Dissolve(seat, agree))
 
     async def mark_ready(self, seat: int) -> None:
@@ -788,8 +789,7 @@ class RoomActor:
                 await self._vote(seat, agree)
             case VoteTimeout(window=window):
                 if self.vote.is_open and window == self.vote.number:
-                    self.vote.agree_silent()  # nobody refused in time: silence agrees
-                    await self._dissolve()
+                    await self._dissolve()  # nobody refused in time: silence agrees
             case Rearm():
                 await self._rearm()
             case _:

@@ -4,12 +4,15 @@ collaborator of the room actor, which owns it and calls it from its task only.
 At most one vote is open. ``agree=True`` with none open opens one (bots agree at once) and
 arms its timer, which posts the vote's number back to the actor; one ``False`` refuses it,
 every seat agreeing dissolves the room. When the timer runs out nobody has refused, so the
-seats still silent count as agreeing (`agree_silent`) and the room is dissolved: as the apps
-count it, a player who is away cannot hold the others at the table.
+seats still silent (``None`` in ``votes``) count as agreeing and the room is dissolved: as
+the apps count it, a player who is away cannot hold the others at the table. Since silence
+agrees, a seat whose proposal was refused may not ask again for ``AGAIN_SECONDS`` (a vote
+asked over and over would win the first time the others looked away).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable
 from typing import Any, Literal
 
@@ -18,6 +21,9 @@ from server.room.errors import RoomError
 
 #: What a vote cast leads to: still open, refused by this seat, or agreed by every seat.
 Outcome = Literal["open", "refused", "dissolved"]
+
+#: How long (s) a seat whose dissolve proposal was refused waits before it may ask again.
+AGAIN_SECONDS = 60.0
 
 
 class DissolveVote:
@@ -39,6 +45,8 @@ class DissolveVote:
         self.proposer: int | None = None
         self._timer: TimerHandle | None = None
         self._deadline: float | None = None
+        #: seat -> clock time its last proposal was refused (`AGAIN_SECONDS`).
+        self._refused_at: dict[int, float] = {}
 
     @property
     def is_open(self) -> bool:
@@ -62,11 +70,19 @@ class DissolveVote:
         """Record ``seat``'s vote (opening a vote, in which ``bots`` agree, if none is open).
 
         Raises:
-            RoomError: ``no_vote`` (``agree=False`` with no vote open), ``already_voted``.
+            RoomError: ``no_vote`` (``agree=False`` with no vote open), ``already_voted``,
+            ``vote_too_soon`` (``seat``'s own proposal was refused less than
+            ``AGAIN_SECONDS`` ago).
         """
         if self.votes is None:
             if not agree:
                 raise RoomError("no_vote", "no dissolve vote is open")
+            wait = self._refused_at.get(seat, -AGAIN_SECONDS) + AGAIN_SECONDS - self.clock.now()
+            if wait > 0:
+                raise RoomError(
+                    "vote_too_soon",
+                    f"your dissolve vote was refused: ask again in {math.ceil(wait)} s",
+                )
             self.votes = {bot: True for bot in bots}
             self.proposer = seat
             self.number += 1
@@ -77,16 +93,12 @@ class DissolveVote:
             raise RoomError("already_voted", "this seat has already voted")
         self.votes[seat] = agree
         if not agree:
+            if self.proposer is not None:
+                self._refused_at[self.proposer] = self.clock.now()
             return "refused"
         if len(self.votes) >= self.players and all(self.votes.values()):
             return "dissolved"
         return "open"
-
-    def agree_silent(self) -> None:
-        """The vote's time is up: every seat that has not answered agrees."""
-        if self.votes is not None:
-            for seat in range(self.players):
-                self.votes.setdefault(seat, True)
 
     def close(self, result: str) -> dict[str, Any] | None:
         """End the open vote; its closing message with ``result`` (None if none was open)."""

@@ -25,6 +25,7 @@ from scripted import Hand, Step, find_seed
 from test_live import (
     add_bots,
     create_room,
+    join_room,
     new_page,
     no_overflow,
     phone_page,
@@ -346,6 +347,11 @@ def test_dissolve_vote(slow_claims: LiveServer, browser: Any, shots_dir: Path) -
             assert p.locator("#vote-overlay").is_hidden()
             assert p.locator("#ready-btn").is_hidden()
             assert p.locator("#dissolve-btn").is_hidden()
+        # why it ended: who asked, and who said nothing
+        said = "解甲 (你) 超时未表态，视为同意"
+        assert a.inner_text("#dissolved-how") == "解乙 申请解散房间；" + said
+        said = "解甲 超时未表态，视为同意"
+        assert b.inner_text("#dissolved-how") == "你申请了解散房间；" + said
         room = live.room(code)
         assert room["status"] == "dissolved"
         for p in (a, b):
@@ -431,6 +437,40 @@ def test_alone_with_bots_dissolve_waits_for_the_hand_end(
         assert not page.errors, page.errors  # type: ignore[attr-defined]
     finally:
         ctx.close()
+
+
+def test_a_vote_between_hands_holds_the_deal(
+    live: LiveServer, browser: Any, shots_dir: Path
+) -> None:
+    """Between hands an open dissolve vote holds the next deal: the ready countdown says so
+    (it sat at 下一局 0s), and once the vote is refused it counts again."""
+    ctx_a, a = new_page(browser)
+    ctx_b, b = phone_page(browser)
+    try:
+        code = create_room(a, live.base, "间甲")
+        join_room(b, live.base, code, "间乙")
+        add_bots(a)
+        for p in (a, b):
+            p.wait_for_selector("#hand .hand-tile", timeout=15000)
+            p.click('#auto-toggle[data-action="auto_on"]')
+        for p in (a, b):
+            p.wait_for_selector("#settlement", state="visible", timeout=120000)
+        a.click("#settle-dissolve-btn")
+        a.click("#dissolve-confirm")
+        b.wait_for_selector("#vote-agree", state="visible", timeout=5000)
+        held = "document.querySelector('#ready-countdown').textContent === '解散投票中，等待结果'"
+        a.wait_for_function(held, timeout=5000)
+        a.screenshot(path=str(shots_dir / "vote-between-hands-1280.png"))
+        b.click("#vote-refuse")
+        a.wait_for_function(
+            "/^下一局 \\d+s$/.test(document.querySelector('#ready-countdown').textContent)",
+            timeout=5000,
+        )
+        assert live.room(code)["status"] == "between"
+        assert not a.errors and not b.errors, (a.errors, b.errors)  # type: ignore[attr-defined]
+    finally:
+        ctx_a.close()
+        ctx_b.close()
 
 
 # ---------------------------------------------------------------------------- lobby

@@ -410,7 +410,7 @@ async def test_a_silent_seat_agrees_at_the_deadline(live_clock: Live) -> None:
     await live.advance(1)
     for ws in (w0, w1):
         vote = await vote_until(ws, "dissolved")
-        assert vote["votes"] == [True, True, True, True]  # seat 1's silence counted as yes
+        assert vote["votes"] == [True, None, True, True]  # seat 1 said nothing: it agreed
         end, _ = await recv_until(ws, "session_end")
         assert end["dissolved"] is True
     assert actor.status == "dissolved"

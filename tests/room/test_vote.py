@@ -7,7 +7,7 @@ import pytest
 
 from server.room.clock import ManualClock
 from server.room.errors import RoomError
-from server.room.vote import DissolveVote
+from server.room.vote import AGAIN_SECONDS, DissolveVote
 
 
 def make(clock: ManualClock, expired: list[int]) -> DissolveVote:
@@ -48,6 +48,25 @@ def test_refusals_repeats_and_expiry() -> None:
     assert vote.number == 2
     clock.advance(60.5)
     assert expired == [2], "the timer names the vote it belongs to"
-    vote.agree_silent()  # (what the room does then: nobody refused, so silence agrees)
+    # (the room then dissolves: nobody refused; the silent seats stay null, said as such)
     end = vote.close("dissolved")
-    assert end is not None and end["votes"] == [True, True, True, True]
+    assert end is not None and end["votes"] == [None, None, True, None]
+
+
+def test_a_refused_proposer_waits_before_asking_again() -> None:
+    """Silence agrees, so a refused seat may not ask again at once (asked over and over,
+    a vote would win the first time the others looked away); the others may."""
+    clock, expired = ManualClock(), []
+    vote = make(clock, expired)
+    vote.cast(0, True, bots=[])
+    assert vote.cast(1, False, bots=[]) == "refused"
+    vote.close("refused")
+    clock.advance(AGAIN_SECONDS - 1)
+    with pytest.raises(RoomError) as err:
+        vote.cast(0, True, bots=[])
+    assert err.value.code == "vote_too_soon" and "ask again in 1 s" in err.value.message
+    assert not vote.is_open
+    assert vote.cast(2, True, bots=[]) == "open"  # another seat may
+    vote.close("refused")
+    clock.advance(1)
+    assert vote.cast(0, True, bots=[]) == "open"
