@@ -45,7 +45,7 @@ from server.room.cluster import Cluster, Lease, NoOwner, unreachable
 from server.rules.registry import DEFAULT_GAME, UnknownGame, find_game
 from server.rules.types import Action
 from server.store import transient as store_transient
-from server.store.store import AlreadySeated, NotFound
+from server.store.store import AlreadySeated, NotFound, RoomRecord
 
 log = logging.getLogger(__name__)
 
@@ -577,6 +577,13 @@ class RoomManager:
         )
         if self.new_seed is not None:
             actor.new_seed = self.new_seed
+        if rec.status == "open" and rec.created_at is not None:
+            # 再来一场's room, loaded again (a restart, another process): its players' seats
+            # stay kept for them until the time they were kept for
+            prev = await self.store.previous_room(code)
+            prev_rec = await self.store.get_room(prev) if prev is not None else None
+            if prev_rec is not None:
+                actor.holds = _holds_of(prev_rec, rec.created_at.timestamp() + HOLD_SECONDS)
         await rebuild(actor)
         return actor
 
@@ -647,12 +654,9 @@ class RoomManager:
         for s in info["seats"]:
             if s["bot"]:
                 await self.add_bots(made.code, 1, seat=s["seat"])
-        until = self.clock.now() + HOLD_SECONDS
-        made.holds = {
-            p.seat: Hold(p.name, p.profile_id, until)
-            for p in (await self.store.get_room(code)).players
-            if not p.is_bot
-        }
+        old = await self.store.get_room(code)
+        if old is not None:
+            made.holds = _holds_of(old, self.clock.now() + HOLD_SECONDS)
         kept = await self.store.set_next_room(code, made.code)
         if kept != made.code:  # another process recorded its room first
             made.status = "dissolved"  # (unloaded by `unload_idle`, as any ended room)
@@ -863,6 +867,12 @@ class RoomManager:
         for code in codes:
             if code not in self.rooms:
                 self._background(code, self.get(code))
+
+
+def _holds_of(previous: RoomRecord, until: float) -> dict[int, Hold]:
+    """再来一场: the seats of ``previous``'s players, kept for them until clock time
+    ``until`` (`RoomActor.held`)."""
+    return {p.seat: Hold(p.name, p.profile_id, until) for p in previous.players if not p.is_bot}
 
 
 def _seats_held(held: dict[int, Hold]) -> RoomError:

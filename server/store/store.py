@@ -881,6 +881,12 @@ class Store:
         async with self._sessions() as s:
             return await s.scalar(select(Room.next_code).where(Room.code == code))
 
+    async def previous_room(self, code: str) -> str | None:
+        """The room whose next room (再来一场) is ``code``, None if there is none. (No index:
+        asked only when a room not yet dealt is loaded.)"""
+        async with self._sessions() as s:
+            return await s.scalar(select(Room.code).where(Room.next_code == code).limit(1))
+
     async def fence(self, code: str) -> int:
         """Start a new lease generation of room ``code`` and return it (1, 2, ...): every
         action logged later with an older ``payload["lease"]`` is refused (:class:`Conflict`),

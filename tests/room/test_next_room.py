@@ -5,6 +5,7 @@ at once, never left open for the admin's room list."""
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any
 
 import pytest
@@ -123,3 +124,24 @@ async def test_a_returning_player_takes_the_kept_seat(
     assert (await manager.info(nxt))["held"] == []
     assert await manager.add_bots(nxt, 1) == [0]  # the one free seat, kept for nobody
     await manager.close()
+
+
+async def test_the_kept_seats_outlast_a_restart(store: Any, bus: Any) -> None:
+    """The next room loaded again (a restarted or another process) keeps bo's seat for him
+    until the time counted from the room's making: a restart does not hand it to a
+    newcomer or a bot."""
+    clock = ManualClock(start=time.time())  # (the room's making is stored in real time)
+    code = await finished_room(store, bus, clock)
+    bo, _ = await profiles.create_profile(store, "bo")
+    await store.add_player(code, 2, "bo", "h2", False, profile_id=bo.id)
+    first = RoomManager(store, bus, clock, TIMING)
+    nxt = await first.again(code)
+    await first.close()
+    restarted = RoomManager(store, bus, clock, TIMING)
+    assert (await restarted.info(nxt))["held"] == [{"seat": 2, "name": "bo"}]
+    with pytest.raises(RoomError) as err:
+        await restarted.add_bots(nxt, 1, seat=2)
+    assert err.value.code == "seat_held"
+    clock.advance(HOLD_SECONDS + 5)
+    assert (await restarted.info(nxt))["held"] == []
+    await restarted.close()
