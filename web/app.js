@@ -1640,6 +1640,11 @@ function finalStandings(tots) {
   });
 }
 
+/** 再来一场, or 加入下一场 once the next room is made (the room's ``next``). */
+function againLabel() {
+  return t(S.room && S.room.next ? 'again_join' : 'again');
+}
+
 /** How a vote dissolved the room, as the apps say it: who asked, and who said nothing
  * until its time was up (silence agrees); '' when every seat answered yes. */
 function dissolvedHow(r) {
@@ -1682,7 +1687,7 @@ function renderSettlement() {
   // 再来一场 once the session is over: the next room (made by the first to ask), joined
   const again = $('#again-btn');
   again.hidden = !(S.sessionOver && Number.isInteger(S.seat) && S.token);
-  again.textContent = t(S.room && S.room.next ? 'again_join' : 'again');
+  again.textContent = againLabel();
   if (!(st || standingsOnly) || !S.settlementOpen) return;
   const body = $('#settlement-body');
   // A settlement opens at its top (title, totals); a re-render while it is open (others
@@ -2378,7 +2383,10 @@ function tickReady(v) {
   // once the session is over and its standings are closed, the same place offers 再来一场
   const again = S.sessionOver && Number.isInteger(S.seat) && !!S.token && !S.settlementOpen && !S.replaced;
   tb.hidden = !((between && seated && !S.settlementOpen && !S.readySent) || again);
-  const label = again ? t(S.room && S.room.next ? 'again_join' : 'again') : held ? 'vote' : '';
+  const label = again ? againLabel() : held ? 'vote' : '';
+  // (the standings' own 再来一场 follows the room's next as this one does, every second)
+  const standingsAgain = $('#again-btn');
+  if (!standingsAgain.hidden && standingsAgain.textContent !== againLabel()) standingsAgain.textContent = againLabel();
   // made again when its seconds, its label or the language change (a switch shows at once)
   if (!tb.hidden && (tb.dataset.seconds !== String(secs) || tb.dataset.lang !== getLang() || tb.dataset.label !== label)) {
     tb.replaceChildren(...(again ? [h('b', { text: label })] : [h('b', { text: t('ready') }), h('small', { text: next })]));
