@@ -98,7 +98,14 @@ function token() { return sessionStorage.getItem(KEY); }
  *  server's own words. */
 function apiError(status, body) {
   const d = body && body.detail;
-  const code = d && !Array.isArray(d) ? d.code : null;
+  if (Array.isArray(d)) {
+    // a form field the server refused (422): which, and why (a bare "HTTP 422" said nothing)
+    const text = d.map((e) => `${(e.loc || []).filter((k) => k !== "body").join(".")}: ${e.msg}`).join("; ");
+    return () => text || `HTTP ${status}`;
+  }
+  const code = d ? d.code : null;
+  // a refused correction says its own reason too (which seat, an unsettled hand ...)
+  if (code === "bad_correction" && d.message) return () => `${errorMessage(code)}: ${d.message}`;
   if (code && ERRORS.zh[code]) return () => errorMessage(code);
   const text = (d && d.message) || `HTTP ${status}`;
   return () => text;
@@ -331,19 +338,25 @@ function renderHand() {
   })));
   // its corrections: what, by whom, when and why (the list of all of them says the same)
   table($("hand-corrections"), (h.corrections || []).map((c) => ({
-    kind: c.kind, from: c.from, to: c.to, points: c.points, reason: c.reason, actor: c.actor, created_at: c.created_at,
+    kind: c.kind, from: c.from === null || c.from === undefined ? "" : who(c.from),
+    to: c.to === null || c.to === undefined ? "" : who(c.to), points: c.points, reason: c.reason, actor: c.actor, created_at: c.created_at,
   })));
   $("hand-replay").textContent = h.replay ? JSON.stringify(h.replay, null, 1) : at("in_play");
-  // the adjustment's seats by name, as the tables above (kept as chosen on a redraw)
+  // the adjustment's seats by name, as the tables above: kept as chosen when the same hand
+  // is drawn again (a language switch), the defaults for another hand (whose room may not
+  // have the seat chosen before: a blank choice was sent as seat 0)
+  const key = `${h.room}/${h.hand_no}`;
   for (const [id, pick] of [["adjust-from", 1], ["adjust-to", 0]]) {
     const el = $(id);
-    const chosen = el.value === "" ? String(pick) : el.value;
+    const chosen = el.dataset.hand === key ? el.value : String(pick);
     el.replaceChildren(...h.seats.map((s) => {
       const o = document.createElement("option");
       o.value = String(s.seat); o.textContent = who(s.seat);
       return o;
     }));
     el.value = chosen;
+    if (el.value === "") el.selectedIndex = 0;
+    el.dataset.hand = key;
   }
 }
 

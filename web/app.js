@@ -1640,6 +1640,15 @@ function finalStandings(tots) {
   });
 }
 
+/** A stored hand the admin corrected (战绩's 查看): its totals count the correction, which
+ * its own numbers do not show: '' when there is none. */
+function correctionText(c) {
+  if (!c) return '';
+  if (c.voided) return t('hand_voided_note');
+  const moved = (c.adjust || []).map((a, i) => (a ? `${seatName(i)} ${fmtPts(a)}` : '')).filter(Boolean);
+  return moved.length ? t('hand_adjusted_note', { list: moved.join(getLang() === 'en' ? '; ' : '；') }) : '';
+}
+
 /** 再来一场, or 加入下一场 once the next room is made (the room's ``next``). */
 function againLabel() {
   return t(S.room && S.room.next ? 'again_join' : 'again');
@@ -1715,6 +1724,8 @@ function renderSettlement() {
   const title = earlier ? `${t('last_settlement')} · ${t('hand_no', { n: st.handNo, m: hands || '?' })}` : t('settlement');
   body.append(h('h2', {}, title, ' ',
     h('span', { id: 'settle-result', class: `result ${result}`, dataset: { result }, text: result === 'win' ? t('result_win') : t('result_huang') })));
+  const fixed = correctionText(st.corrected);
+  if (fixed) body.append(h('p', { class: 'muted', id: 'settle-corrected', text: fixed }));
 
   const winners = winnersOf(s);
   const pays = paymentsOf(s);
@@ -2740,6 +2751,8 @@ export function showStoredSettlement(d) {
     settlement: {
       settlement: { ...d.settlement, seed_hash: d.seed_hash, dealer: d.dealer, ...(d.session_last ? { next_dealer: null } : {}) },
       totals: d.totals, handNo: d.hand_no,
+      // the admin's corrections, counted in the totals shown: said under the title
+      corrected: { adjust: d.adjust, voided: d.voided },
     },
     settlementOpen: true,
   });

@@ -204,6 +204,8 @@ const STRINGS = {
     vote_silence: '倒计时结束时未表态的玩家视为同意',
     vote_silent_agreed: '{names} 超时未表态，视为同意',
     next_after_vote: '解散投票中，等待结果',
+    hand_voided_note: '这一局已被管理员作废，不计分（总分不含这一局）',
+    hand_adjusted_note: '管理员调整了这一局：{list}（总分已计入）',
     vote_finished: '本场已结束',
     dissolved: '已解散',
     session_dissolved: '本场已解散',
@@ -502,6 +504,8 @@ const STRINGS = {
     vote_silence: 'Who has not answered when the time is up agrees',
     vote_silent_agreed: '{names}: no answer in time, counted as agreeing',
     next_after_vote: 'Dissolve vote on: waiting for it',
+    hand_voided_note: 'The admin voided this hand: it counts nothing (the totals leave it out)',
+    hand_adjusted_note: 'The admin adjusted this hand: {list} (counted in the totals)',
     vote_finished: 'The session is over',
     dissolved: 'Dissolved',
     session_dissolved: 'Session dissolved',
@@ -610,7 +614,7 @@ export const ERRORS = {
     too_many_sockets: '连接太多，请关闭其他页面后重试',
     too_many_spectators: '观战人数已满',
     bad_cursor: '翻页参数无效，请从第一页重新查询',
-    bad_correction: '这条更正无效（牌局未结算、座位不对、分数须大于0或已作废）',
+    bad_correction: '这条更正无效（牌局未结算、座位不在这一局，或没有写原因）',
     bad_range: '结束时间必须晚于开始时间',
     conflict: '与已有记录冲突，未做更改',
     not_found: '找不到该记录',
@@ -678,7 +682,7 @@ export const ERRORS = {
     too_many_sockets: 'Too many connections: close other tabs and retry',
     too_many_spectators: 'The room has as many spectators as it takes',
     bad_cursor: 'Invalid page cursor: start again from the first page',
-    bad_correction: 'Invalid correction (hand not settled, wrong seat, points not above 0, or already voided)',
+    bad_correction: 'Invalid correction (hand not settled, a seat not in the hand, or no reason given)',
     bad_range: 'The end must be later than the start',
     conflict: 'Conflicts with what is stored: nothing changed',
     not_found: 'Not found',
@@ -888,7 +892,9 @@ export function chickenKindText(d, reason, options) {
 export function paymentReasonText(p, options) {
   const d = p.detail && typeof p.detail === 'object' ? p.detail : {};
   const parts = [reasonText(p.reason), chickenKindText(d, p.reason, options), d.at ? t(`ji_at_${d.at}`) : '',
-    d.ready_type ? handTypeText(d.ready_type) : '']; // 查叫: the hand the ready seat waits for
+    // 查叫: the hand the ready seat waits for and its 番, and 连庄's +N (the line's points)
+    d.ready_type ? t('s_ready_type', { type: handTypeText(d.ready_type), n: d.ready_value }) : '',
+    d.streak ? `+${t('p_lian_zhuang')} ${d.streak}` : ''];
   return parts.filter(Boolean).join(' · ');
 }
 

@@ -72,10 +72,12 @@ const COLORS = ['#b91c1c', '#1d4ed8', '#15803d', '#b45309'];
  * `xLabel(i)` the tick text. Drawn into a viewBox, scaled to the container's width. */
 export function lineChart(series, { xLabel = (i) => String(i), id = null, width = 600 } = {}) {
   // drawn at the container's width, so the labels keep their size on a phone
-  const W = Math.max(280, Math.round(width)); const H = Math.round(Math.min(220, Math.max(160, W * 0.4))); const left = 44; const right = 12; const top = 12; const bottom = 26;
+  const W = Math.max(280, Math.round(width)); const H = Math.round(Math.min(220, Math.max(160, W * 0.4))); const right = 12; const top = 12; const bottom = 26;
   const n = Math.max(0, ...series.map((x) => x.values.length));
   const all = series.flatMap((x) => x.values).concat([0]);
   let lo = Math.min(...all); let hi = Math.max(...all);
+  // room for the longest y label (about 7 px a digit at the ticks' size): -1000000 fits
+  const left = Math.max(44, 14 + 7 * Math.max(...[lo, hi].map((v) => String(Math.round(v * 1.1)).length)));
   if (lo === hi) { lo -= 1; hi += 1; }
   const pad = (hi - lo) * 0.08; lo -= pad; hi += pad;
   const X = (i) => left + (n <= 1 ? (W - left - right) / 2 : (i * (W - left - right)) / (n - 1));

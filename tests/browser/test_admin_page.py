@@ -218,6 +218,24 @@ def test_admin_pages_a_history_downloads_csv_and_voids_a_hand(
     ji = [c[4] for c, p in zip(cells, hand["payments"], strict=True) if p["reason"] == "ji"]
     assert ji and all(c.startswith("chicken (鸡) · ") for c in ji), ji
     assert any("one-bamboo chicken (幺鸡)" in c for c in ji), ji
+    # the adjustment's seats: the defaults (bob -> ann) on each hand opened, not the seats
+    # chosen on another (whose room may not have them: a blank choice was sent as seat 0)
+    assert (page.input_value("#adjust-from"), page.input_value("#adjust-to")) == ("1", "0")
+    page.select_option("#adjust-from", "3")
+    page.click("#rows tr:nth-child(3)")
+    page.wait_for_function("document.querySelector('#hand-title').textContent.includes('hand 2')")
+    assert page.input_value("#adjust-from") == "1"
+    page.click("#rows tr:nth-child(2)")
+    page.wait_for_function("document.querySelector('#hand-title').textContent.includes('hand 1')")
+    # a reason of spaces only is refused with the server's own words (not a bare code)
+    page.fill("#adjust-points", "3")
+    page.fill("#adjust-reason", "   ")
+    answers.append(True)
+    page.click("#adjust button")
+    page.wait_for_function("document.querySelector('#error').textContent.startsWith('Invalid')")
+    refused = page.text_content("#error")
+    assert refused.startswith("Invalid correction (") and "): " in refused, refused
+    assert live.get("/api/admin/corrections", admin=True)["rows"] == []
     # an adjustment from the page: 3 points from seat 1 to seat 0, asked once more, counted
     page.select_option("#adjust-from", "1")
     page.select_option("#adjust-to", "0")
@@ -282,7 +300,7 @@ def test_admin_pages_a_history_downloads_csv_and_voids_a_hand(
     )
     assert history[0]["actor"].startswith("lee (token:")
     # a 查叫 line names the hand the ready seat waits for (no 黄庄 among these hands)
-    line = {"reason": "cha_jiao", "detail": {"ready_value": 7, "ready_type": "qi_dui"}}
+    line = {"reason": "cha_jiao", "detail": {"ready_value": 7, "ready_type": "qi_dui", "streak": 2}}
     said = page.evaluate("async (p) => (await import('/i18n.js')).paymentReasonText(p, {})", line)
-    assert said == "ready check (查叫) · seven pairs (七对)", said
+    assert said == "ready check (查叫) · ready for seven pairs (七对): 7 · +dealer streak 2", said
     context.close()

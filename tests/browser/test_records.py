@@ -281,7 +281,29 @@ def test_records_of_a_hand_played_and_the_player_code(
         )
         assert lasts == sums
         _shots(page, shots_dir, "records-session")
+        # a chart of big numbers (an admin's adjustment may move 1,000,000) keeps its y labels
+        # whole inside it: none starts left of the chart (they were cut to "00000")
+        leftmost = page.evaluate(
+            """async () => {
+              const m = await import('./records.js');
+              const svg = m.lineChart([{label: 'a', values: [0, 1000000, -1000000], cls: ''}],
+                                      {width: 343});
+              document.body.append(svg);
+              const xs = [...svg.querySelectorAll('text.tick')].map((t) => t.getBBox().x);
+              svg.remove();
+              return Math.min(...xs);
+            }"""
+        )
+        assert leftmost >= 0, leftmost
         # the session's last hand names no next dealer (there is none); an earlier one does
+        # the adjusted hand's settlement says what its totals count beyond its own numbers
+        page.locator('#record-hands tr.rec-hand[data-hand-no="3"] button.view-hand').click()
+        page.wait_for_selector("#settlement-overlay:not([hidden]) #settle-row-0")
+        assert page.inner_text("#settle-corrected") == (
+            "管理员调整了这一局：小明 +5；机器人2 -5（总分已计入）"
+        )
+        page.click("#settlement-close")
+        page.wait_for_selector("#settlement-overlay", state="hidden")
         for no, says in ((5, True), (6, False)):
             page.locator(f'#record-hands tr.rec-hand[data-hand-no="{no}"] button.view-hand').click()
             page.wait_for_selector("#settlement-overlay:not([hidden]) #settle-row-0")
