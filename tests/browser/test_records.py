@@ -281,6 +281,12 @@ def test_records_of_a_hand_played_and_the_player_code(
         )
         assert lasts == sums
         _shots(page, shots_dir, "records-session")
+        # in English too: longer words ("self-draw (自摸)") pushed 查看 out of the card
+        page.click("#lang-toggle")
+        page.wait_for_function("document.documentElement.lang === 'en'")
+        _shots(page, shots_dir, "records-session-en")
+        page.click("#lang-toggle")
+        page.wait_for_function("document.documentElement.lang !== 'en'")
         # a chart of big numbers (an admin's adjustment may move 1,000,000) keeps its y labels
         # whole inside it: none starts left of the chart (they were cut to "00000")
         leftmost = page.evaluate(
