@@ -1010,7 +1010,9 @@ function renderRoomInfo() {
     } else if (kept) {
       // 再来一场: kept a while for last session's player (no bot is put there)
       li.className = 'empty held';
-      li.append(seatNo(i), h('i', { class: 'muted', text: t('held_for', { name: kept.name }) }));
+      // (its seconds left, ticking: `tick`)
+      li.append(seatNo(i), h('i', { class: 'muted', text: t('held_for', { name: kept.name }) }),
+        h('span', { class: 'muted held-left', dataset: { until: String(kept.until || '') } }));
     } else {
       empty++;
       li.append(seatNo(i), h('i', { class: 'muted', text: t('empty_seat') }));
@@ -2335,6 +2337,12 @@ function countdownNow() {
 
 function tick() {
   if (S.conn === 'reconnecting') renderConnText();
+  // a seat kept for the last session's player (再来一场): how long it still waits for them
+  document.querySelectorAll('#seat-list .held-left[data-until]').forEach((el) => {
+    const until = Number(el.dataset.until);
+    const text = until ? ` · ${Math.max(0, Math.ceil((until - Date.now()) / 1000))}s` : '';
+    if (el.textContent !== text) el.textContent = text;
+  });
   const vc = $('#vote-countdown');
   if (vc && S.vote && S.vote.deadline) {
     const vs = Math.max(0, Math.ceil((S.vote.deadline - Date.now()) / 1000));

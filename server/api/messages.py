@@ -182,6 +182,8 @@ class HeldSeat(BaseModel):
 
     seat: int
     name: str
+    #: When (ms since the epoch) the seat is anyone's again.
+    until: int
 
 
 class RoomInfo(BaseModel):

@@ -498,7 +498,10 @@ class RoomActor:
                 }
                 for s in self.seats
             ],
-            "held": [{"seat": s, "name": h.name} for s, h in sorted(self.held().items())],
+            "held": [
+                {"seat": s, "name": h.name, "until": int(h.until * 1000)}
+                for s, h in sorted(self.held().items())
+            ],
             "hand_no": self.hand_no,
             "hands": self.opts.hands,
             "totals": list(self.totals),

@@ -40,6 +40,10 @@ def test_both_players_go_on_in_one_next_room(live: LiveServer, browser: Any) -> 
         kept = b.locator('#seat-list li[data-seat="0"].held')
         kept.wait_for(timeout=5000)
         assert "为 再甲 保留" in kept.inner_text()
+        left = kept.locator(".held-left")
+        left.wait_for()
+        secs = int(left.inner_text().strip(" ·s"))  # its seconds left (HOLD_SECONDS 120)
+        assert 100 < secs <= 120, secs
         assert b.locator("#add-bots").is_disabled() and kept.locator("button").count() == 0
         b.screenshot(path=str(SHOTS / "again-held-375.png"))
         assert live.room(code)["next"] == nxt

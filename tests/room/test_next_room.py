@@ -89,7 +89,8 @@ async def test_the_next_room_keeps_each_players_seat_for_them(
     await store.add_player(code, 2, "bo", "h2", False, profile_id=bo.id)
     manager = RoomManager(store, bus, clock, TIMING)
     nxt = await manager.again(code)
-    kept = [{"seat": 0, "name": "ann"}, {"seat": 2, "name": "bo"}]
+    until = int((clock.now() + HOLD_SECONDS) * 1000)
+    kept = [{"seat": 0, "name": "ann", "until": until}, {"seat": 2, "name": "bo", "until": until}]
     assert (await manager.info(nxt))["held"] == kept
     assert (await manager.join(nxt, "ann", profile_id=ann.id, seat=2))[0] == 0
     assert (await manager.info(nxt))["held"] == kept[1:]
@@ -138,7 +139,9 @@ async def test_the_kept_seats_outlast_a_restart(store: Any, bus: Any) -> None:
     nxt = await first.again(code)
     await first.close()
     restarted = RoomManager(store, bus, clock, TIMING)
-    assert (await restarted.info(nxt))["held"] == [{"seat": 2, "name": "bo"}]
+    made = (await store.get_room(nxt)).created_at.timestamp()
+    until = int((made + HOLD_SECONDS) * 1000)
+    assert (await restarted.info(nxt))["held"] == [{"seat": 2, "name": "bo", "until": until}]
     with pytest.raises(RoomError) as err:
         await restarted.add_bots(nxt, 1, seat=2)
     assert err.value.code == "seat_held"
