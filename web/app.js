@@ -2393,16 +2393,16 @@ function tickReady(v) {
   const secs = between ? Math.max(0, Math.ceil((S.deadline - Date.now()) / 1000)) : 0;
   const seated = S.seat !== null && S.seat !== undefined;
   // an open dissolve vote holds the deal (its countdown would sit at 0s): said instead
-  const held = between && !!S.vote;
-  const urgent = between && seated && !S.readySent && secs <= 5 && !held;
-  const next = held ? t('next_after_vote') : t('next_hand_in', { n: secs });
+  const voting = between && !!S.vote;
+  const urgent = between && seated && !S.readySent && secs <= 5 && !voting;
+  const next = voting ? t('next_after_vote') : t('next_hand_in', { n: secs });
   rc.textContent = between && S.settlementOpen ? next : ''; // a bare "27s" said nothing to a spectator
   rc.dataset.seconds = between ? String(secs) : '';
   rc.classList.toggle('urgent', urgent);
   // once the session is over and its standings are closed, the same place offers 再来一场
   const again = S.sessionOver && Number.isInteger(S.seat) && !!S.token && !S.settlementOpen && !S.replaced;
   tb.hidden = !((between && seated && !S.settlementOpen && !S.readySent) || again);
-  const label = again ? againLabel() : held ? 'vote' : '';
+  const label = again ? againLabel() : voting ? 'vote' : '';
   // (the standings' own 再来一场 follows the room's next as this one does, every second)
   const standingsAgain = $('#again-btn');
   if (!standingsAgain.hidden && standingsAgain.textContent !== againLabel()) standingsAgain.textContent = againLabel();
