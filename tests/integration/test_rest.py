@@ -126,10 +126,16 @@ async def test_again_makes_one_next_room_for_everyone_with_the_bots_in_their_sea
         for bad in (7, -1, "2", True):  # a seat is 0..3, no coercion; nothing changes
             r = await client.post(join, json={"name": "bob", "seat": bad})
             assert r.status_code == 422, (bad, r.text)
-        # each in the seat held before (bob first: the lowest free would be 0), a seat
-        # taken gives the lowest free one
-        bob_seat = (await client.post(join, json={"name": "bob", "seat": 2})).json()["seat"]
-        ann_seat = (await client.post(join, json={"name": "ann", "seat": 2})).json()["seat"]
-        assert (bob_seat, ann_seat) == (2, 0)
+        # the seats are kept for their players: a newcomer finds none (409 seat_held)
+        r = await client.post(join, json={"name": "cat"})
+        assert r.status_code == 409 and r.json()["detail"]["code"] == "seat_held"
+        assert [h["seat"] for h in info["held"]] == [0, 2]
+        # each player (by their player code) in the seat held before, whatever seat asked
+        # (bob first: the lowest free would be 0)
+        as_bob = {"Authorization": f"Bearer {bob['player']['code']}"}
+        as_ann = {"Authorization": f"Bearer {ann['player']['code']}"}
+        bob_seat = (await client.post(join, json={"name": "bob"}, headers=as_bob)).json()["seat"]
+        r = await client.post(join, json={"name": "ann", "seat": 2}, headers=as_ann)
+        assert (bob_seat, r.json()["seat"]) == (2, 0)
         await live.idle()
         assert (await client.get(f"/api/rooms/{nxt}")).json()["status"] == "playing"
