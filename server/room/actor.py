@@ -60,6 +60,7 @@ from server.room.commands import (
     Command,
     Dissolve,
     Inbox,
+    Presence,
     PublishSnapshots,
     Ready,
     ReadyTimeout,
@@ -299,6 +300,8 @@ class RoomActor:
         self._resolving = -1  # the claim window whose closing is scheduled
         self._resolve_now: int | None = None  # ... and due now (`_complete_change`)
         self.connected: dict[int, int] = {}
+        #: Seats that have had a socket (`_away`).
+        self._ever_connected: set[int] = set()
         #: Sockets per seat on each server process of a cluster (process id -> seat -> n).
         self.presence: dict[str, dict[int, int]] = {}
         self._busy = 0
@@ -785,6 +788,11 @@ class RoomActor:
                     await self.publisher.publish(seat, self._snapshot(seat))
             case RefreshTotals():
                 await self._refresh_totals()
+            case Presence():
+                # a seat gone away (or back) in its timer: re-armed without (with) its bank
+                for seat, timer in list(self.prompts.timers.items()):
+                    if not timer.auto and timer.banked == self._away(seat):
+                        self._set_timer(seat, timer.window, resume=True)
             case Start():
                 if self.state is None and self.status == "open":
                     await self._start_hand()
@@ -1245,6 +1253,10 @@ class RoomActor:
                 self.inbox.put_nowait(cmd)
         if quiet:
             return
+        # a seat's sockets changed: its timer loses (or gets back) its bank (`_away`)
+        self._ever_connected.update(s for s in range(self.players) if self._sockets(s))
+        if self.running and self.prompts.timers:
+            self.inbox.put_nowait(Presence())
         if self.claims.defer("room"):
             return
         # one attempt: a failure is raised to the caller
@@ -1308,9 +1320,22 @@ class RoomActor:
     # ------------------------------------------------------------------ prompts & timers
 
     def _set_timer(self, seat: int, window: int, *, resume: bool = False) -> None:
-        """(Re)arm ``seat``'s timer for ``window`` for the current prompt (`Prompts.set_timer`)."""
+        """(Re)arm ``seat``'s timer for ``window`` for the current prompt (`Prompts.set_timer`);
+        a seat whose player went away (`_away`) gets no time bank."""
         claim = self.game.prompt_kind(self.state) == "claim"
-        self.prompts.set_timer(seat, window, claim=claim, auto=seat in self.auto, resume=resume)
+        self.prompts.set_timer(
+            seat,
+            window,
+            claim=claim,
+            auto=seat in self.auto,
+            resume=resume,
+            bank=not self._away(seat),
+        )
+
+    def _away(self, seat: int) -> bool:
+        """Whether ``seat``'s player went away: it had a socket in this room and has none now
+        (a seat never connected, as a test's, is not away: it keeps its bank)."""
+        return seat in self._ever_connected and self._sockets(seat) == 0
 
     def _reset_timer(self, seat: int) -> None:
         """``seat`` went on or off auto-play: its timer again, off auto-play resumed (what

@@ -122,6 +122,12 @@ class Stop(Command):
 
 
 @dataclass
+class Presence(Command):
+    """A seat's sockets changed: a seat whose player went away (none left) is waited for its
+    prompt's own limit only, one back has what is left of its bank again."""
+
+
+@dataclass
 class PublishSnapshots(Command):
     """Send every audience a fresh snapshot (a room taken over by this process)."""
 

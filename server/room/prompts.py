@@ -68,6 +68,8 @@ class SeatTimer:
     #: prompt's own limit (`Prompts.use_bank` charges the time beyond them).
     own_start: float = 0.0
     own_limit: float = 0.0
+    #: Armed with what is left of the seat's bank (False: a seat that went away, `set_timer`).
+    banked: bool = True
 
 
 class Prompts:
@@ -159,13 +161,22 @@ class Prompts:
     # ------------------------------------------------------------------ seat timers
 
     def set_timer(
-        self, seat: int, window: int, *, claim: bool, auto: bool, resume: bool = False
+        self,
+        seat: int,
+        window: int,
+        *,
+        claim: bool,
+        auto: bool,
+        resume: bool = False,
+        bank: bool = True,
     ) -> None:
         """(Re)arm ``seat``'s timer for window ``window``: a claim window's or a turn's limit
-        plus what is left of the seat's bank; for a seat on auto-play (``auto``) the
-        auto-play delay (none for a claim). ``resume`` (the seat left auto-play): the limit
-        and bank count from when the seat's timer was first armed in this window, not from
-        now, so switching 托管 on and off buys no time (past that, it times out at once)."""
+        plus what is left of the seat's bank (none with ``bank=False``: a seat whose player
+        went away is not waited for beyond the limit); for a seat on auto-play (``auto``) the
+        auto-play delay (none for a claim). ``resume`` (the seat left auto-play, went away
+        or came back): the limit and bank count from when the seat's timer was first armed in
+        this window, not from now, so switching 托管 on and off buys no time (past that, it
+        times out at once)."""
         old = self.timers.pop(seat, None)
         if old:
             old.handle.cancel()
@@ -182,7 +193,7 @@ class Prompts:
             limit = seconds = 0.0 if claim else self.timing.auto_seconds
         else:
             limit = own_limit
-            seconds = limit + self.bank[seat]
+            seconds = limit + (self.bank[seat] if bank else 0.0)
             if resume:
                 started = first[1]
                 seconds = max(0.0, started + seconds - now)
@@ -196,6 +207,7 @@ class Prompts:
             limit,
             own_start=first[1],
             own_limit=own_limit,
+            banked=bank,
         )
 
     def cancel_timers(self) -> None:

@@ -473,6 +473,37 @@ async def test_ready_timeout_and_ready_messages_start_next_hand(
     await actor.stop()
 
 
+@pytest.mark.parametrize("back", [False, True])
+async def test_a_seat_that_drops_on_its_turn_is_not_waited_for_past_its_limit(
+    store: Any, bus: Any, clock: ManualClock, back: bool
+) -> None:
+    """The dealer's player (seat 0, 20 s a turn and a 20 s time bank) loses its socket on
+    its turn: the table waits for the turn's own limit only, then 托管 plays (it waited for
+    the bank too: 40 s). Back before the limit (``back``), the seat has its bank again."""
+    timing = dataclasses.replace(TIMING, bank_seconds=20.0)
+    actor = await make_room(store, bus, clock, bots=[False, True, True, True], timing=timing)
+    assert 0 in actor.prompts.timers  # the dealer's turn
+    actor.connected[0] = 1  # (as ws.py counts a socket, then tells the room)
+    await actor.publish_room()
+    await actor.idle()
+    actor.connected[0] = 0
+    await actor.publish_room()
+    await actor.idle()
+    clock.advance(5)
+    if back:
+        actor.connected[0] = 1
+        await actor.publish_room()
+    await actor.idle()
+    clock.advance(timing.turn_seconds - 5 + 0.5)
+    await actor.idle()
+    assert (0 in actor.auto) is not back
+    if back:  # its bank still runs for it
+        clock.advance(timing.bank_seconds)
+        await actor.idle()
+        assert 0 in actor.auto
+    await actor.stop()
+
+
 async def test_a_vote_between_hands_holds_the_next_deal(
     store: Any, bus: Any, clock: ManualClock
 ) -> None:
