@@ -198,7 +198,7 @@ function cell(v, k, row) {
 }
 
 /** A seat's name as the table shows it: a bot's as 机器人N / Bot N by its seat (the server
- *  stores "Bot South"), a player's own. ``s``: ``{"seat", "name", "bot"}``. */
+ *  stores "Bot 2"), a player's own. ``s``: ``{"seat", "name", "bot"}``. */
 function seatName(s) {
   return s.bot && Number.isInteger(s.seat) ? botName(s.seat) : s.name;
 }

@@ -867,7 +867,7 @@ export function defaultName() {
 
 /** A bot's name on every screen (the table, 战绩, 回放): 机器人N / Bot N, numbered by its seat
  *  ``i`` (N = i + 1), never by a wind: the winds turn with the dealer, so "机器人·南" sat at 西
- *  whenever seat 1 was not 南 (the server's "Bot South" is by seat too). */
+ *  whenever seat 1 was not 南 (the server's "Bot 2" is by seat too). */
 export function botName(i) {
   return lang === 'en' ? `Bot ${i + 1}` : `${t('bot')}${i + 1}`;
 }

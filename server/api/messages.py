@@ -48,12 +48,12 @@ Seq = Annotated[int, Field(ge=0, le=MAX_SEQ)]
 NAME_MAX = 32
 
 
-#: The names bots go by (机器人3 / Bot 3, by seat: web/i18n.js ``botName``; the server's
-#: stored "Bot East" ...), matched after `_fold`. A player may not take one: at the table,
-#: and in the admin's lists, a human so named would pass for a bot. Digits that pass for
-#: letters (B0t, E4st, W3st), letters that pass for digits (Bot l, Bot I, Roman Ⅳ after
-#: NFKD) and Chinese numerals, formal ones too, and winds (机器人一, 机器人壹, 机器人东) count
-#: too.
+#: The names bots go by (机器人3 / Bot 3, by seat: web/i18n.js ``botName``; the server
+#: stores "Bot 3", "Bot West" in rooms made before), matched after `_fold`. A player may
+#: not take one: at the table, and in the admin's lists, a human so named would pass for a
+#: bot. Digits that pass for letters (B0t, E4st, W3st), letters that pass for digits (Bot
+#: l, Bot I, Roman Ⅳ after NFKD) and Chinese numerals, formal ones too, and winds
+#: (机器人一, 机器人壹, 机器人东) count too.
 BOT_NAME = re.compile(
     r"(机器人|[b8][o0]t)[\W_]*([\d一二三四五六七八九十〇零两壹贰貳叁參叄肆伍陆陸柒捌玖拾li|]+"
     r"|i?v|[e3][a4][s5][t7]|[s5][o0]u[t7]h|w[e3][s5][t7]|n[o0]r[t7]h|[东東南西北])"

@@ -52,7 +52,9 @@ log = logging.getLogger(__name__)
 #: Room-code alphabet: no 0/O, 1/I/L, no vowels that spell words by accident.
 CODE_ALPHABET = "23456789BCDFGHJKMNPQRSTVWXYZ"
 CODE_LENGTH = 6
-BOT_NAMES = ["Bot East", "Bot South", "Bot West", "Bot North"]
+#: A bot's stored name by seat, as the pages show it in English (``botName``: Bot 1..4 by
+#: seat, never a wind: the winds turn with the dealer), so the API, CSV and CLI agree.
+BOT_NAMES = ["Bot 1", "Bot 2", "Bot 3", "Bot 4"]
 #: 再来一场: how long (s) the next room keeps each player's seat of the session before for
 #: them (`Hold`): the friend still reading the standings is not shut out by a bot.
 HOLD_SECONDS = 120.0

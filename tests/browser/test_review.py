@@ -6,7 +6,7 @@
 * /admin runs under the app's Content-Security-Policy (its styles were an inline ``<style>``,
   refused, leaving dark text on the felt) and stands on a light card;
 * the pages ask for an icon that exists (no 404 in the console);
-* 战绩 and 回放 name bots as the table does (机器人3, not the server's "Bot West") and the
+* 战绩 and 回放 name bots as the table does (机器人3, not the server's "Bot 3") and the
   room's line says its scoring (连庄);
 * the final standings lead on: 返回大厅 and 战绩.
 """

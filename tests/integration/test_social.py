@@ -113,7 +113,7 @@ async def test_bots_one_seat_at_a_time_and_removed_before_the_deal(live: Live) -
         info = (await client.get(f"/api/rooms/{code}")).json()
         assert [(s["seat"], s["name"], s["bot"]) for s in info["seats"]] == [
             (0, "ann", False),
-            (2, "Bot West", True),
+            (2, "Bot 3", True),  # named by seat as the pages name it
         ]
         assert info["status"] == "open"
         r = await client.post(bots, json={"seat": 2}, headers=ann)
