@@ -713,11 +713,12 @@ async def play(args: argparse.Namespace, mode: str, target: Target) -> dict[str,
         load.stats.errors["setup_timeout"] += 1
     setup = time.monotonic() - setup_start
     # The client's own collector pauses would count as the server's latency: its heap of
-    # sockets, set up by now, is taken out of the collector's sight, as the server does
-    # (the full collection before that stops this client for up to a second: the window
-    # starts once the play it delayed has caught up).
-    gc.collect()
+    # sockets, set up by now, is taken out of the collector's sight (``freeze``: no pause,
+    # unlike the full collection it replaced, which stopped this client for a second and
+    # sent the server the play it held back at once) and the collector is off until the
+    # window ends (a young collection of this heap is a pause of its own).
     gc.freeze()
+    gc.disable()
     await asyncio.sleep(WARM_UP_SECONDS)
     stamp = time.strftime("%H:%M:%S")
     print(f"    {target.name}: measuring from {stamp} UTC", file=sys.stderr, flush=True)
@@ -734,6 +735,7 @@ async def play(args: argparse.Namespace, mode: str, target: Target) -> dict[str,
     rss = proc.memory_info().rss
     if spy is not None:
         spy.wait(timeout=60)
+    gc.enable()
     load.stopping.set()
     await asyncio.wait(tasks, timeout=30)
     for t in tasks:
