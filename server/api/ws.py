@@ -25,7 +25,7 @@ import logging
 import secrets
 import time
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote_plus
@@ -401,7 +401,7 @@ async def _serve_socket(
         await send(snap)
         writer_task = asyncio.create_task(writer())
         try:
-            await _reader(websocket, actor, seat, send, budget)
+            await _reader(websocket, actor, seat, send, budget, lambda: ctx.get("last"))
         finally:
             closing.set()
             writer_task.cancel()
@@ -420,8 +420,16 @@ async def _serve_socket(
 
 
 async def _reader(
-    websocket: WebSocket, actor: Any, seat: int | None, send: Any, budget: Budget
+    websocket: WebSocket,
+    actor: Any,
+    seat: int | None,
+    send: Any,
+    budget: Budget,
+    last: Callable[[], tuple[int, int, bool] | None],
 ) -> None:
+    """Read and dispatch the socket's frames. ``last``: the (hand_no, version, after_event)
+    of the socket's last message sent, whose hand its log lines name (the writer task sets
+    ``HAND`` in its own context only: this task's would keep the hand it connected in)."""
     per_second = budget.limit[1]
     refused = 0
     too_large = f"messages are limited to {MAX_MESSAGE_BYTES} bytes"
@@ -440,6 +448,9 @@ async def _reader(
         raw = await websocket.receive()
         if raw["type"] == "websocket.disconnect":
             return
+        sent = last()
+        if sent is not None:
+            HAND.set(sent[0])
         if not budget.take(time.monotonic()):  # every frame counts, whatever it holds
             refused += 1
             if refused > FLOOD_LIMIT:

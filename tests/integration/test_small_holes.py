@@ -17,7 +17,7 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
 from server.api.headers import CSP
-from server.logs import redact
+from server.logs import ContextFilter, redact
 
 JSON = {"Content-Type": "application/json"}
 ADMIN = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
@@ -200,6 +200,35 @@ async def test_client_protocol_errors_are_warnings(live: Live) -> None:
     bad = [r for r in capture.records if "client protocol error" in r.getMessage()]
     assert [r.levelno for r in bad] == [logging.WARNING, logging.DEBUG, logging.DEBUG]
     assert not [r for r in capture.records if r.levelno >= logging.ERROR or r.exc_info]
+
+
+async def test_a_protocol_error_is_logged_with_the_hand_in_play(live: Live) -> None:
+    """A seat connected before the deal: its bad frame during hand 1 is logged with
+    ``hand`` 1 (the reader's log context kept the hand it connected in, 0)."""
+    async with live.client() as client:
+        code = await create_room(client)
+        r = await client.post(f"/api/rooms/{code}/join", json={"name": "ann"})
+        token = r.json()["token"]
+        ws = await live.connect(code, token)
+        assert (await recv(ws))["hand_no"] == 0
+        seat = {"Authorization": f"Bearer {token}"}
+        r = await client.post(f"/api/rooms/{code}/bots", json={"count": 3}, headers=seat)
+        assert r.status_code == 200, r.text
+    while (await recv(ws)).get("hand_no") != 1:
+        pass
+    capture = _Capture()
+    capture.addFilter(ContextFilter())  # as the server's log handler has it
+    ws_log = logging.getLogger("server.api.ws")
+    ws_log.addHandler(capture)
+    try:
+        await ws.send('{"type": "nope"}')
+        while (await recv(ws)).get("type") != "error":
+            pass
+    finally:
+        ws_log.removeHandler(capture)
+        await ws.close()
+    bad = [r for r in capture.records if "client protocol error" in r.getMessage()]
+    assert [(r.room, r.hand, r.seat) for r in bad] == [(code, 1, 0)]  # type: ignore[attr-defined]
 
 
 async def test_bodies_the_server_cannot_read_get_typed_errors(live: Live) -> None:
