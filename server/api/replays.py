@@ -106,7 +106,8 @@ async def hand_replay(
     gives the ledger's deltas and payments).
 
     Access: ``key`` = the hand's replay key, or ``Authorization: Bearer <ADMIN_TOKEN>``
-    (then no key is needed; a wrong token is 403 ``forbidden``, as on every admin route).
+    (then no key is needed; a wrong token is 403 ``forbidden``, and any token 404
+    ``admin_off`` on a server without ``ADMIN_TOKEN``, as on every admin route).
     Errors: 404 ``not_found`` (no such hand), 403 ``bad_key`` (missing or wrong key), 409
     ``hand_not_finished`` (the hand is not settled: nothing of it is shown, key or not),
     500 ``replay_failed`` (a stored log that does not replay).
