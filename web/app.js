@@ -385,8 +385,11 @@ async function onJoin(ev) {
   } catch (e) {
     if (e instanceof ApiError) e.roomCode = code;
     showError(err, apiErrorText(e), e);
-    // watch it instead (a seat kept for the last session's player is no seat either)
-    if (e instanceof ApiError && (e.code === 'room_full' || e.code === 'seat_held')) offerSpectate(code);
+    // watch it instead (a seat kept for the last session's player is no seat either), or
+    // see how an ended one finished (its standings)
+    if (e instanceof ApiError && ['room_full', 'seat_held', 'session_over'].includes(e.code)) {
+      offerSpectate(code, e.code === 'session_over');
+    }
   } finally {
     btn.disabled = false;
   }
@@ -2542,10 +2545,14 @@ function renderPhrasePanel() {
 
 // ---- spectators
 /** A room link without a seat in this browser: offer 观战 once the room is known to exist. */
-function offerSpectate(code) {
+/** Offer the room ``code`` to watch (观战), or, ``ended``, its results (查看结果: the
+ *  spectator's table shows an ended session's standings). */
+function offerSpectate(code, ended = false) {
   const btn = $('#spectate-btn');
   btn.hidden = true;
   btn.dataset.code = code;
+  btn.dataset.i18n = ended ? 'see_results' : 'spectate';
+  btn.textContent = t(btn.dataset.i18n);
   if (store.seat(code)) return;
   api.room(code).then(() => {
     if ($('#join-code').value.trim().toUpperCase() === code && !$('#lobby').hidden) btn.hidden = false;

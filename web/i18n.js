@@ -58,6 +58,7 @@ const STRINGS = {
     add_bot_here: '+ 机器人',
     remove_bot: '移除',
     spectate: '观战',
+    see_results: '查看结果',
     spectating: '观战中',
     sound_on: '声音: 开 (点击静音)',
     sound_off: '声音: 关 (点击打开)',
@@ -358,6 +359,7 @@ const STRINGS = {
     add_bot_here: '+ bot',
     remove_bot: 'Remove',
     spectate: 'Watch',
+    see_results: 'See the results',
     spectating: 'Watching',
     sound_on: 'Sound on (click to mute)',
     sound_off: 'Sound off (click to unmute)',
@@ -609,6 +611,7 @@ const STRINGS = {
 export const ERRORS = {
   zh: {
     room_full: '房间已满，没有空座位了',
+    session_over: '这个房间的牌局已经结束，不能再加入',
     session_not_over: '本场还没结束',
     token_required: '请先入座再操作（需要座位凭证）',
     too_many_sockets: '连接太多，请关闭其他页面后重试',
@@ -692,6 +695,7 @@ export const ERRORS = {
     player_code_required: 'A player code is needed',
     bad_player: 'Give a player name or a profile id',
     room_full: 'The room is full: every seat is taken',
+    session_over: 'This room\'s game is over: it cannot be joined',
     session_not_over: 'The session is not over yet',
     unknown_room: 'Room {code} does not exist: check the code',
     stale_prompt: 'Too late: the hand has moved on',

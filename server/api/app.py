@@ -74,6 +74,7 @@ _ALL_METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
 _STATUS = {
     "unknown_room": 404,
     "room_full": 409,
+    "session_over": 409,
     "forbidden": 403,
     "bad_token": 403,
     "unavailable": 503,
@@ -421,8 +422,9 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         """Take the next free seat: ``{"seat", "token", "player"}``. The player's profile is
         named by ``Authorization: Bearer <player code>`` (403 ``bad_player_code`` for a code
         of no profile; its name becomes ``name``); without one a profile is made (its
-        ``player.code`` is in the answer, once). 404 ``unknown_room``, 409 ``room_full``,
-        409 ``already_seated`` (the profile holds a seat of the room); 429 ``rate_limited``
+        ``player.code`` is in the answer, once). 404 ``unknown_room``, 409 ``session_over``
+        (the room's session finished or was dissolved), 409 ``room_full``, 409
+        ``already_seated`` (the profile holds a seat of the room); 429 ``rate_limited``
         beyond ``JOINS_PER_MINUTE``."""
         if (refused := await _limited(request, "joins", "joins")) is not None:
             return refused

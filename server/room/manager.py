@@ -4,7 +4,8 @@
 when the last seat is filled the room's actor starts and deals hand 1.
 
 Errors: :class:`RoomError` with ``code`` ``unknown_room`` (404), ``room_full`` (409),
-``bad_request`` (400), ``unavailable`` (503: the room's owner does not answer).
+``session_over`` (409), ``bad_request`` (400), ``unavailable`` (503: the room's owner does
+not answer).
 
 With a :class:`server.room.cluster.Cluster` (``REDIS_URL`` set) the manager runs a room's
 actor only while it holds the room's lease; for a room owned by another process it hands out
@@ -595,15 +596,18 @@ class RoomManager:
         """Seat a human called ``name`` with their profile (``profile_id``, stored with the
         seat; :mod:`server.store.profiles`) in ``seat`` if it is free (再来一场: the seat
         held before), else the lowest free seat; returns ``(seat, token)``. The token is
-        returned once and only its sha256 is stored. Raises ``unknown_room`` / ``room_full``
-        / ``already_seated`` (the profile holds a seat of the room: the store's unique key
-        decides, so concurrent joins with one profile seat it once)."""
+        returned once and only its sha256 is stored. Raises ``unknown_room`` / ``session_over``
+        (the room's session finished or was dissolved) / ``room_full`` / ``already_seated``
+        (the profile holds a seat of the room: the store's unique key decides, so concurrent
+        joins with one profile seat it once)."""
         actor = await self.get(code)
         if isinstance(actor, RoomHandle):
             asked = {"name": name, "profile_id": profile_id, "seat": seat}
             taken, token = await self.call(code, "join", asked)
             return int(taken), str(token)
         async with self._lock(code):
+            if actor.status in ("finished", "dissolved"):
+                raise RoomError("session_over", f"this room's session is over ({actor.status})")
             if actor.full:
                 raise RoomError("room_full", "every seat is taken")
             held = actor.held()

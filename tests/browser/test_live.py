@@ -612,6 +612,29 @@ def test_session_final_standings(live: LiveServer, browser: Any, shots_dir: Path
         assert "Settlement" in page.locator("#settlement").inner_text()
         page.click("#lang-toggle")
         assert not page.errors, page.errors  # type: ignore[attr-defined]
+        # a latecomer with the code is told the game is over (it said 房间已满) and offered
+        # its results, which show the same standings; nobody is seated
+        ctx_late, late = phone_page(browser)
+        late.goto(f"{live.base}/?room={code}")
+        late.fill("#name", "迟到")
+        late.click("#join-btn")
+        err = late.locator("#join-error")
+        err.wait_for(state="visible", timeout=5000)
+        assert err.get_attribute("data-code") == "session_over"
+        assert "牌局已经结束" in err.inner_text(), err.inner_text()
+        see = late.locator("#spectate-btn")
+        see.wait_for(state="visible", timeout=5000)
+        assert see.inner_text() == "查看结果"
+        late.screenshot(path=str(shots_dir / "live-join-ended-375.png"), full_page=True)
+        see.click()
+        late.wait_for_selector("#final-standings li", timeout=10000)
+        watched = late.locator("#final-standings li").evaluate_all(
+            "els => els.map(e => [Number(e.dataset.seat), Number(e.dataset.total)])"
+        )
+        assert watched == shown
+        assert [s["name"] for s in live.room(code)["seats"]].count("迟到") == 0
+        assert not late.errors, late.errors  # type: ignore[attr-defined]
+        ctx_late.close()
     finally:
         ctx.close()
 

@@ -148,3 +148,22 @@ async def test_the_kept_seats_outlast_a_restart(store: Any, bus: Any) -> None:
     clock.advance(HOLD_SECONDS + 5)
     assert (await restarted.info(nxt))["held"] == []
     await restarted.close()
+
+
+@pytest.mark.parametrize("status", ["finished", "dissolved"])
+async def test_a_room_whose_session_is_over_is_not_joined(
+    store: Any, bus: Any, clock: ManualClock, status: str
+) -> None:
+    """Joining an ended room says so (``session_over``), not ``room_full`` (a player
+    typing an old code was told the room was full), and seats nobody, even where a seat
+    is free (the bots sat in 1 and 3 of this one)."""
+    code = await finished_room(store, bus, clock)
+    await store.set_room_status(code, status)
+    manager = RoomManager(store, bus, clock, TIMING)
+    with pytest.raises(RoomError) as refused:
+        await manager.join(code, "late")
+    assert refused.value.code == "session_over"
+    assert status in refused.value.message
+    room = await store.get_room(code)
+    assert room is not None and [p.seat for p in room.players] == [1, 3]
+    await manager.close()
