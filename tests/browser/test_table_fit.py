@@ -306,3 +306,52 @@ def test_a_phone_on_its_side_shows_the_whole_table_on_one_screen(
         assert not page.errors, page.errors  # type: ignore[attr-defined]
     finally:
         ctx.close()
+
+
+# Where the selected tile's 打出 bar and your hand stand: every hand tile inside the screen,
+# no sideways scrolling, and the bar clear of your name, score and clock.
+_TURN_FIT = """screen => {
+  const box = (e) => e.getBoundingClientRect();
+  const bad = [];
+  for (const e of document.querySelectorAll('#hand .hand-tile')) {
+    const r = box(e);
+    if (r.left < -0.5 || r.right > screen + 0.5) {
+      bad.push(['tile', Math.round(r.left), Math.round(r.right)]);
+    }
+  }
+  const wide = document.documentElement.scrollWidth;
+  if (wide > screen || innerWidth > screen) bad.push(['scrolls', wide, innerWidth]);
+  const a = box(document.querySelector('#actions'));
+  for (const e of document.querySelectorAll('#my-head > *')) {
+    const r = box(e);
+    if (r.bottom > a.top + 0.5 && r.top < a.bottom - 0.5 && r.right > a.left && r.left < a.right) {
+      bad.push(['#my-head covered', e.className || e.id]);
+    }
+  }
+  return { bad, tiles: document.querySelectorAll('#hand .hand-tile').length,
+           width: box(document.querySelector('#hand .hand-tile')).width };
+}"""
+
+
+@pytest.mark.parametrize(("width", "height"), [(320, 568), (375, 812), (812, 375)])
+def test_a_phone_shows_the_whole_hand_and_its_clock_on_the_first_turn(
+    browser: Any, live_server: str, shots_dir: Path, width: int, height: int
+) -> None:
+    """The dealer's first turn on a phone, a tile tapped (打出 offered): the fourteen tiles
+    all inside the screen (at 320 px the first and the drawn tile were cut off and the page
+    scrolled sideways) and, on a phone on its side, the 打出 bar clear of your name, score
+    and clock (your river still empty, the bar lay over them)."""
+    ctx, page = new_page(browser, width, height, is_mobile=True, has_touch=True)
+    try:
+        create_room(page, live_server, "小屏")
+        add_bots(page)
+        page.wait_for_selector("#hand .hand-tile.playable", timeout=15000)
+        page.locator("#hand .hand-tile.playable").first.tap()
+        page.wait_for_selector("#discard-btn")
+        g = page.evaluate(_TURN_FIT, width)  # (a page too wide makes innerWidth wider)
+        page.screenshot(path=str(shots_dir / f"fit-first-turn-{width}x{height}.png"))
+        assert g["tiles"] == 14 and g["bad"] == [], g
+        assert g["width"] >= 17, g  # small, never unreadable
+        assert not page.errors, page.errors  # type: ignore[attr-defined]
+    finally:
+        ctx.close()
