@@ -9,7 +9,7 @@ import typing
 from pathlib import Path
 from typing import Any
 
-from test_live import add_bots, create_room, new_page
+from test_live import add_bots, create_room, new_page, refused_join
 
 from server.api.messages import ErrorMessage
 
@@ -90,11 +90,7 @@ def test_full_room_invalid_option_and_refused_move(
         add_bots(a)
         a.wait_for_selector("#hand .hand-tile.playable", timeout=15000)
         # a second player opens the link of the full room and presses 加入
-        b.goto(f"{live_server}/?room={code}")
-        b.fill("#name", "乙")
-        b.click("#join-btn")
-        err = b.locator("#join-error")
-        err.wait_for(state="visible", timeout=5000)
+        err = refused_join(b, live_server, code, "乙")
         assert err.get_attribute("data-code") == "room_full"
         assert err.get_attribute("data-status") == "409"
         assert "房间已满" in err.inner_text(), err.inner_text()

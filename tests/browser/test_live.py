@@ -46,6 +46,17 @@ def phone_page(browser: Any) -> tuple[Any, Any]:
     return new_page(browser, width=375, height=812, is_mobile=True, has_touch=True)
 
 
+def refused_join(page: Any, base: str, code: str, name: str) -> Any:
+    """Open room ``code``'s link, press 加入 as ``name`` and return the join error shown
+    (a visible locator: ``data-code``, ``data-status``, its text)."""
+    page.goto(f"{base}/?room={code}")
+    page.fill("#name", name)
+    page.click("#join-btn")
+    err = page.locator("#join-error")
+    err.wait_for(state="visible", timeout=5000)
+    return err
+
+
 def create_room(
     page: Any, base: str, name: str, hands: int = 4, players: int = 4, checks: tuple[str, ...] = ()
 ) -> str:
@@ -615,11 +626,7 @@ def test_session_final_standings(live: LiveServer, browser: Any, shots_dir: Path
         # a latecomer with the code is told the game is over (it said 房间已满) and offered
         # its results, which show the same standings; nobody is seated
         ctx_late, late = phone_page(browser)
-        late.goto(f"{live.base}/?room={code}")
-        late.fill("#name", "迟到")
-        late.click("#join-btn")
-        err = late.locator("#join-error")
-        err.wait_for(state="visible", timeout=5000)
+        err = refused_join(late, live.base, code, "迟到")
         assert err.get_attribute("data-code") == "session_over"
         assert "牌局已经结束" in err.inner_text(), err.inner_text()
         see = late.locator("#spectate-btn")
