@@ -76,6 +76,7 @@ function toast(msg, kind = 'error') {
 function showError(el, msg, err = null) {
   el.textContent = msg;
   el.hidden = !msg;
+  el.refusal = err instanceof ApiError ? err : null; // said again in the other language
   // what was refused, for tests and bug reports: the HTTP status, the code, the bad fields
   el.dataset.status = err && err.status !== undefined ? String(err.status) : '';
   el.dataset.code = (err && err.code) || '';
@@ -2725,6 +2726,9 @@ function bind() {
     renderAll();
     tick(); // the countdowns and 准备 too, now rather than at the next tick
     if (!$('#lobby').hidden) relabelGameOptions(); // the chosen game's own options (Jintan's)
+    for (const el of document.querySelectorAll('#lobby-error, #join-error')) {
+      if (!el.hidden && el.refusal) el.textContent = apiErrorText(el.refusal);
+    }
   });
   window.addEventListener('popstate', route);
   setInterval(tick, 250);

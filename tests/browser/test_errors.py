@@ -94,6 +94,10 @@ def test_full_room_invalid_option_and_refused_move(
         assert err.get_attribute("data-code") == "room_full"
         assert err.get_attribute("data-status") == "409"
         assert "房间已满" in err.inner_text(), err.inner_text()
+        b.click("#lang-toggle")  # said again in English (it stayed in Chinese)
+        assert err.inner_text() == "The room is full: every seat is taken", err.inner_text()
+        b.click("#lang-toggle")
+        assert "房间已满" in err.inner_text(), err.inner_text()
         b.screenshot(path=str(shots_dir / "error-room-full-375.png"), full_page=True)
         # a refused move over the socket: a pong on one's own turn is illegal_action
         a.evaluate("__gy.socket.sendAction({kind: 'pong'}, __gy.prompt)")
