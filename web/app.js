@@ -2545,9 +2545,9 @@ function renderPhrasePanel() {
 }
 
 // ---- spectators
-/** A room link without a seat in this browser: offer 观战 once the room is known to exist. */
-/** Offer the room ``code`` to watch (观战), or, ``ended``, its results (查看结果: the
- *  spectator's table shows an ended session's standings). */
+/** A room link without a seat in this browser: offer to watch room ``code`` (观战) once it
+ *  is known to exist, or, ``ended``, its results (查看结果: the spectator's table shows an
+ *  ended session's standings). */
 function offerSpectate(code, ended = false) {
   const btn = $('#spectate-btn');
   btn.hidden = true;

@@ -62,7 +62,7 @@ const api = {
   get: (path) => request('GET', path, undefined, (profile.get() || {}).code),
 };
 
-/** A seat's name as at the table: a bot's is localised (机器人3, not the server's "Bot 3" in Chinese). */
+/** A seat's name as at the table: a bot's is localised (机器人3 for the server's "Bot 3"). */
 const seatLabel = (seat) => (seat.bot ? botName(seat.seat) : seat.name);
 
 // ------------------------------------------------------------------ charts
