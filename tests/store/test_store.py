@@ -236,6 +236,18 @@ async def test_actions_come_back_in_idx_order(store: Store) -> None:
         await other.close()
 
 
+async def test_a_logged_payload_reads_back_as_json_reads_it(store: Store) -> None:
+    """The log's JSON text (orjson, `_json_text`) keeps what the stdlib encoder kept: a
+    seat-number key comes back as a string, text outside ASCII as is, a tuple as a list."""
+    await _seat_room(store)
+    await store.start_hand("ROOM1", 1, "seed-1", dealer=0, dealer_streak=1)
+    payload = {"action": {"kind": "pass"}, "by_seat": {2: "东"}, "tiles": ("1m", "2m")}
+    await store.append_action("ROOM1", 1, 0, 2, payload)
+    assert await store.hand_actions("ROOM1", 1) == [
+        (2, {"action": {"kind": "pass"}, "by_seat": {"2": "东"}, "tiles": ["1m", "2m"]})
+    ]
+
+
 async def test_settle_hand_writes_payments_and_zero_sum_deltas(store: Store) -> None:
     await _seat_room(store)
     await store.start_hand("ROOM1", 1, "seed-1", 0, 1)
