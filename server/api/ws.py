@@ -166,8 +166,8 @@ def _frame_seq(raw: Mapping[str, Any]) -> int | None:
     if not data or len(data) > MAX_MESSAGE_BYTES:
         return None
     try:
-        return _echo_seq(json.loads(data))
-    except (ValueError, RecursionError):  # (JSONDecodeError and UnicodeDecodeError too)
+        return _echo_seq(decode(data))
+    except ValueError:  # (JSONDecodeError and UnicodeDecodeError too)
         return None
 
 
@@ -477,10 +477,10 @@ async def _reader(
             continue
         seq = None
         try:
-            data_obj = json.loads(text)
+            data_obj = decode(text)  # (orjson: a sixth of the stdlib decoder's time)
             seq = _echo_seq(data_obj)
             msg = ClientMessageAdapter.validate_python(data_obj)
-        except (json.JSONDecodeError, RecursionError):
+        except (json.JSONDecodeError, RecursionError):  # (orjson: also too deep, a lone surrogate)
             await bad("bad_message", "not JSON (or nested too deeply)", seq)
             continue
         except ValidationError as err:
