@@ -180,9 +180,16 @@ class Event:
 
     def project(self, seat: int | None) -> dict[str, Any]:
         """The event as ``seat`` sees it (None = spectator): private fields only for their
-        own seat."""
-        hidden = () if self.seat == seat else self.private
-        return {"type": self.type, **{k: v for k, v in self.data.items() if k not in hidden}}
+        own seat. Made once per form (whole, or without the private fields) and shared by
+        every audience that sees that form: never to be changed."""
+        whole = not self.private or self.seat == seat
+        form = "_whole" if whole else "_public"
+        made: dict[str, Any] | None = self.__dict__.get(form)
+        if made is None:
+            hidden = () if whole else self.private
+            made = {"type": self.type, **{k: v for k, v in self.data.items() if k not in hidden}}
+            object.__setattr__(self, form, made)  # (a memo, not a field: frozen all the same)
+        return made
 
 
 @dataclass(frozen=True)

@@ -210,6 +210,12 @@ def test_typed_values_serialise_to_the_wire_shapes() -> None:
     assert event.project(1) == {"type": "draw", "seat": 1, "tile": "3p"}
     assert event.project(0) == {"type": "draw", "seat": 1}
     assert event.project(None) == {"type": "draw", "seat": 1}
+    # each form is made once and shared; the order of the asks changes nothing
+    hidden_first = Event.from_dict(event.to_dict())
+    assert hidden_first.project(2) == {"type": "draw", "seat": 1}
+    assert hidden_first.project(1) == {"type": "draw", "seat": 1, "tile": "3p"}
+    assert hidden_first.project(3) is hidden_first.project(None)
+    assert hidden_first == event  # (the memo is no field)
     assert event.to_dict() == {"type": "draw", "seat": 1, "tile": "3p", "_private": ["tile"]}
     with pytest.raises(TypeError):
         event.data["tile"] = "4p"  # type: ignore[index]
