@@ -42,6 +42,7 @@ import json
 import logging
 import random
 import secrets
+import weakref
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -255,14 +256,17 @@ class RoomActor:
         self.inbox = Inbox()
         self._task: asyncio.Task[None] | None = None
         # The collaborators, each owning its part of the room (they only post commands
-        # to the inbox, or call back what they are given).
+        # to the inbox, or call back what they are given). What they call back reaches the
+        # actor through a weak proxy: no reference cycle, so a room let go (unloaded) is
+        # freed at once by reference counting, never left to the cyclic collector.
+        me = weakref.proxy(self)
         #: Prompt windows, seat timers, time banks, the ready timer.
         self.prompts = Prompts(
             self.players,
             self.clock,
             self.timing,
-            lambda seat, window: self.inbox.put_nowait(Timeout(seat, window)),
-            lambda window: self.inbox.put_nowait(ReadyTimeout(window)),
+            lambda seat, window: me.inbox.put_nowait(Timeout(seat, window)),
+            lambda window: me.inbox.put_nowait(ReadyTimeout(window)),
         )
         #: How the room's messages reach its audiences (and the bus's health).
         self.publisher = Publisher(
@@ -271,20 +275,20 @@ class RoomActor:
             self.clock,
             self.game,
             self.players,
-            lambda seat: any(s.seat == seat and s.bot for s in self.seats),
-            lambda attempt: self.outages.retry(BUS, attempt, write=False),
+            lambda seat: any(s.seat == seat and s.bot for s in me.seats),
+            lambda attempt: me.outages.retry(BUS, attempt, write=False),
         )
         # Claim-window privacy (issue 16): while a claim window is open the other seats are
         # shown the auto flags and presence of its opening, and ``auto`` / ``room``
         # publications wait until it has closed (`_flush_held`).
-        self.claims = ClaimHold(self.timing, self.hold_rng, self._claim_open)
+        self.claims = ClaimHold(self.timing, self.hold_rng, lambda: me._claim_open())
         #: Store and bus retries; the services the room waits for (``outages.degraded``).
         self.outages = Outages(
             self.code,
-            lambda: self.backoff,
+            lambda: me.backoff,
             self.publisher.announce,
-            self._fenced,
-            lambda: self._stopping,
+            lambda verify: me._fenced(verify),
+            lambda: me._stopping,
         )
         #: The legal actions of every seat, computed once per state.
         self.legal = LegalActions(self.game, self.players)
@@ -293,7 +297,7 @@ class RoomActor:
             self.players,
             self.clock,
             self.timing.vote_seconds,
-            lambda number: self.inbox.put_nowait(VoteTimeout(number)),
+            lambda number: me.inbox.put_nowait(VoteTimeout(number)),
         )
         #: Quick phrases' rate limit.
         self.phrases = PhraseLimit(self.clock)

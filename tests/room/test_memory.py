@@ -22,6 +22,7 @@ import gc
 import itertools
 import sys
 import tracemalloc
+import weakref
 from typing import Any
 
 import psutil
@@ -118,5 +119,43 @@ async def test_memory_returns_after_finished_bot_hands(store: Any, full_size: bo
     report = f"residue {residue / 1024:.0f} KiB; RSS {start / 2**20:.1f} -> {after / 2**20:.1f} MiB"
     assert residue <= 0.10 * start, report
     assert residue <= 2048 * total, report
+    await manager.close()
+    await bus.close()
+
+
+async def test_an_unloaded_room_is_freed_by_reference_counting(store: Any) -> None:
+    """No reference cycle holds a room (`server.heap`: a serving process never collects
+    cycles of its rooms): with the collector off, a finished bot room that is unloaded and
+    let go is gone at once, its actor and collaborators with it, and a full collection
+    then finds nothing of it."""
+    bus = MemoryBus()
+    manager = RoomManager(store, bus, ManualClock(), Timing(claim_min_ms=0), idle_seconds=60)
+    seeds = itertools.count()
+    manager.new_seed = lambda: f"freed-{next(seeds)}"
+    await play_rooms(manager, bus, 1)  # warm-up: caches, pools, lazy imports
+    gc.collect()
+    gc.disable()
+    try:
+        actor = await manager.create_room({"hands": HANDS_PER_ROOM})
+        await manager.add_bots(actor.code, 4)
+        for _ in range(10_000):
+            await actor.idle(timeout=120)
+            if actor.status == "finished":
+                break
+        parts = [weakref.ref(o) for o in (actor, actor.prompts, actor.publisher, actor.claims)]
+        parts += [weakref.ref(o) for o in (actor.outages, actor.vote, actor.legal)]
+        del actor
+        assert len(await manager.unload_idle()) == 1
+        await asyncio.sleep(0)  # the stopped task's callbacks let go of its actor
+        assert [r for r in parts if r() is not None] == []
+        gc.set_debug(gc.DEBUG_SAVEALL)
+        try:
+            gc.collect()
+            assert [o for o in gc.garbage if isinstance(o, RoomActor)] == []
+        finally:
+            gc.set_debug(0)
+            gc.garbage.clear()
+    finally:
+        gc.enable()
     await manager.close()
     await bus.close()
