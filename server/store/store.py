@@ -545,6 +545,9 @@ class Store:
                 event.listen(writer, "connect", _sqlite_writer_on_connect)
                 event.listen(writer, "begin", _sqlite_begin_immediate)
                 self._sqlite_writer = writer
+                self._sqlite_action_procs = _bind_processors(
+                    writer.dialect, Action.__table__, _ACTION_COLUMNS
+                )
                 self._sqlite_thread = ThreadPoolExecutor(1, thread_name_prefix="store-writer")
                 self._sqlite_path = database
             # (an in-memory database is one per connection: there reads and writes share
@@ -1118,11 +1121,7 @@ class Store:
             return
         try:
             if self._sqlite_thread is not None:
-                assert self._sqlite_writer is not None
-                procs = _bind_processors(
-                    self._sqlite_writer.dialect, Action.__table__, _ACTION_COLUMNS
-                )
-                params = _action_params(procs, rows)
+                params = _action_params(self._sqlite_action_procs, rows)
                 if not self._sqlite_append_here(params):
                     await asyncio.get_running_loop().run_in_executor(
                         self._sqlite_thread, self._sqlite_append, params
