@@ -46,6 +46,8 @@ from typing import Any, Protocol, runtime_checkable
 
 import orjson
 
+from server.jsontext import dumps
+
 #: The ``type`` of the marker a subscription receives after it may have missed messages.
 GAP = "_gap"
 #: The marker's JSON text.
@@ -63,19 +65,11 @@ def group_of(channel: str) -> tuple[str, str] | None:
 
 
 def encode(payload: Payload) -> str:
-    """The JSON text of ``payload``: compact, UTF-8 kept as is, keys that are not strings
-    (seat numbers) written as strings, a non-finite float (which JSON cannot carry) as
-    ``null``; a value JSON has no form for (a set, an object) raises ``TypeError``. A
-    ``str`` is taken to be JSON text already and returned unchanged. (orjson: an eighth of
-    the stdlib encoder's time on a room's messages, the largest part of a publish.)"""
+    """The JSON text of ``payload`` (`server.jsontext.dumps`); a ``str`` is taken to be JSON
+    text already and returned unchanged."""
     if isinstance(payload, str):
         return payload
-    try:
-        # Without OPT_NON_STR_KEYS first: that option takes orjson 1.6-2.5x the time on a
-        # room's messages, and few messages have a key that is not a string.
-        return orjson.dumps(payload).decode()
-    except orjson.JSONEncodeError:
-        return orjson.dumps(payload, option=orjson.OPT_NON_STR_KEYS).decode()
+    return dumps(payload)
 
 
 def decode(text: str | bytes) -> Any:

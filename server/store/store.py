@@ -52,7 +52,6 @@ from pathlib import Path
 from typing import Any, TypeVar, cast
 
 import asyncpg
-import orjson
 from sqlalchemy import (
     bindparam,
     create_engine,
@@ -85,6 +84,7 @@ from sqlalchemy.ext.asyncio import (
 from sqlalchemy.orm import aliased
 from sqlalchemy.pool import QueuePool
 
+from server.jsontext import dumps as json_text
 from server.loops import running_loop
 from server.store.models import Action, Hand, LedgerEntry, Player, Room, SeatDelta, utcnow
 
@@ -254,16 +254,6 @@ _ACTION_COLUMNS = ("hand_id", "idx", "seat", "payload", "created_at")
 _INSERT_ACTIONS_SQL = (
     f"INSERT INTO actions ({', '.join(_ACTION_COLUMNS)}) VALUES ({', '.join('?' * 5)})"
 )
-
-
-def _json_text(value: Any) -> str:
-    """The JSON text a JSON column stores for ``value`` (its engines' ``json_serializer``):
-    orjson, compact, UTF-8 kept; keys that are not strings (seat numbers) as strings, as the
-    stdlib encoder writes them. (The stdlib encoder was most of the action log's bind step.)"""
-    try:
-        return orjson.dumps(value).decode()
-    except orjson.JSONEncodeError:
-        return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
 
 
 def _bind_processors(dialect: Any, table: Any, columns: Sequence[str]) -> list[Any]:
@@ -520,7 +510,7 @@ class Store:
 
     def __init__(self, url: str, *, echo: bool = False) -> None:
         self.url = url
-        self.engine: AsyncEngine = create_async_engine(url, echo=echo, json_serializer=_json_text)
+        self.engine: AsyncEngine = create_async_engine(url, echo=echo, json_serializer=json_text)
         self._sqlite = self.engine.dialect.name == "sqlite"
         self._sqlite_writer: Engine | None = None
         self._sqlite_thread: ThreadPoolExecutor | None = None
@@ -534,7 +524,7 @@ class Store:
                 writer = create_engine(
                     parsed.set(drivername="sqlite+pysqlite"),
                     echo=echo,
-                    json_serializer=_json_text,
+                    json_serializer=json_text,
                     poolclass=QueuePool,
                     pool_size=1,
                     max_overflow=0,
