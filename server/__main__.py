@@ -222,6 +222,7 @@ def _run(args: argparse.Namespace) -> int:
 
     import uvicorn
 
+    from server import heap
     from server.api.http import uvicorn_options
     from server.logs import log_config
     from server.store import schema
@@ -250,6 +251,8 @@ def _run(args: argparse.Namespace) -> int:
     os.environ["MIGRATE"] = "false"
     # The process ends with the app: a stop that overruns SHUTDOWN_SECONDS ends it anyway.
     os.environ["SHUTDOWN_WATCHDOG"] = "true"
+    # No collection pauses in play: the heap frozen every second, collected whole this often.
+    os.environ.setdefault("GC_FULL_SECONDS", str(heap.FULL_SECONDS))
     get_settings.cache_clear()
     _tune_gc()
     uvicorn.run(
@@ -282,7 +285,8 @@ def _run(args: argparse.Namespace) -> int:
 #: at 1,000,000 one every ~75 s at 1,000 paced rooms, of ~1.2 million young objects, a
 #: pause of 0.5-1.1 s that found almost no garbage (README, bench results): rarer, longer.
 #: Almost everything the server frees goes by reference counting; the collector is only
-#: for cycles, which it still finds.
+#: for cycles, which it still finds. Since then `server.heap` freezes the heap every second
+#: (``GC_FULL_SECONDS``): these thresholds only act on what one second allocates.
 GC_THRESHOLDS = (1_000_000, 20, 100)
 
 

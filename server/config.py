@@ -8,7 +8,7 @@ Every field can be set by the upper-case environment variable of the same name, 
 ``ROOMS_PER_MINUTE``, ``SOCKETS_PER_MINUTE``, ``LOOKUPS_PER_MINUTE``, ``JOINS_PER_MINUTE``,
 ``ADMIN_FAILURES_PER_MINUTE``, ``SOCKETS_PER_ADDRESS``, ``SOCKETS_PER_ROOM``,
 ``SPECTATORS_PER_ROOM``, ``MESSAGES_PER_SECOND``, ``MESSAGE_BURST``, ``REQUEST_SECONDS``,
-``KEEP_ALIVE_SECONDS``, ``MIGRATE``, ``DB_WAIT_SECONDS``,
+``KEEP_ALIVE_SECONDS``, ``GC_FULL_SECONDS``, ``MIGRATE``, ``DB_WAIT_SECONDS``,
 ``READY_TIMEOUT_SECONDS``, ``API_DOCS``, ``LOG_FORMAT``, ``HOST``, ``PORT``.
 """
 
@@ -143,6 +143,11 @@ class Settings(BaseSettings):
         shutdown_watchdog: arm that watchdog when the app shuts down (``python -m server
             serve`` sets it: the process ends with the app; off for an app inside another
             process, e.g. a test's).
+        gc_full_seconds: how often the process collects its whole heap for reference
+            cycles, the heap being frozen out of the collector's sight every second in
+            between, so that no collection pauses the rooms in play (:mod:`server.heap`);
+            ``python -m server serve`` sets 600 when unset; unset or ``0``: CPython's
+            collector as it is (an app inside another process, e.g. a test's).
         request_seconds: an HTTP request (headers and body) must arrive within this many
             seconds of the connection (or of the previous response); else the connection is
             closed (slow clients).
@@ -196,6 +201,7 @@ class Settings(BaseSettings):
     message_burst: int = Field(default=40, ge=1)
     shutdown_seconds: float = Field(default=3, gt=0)
     shutdown_watchdog: bool = False
+    gc_full_seconds: float = Field(default=0, ge=0)
     request_seconds: float = Field(default=10, gt=0)
     keep_alive_seconds: float = Field(default=5, gt=0)
     ws_deflate: bool = False

@@ -111,9 +111,10 @@ def _gc_callback(phase: str, info: dict[str, Any]) -> None:
 
 def observe_gc() -> None:
     """Time every garbage collector run of this process into ``zhuoji_gc_pause_seconds``
-    (``gc.callbacks``; installed once however often it is called). At 1,000 busy rooms a
-    young collection is the longest pause the server has: it scans every room's current
-    state (``bench/load.py`` reports them)."""
+    (``gc.callbacks``; installed once however often it is called). A collection is the
+    longest pause the server has: under ``serve`` one full collection every
+    ``GC_FULL_SECONDS`` (`server.heap`), about 2 s at 1,000 busy rooms (``bench/load.py``
+    reports them)."""
     if _gc_callback not in gc.callbacks:
         gc.callbacks.append(_gc_callback)
 

@@ -25,7 +25,7 @@ from sqlalchemy.exc import DataError, DBAPIError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match, Mount
 
-from server import metrics
+from server import heap, metrics
 from server.api import admin as admin_api
 from server.api import me as me_api
 from server.api import replays as replays_api
@@ -260,6 +260,9 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         await app.state.manager.start()
         metrics.track_manager(app.state.manager)
         metrics.observe_gc()
+        freezer = None
+        if settings.gc_full_seconds > 0:  # (serve's process only: it freezes the whole heap)
+            freezer = asyncio.create_task(heap.keep_frozen(settings.gc_full_seconds), name="heap")
         sweeper = None
         interval = settings.sweep_seconds
         if interval is None:
@@ -297,9 +300,10 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
                 watchdog(settings.shutdown_seconds + 0.5)
             loop = asyncio.get_running_loop()
             end = loop.time() + settings.shutdown_seconds
-            if sweeper is not None:
-                sweeper.cancel()
-                await settle([sweeper], 0.1, what="sweeper")
+            for task in (sweeper, freezer):
+                if task is not None:
+                    task.cancel()
+                    await settle([task], 0.1, what=task.get_name())
             await app.state.manager.close(timeout=max(0.5, settings.shutdown_seconds * 0.6))
             closing = [app.state.limits.close(), bus.close(), store.close()]
             if app.state.redis is not None:
