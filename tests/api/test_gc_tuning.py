@@ -4,12 +4,22 @@ frozen and the serving thresholds set, in a process of its own (as ``serve`` run
 
 from __future__ import annotations
 
+import asyncio
+import gc
 import json
 import subprocess
 import sys
+import time
+import weakref
 from pathlib import Path
 
+import pytest
+
 from server.__main__ import GC_THRESHOLDS
+from server.heap import keep_frozen
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "integration"))
+from processes import ServerProcess  # noqa: E402
 
 PROBE = """
 import gc, json, sys
@@ -33,8 +43,6 @@ def test_serve_freezes_the_startup_heap_and_sets_the_thresholds() -> None:
 
 
 def test_collector_pauses_are_timed_into_the_metrics() -> None:
-    import gc
-
     from prometheus_client import REGISTRY
 
     from server import metrics
@@ -58,12 +66,6 @@ class Node:
 async def test_keep_frozen_leaves_cycles_to_its_full_collection() -> None:
     """The heap is frozen every ``freeze_seconds``: a young collection no longer finds a
     cycle made before the last freeze; the full collection every ``full_seconds`` does."""
-    import asyncio
-    import gc
-    import weakref
-
-    from server.heap import keep_frozen
-
     enabled = gc.isenabled()
     gc.disable()  # (no automatic collection before the freeze: only the explicit ones)
     task = asyncio.create_task(keep_frozen(full_seconds=0.6, freeze_seconds=0.02))
@@ -90,10 +92,6 @@ async def test_keep_frozen_leaves_cycles_to_its_full_collection() -> None:
 
 
 async def test_keep_frozen_refuses_intervals_that_are_not_positive() -> None:
-    import pytest
-
-    from server.heap import keep_frozen
-
     with pytest.raises(ValueError):
         await keep_frozen(full_seconds=0)
     with pytest.raises(ValueError):
@@ -105,11 +103,6 @@ def test_serve_freezes_every_second_and_collects_whole_every_gc_full_seconds(
 ) -> None:
     """``python -m server serve`` runs `server.heap.keep_frozen` (``GC_FULL_SECONDS``,
     600 unless set): here every second, each full collection logged."""
-    import time
-
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "integration"))
-    from processes import ServerProcess
-
     env = {
         "DATABASE_URL": f"sqlite+aiosqlite:///{tmp_path / 'gc.db'}",
         "REDIS_URL": "",
