@@ -170,6 +170,10 @@ def play_scripted(
                 continue
             want: Step = todo[seat][done[seat]]
             st = ui_state(page)
+            if _window_gone(st, want, todo[seat][done[seat] + 1 : done[seat] + 2]):
+                done[seat] += 1
+                moved = True
+                continue
             if st["pending"] or st["prompt"] == answered[seat] or st["legal"] != want.legal:
                 continue
             v = st["view"]
@@ -193,6 +197,26 @@ def play_scripted(
             moved = True
         if not moved:
             time.sleep(0.05)
+
+
+def _window_gone(st: dict[str, Any], want: Step, after: list[Step]) -> bool:
+    """Whether the claim window of ``want``, a predicted pass, closed before the page showed
+    it: a window decided by a higher claim closes without this seat's answer (spec §3), as
+    soon as its hold is over, and a page polled a little late never sees its prompt. The
+    page then already shows the seat's next predicted decision, or the hand's end."""
+    if want.action["kind"] != "pass" or st["pending"] or not st["view"]:
+        return False
+    if not after:
+        return st["view"]["phase"] == "ended"
+    page = (st["legal"], _where(st["view"]))
+    nxt = after[0]
+    return page != (want.legal, _where(want.view)) and page == (nxt.legal, _where(nxt.view))
+
+
+def _where(view: dict[str, Any]) -> tuple[Any, ...]:
+    """What tells one decision of a hand from another in a seat's view."""
+    rivers = tuple(len(s["discards"]) for s in view["seats"])
+    return (view["phase"], view["hand"], view["drawn"], view["wall_count"], rivers)
 
 
 def payment_rows(page: Any) -> list[tuple[int, int, int, str]]:
