@@ -200,11 +200,12 @@ def play_scripted(
 
 
 def _window_gone(st: dict[str, Any], want: Step, after: list[Step]) -> bool:
-    """Whether the claim window of ``want``, a predicted pass, closed before the page showed
-    it: a window decided by a higher claim closes without this seat's answer (spec §3), as
-    soon as its hold is over, and a page polled a little late never sees its prompt. The
-    page then already shows the seat's next predicted decision, or the hand's end."""
-    if want.action["kind"] != "pass" or st["pending"] or not st["view"]:
+    """Whether the claim window of ``want`` (a predicted answer to a discard or an added
+    kong) closed before the page showed it: a window decided by a higher claim closes
+    without this seat's answer (spec §3) as soon as its hold is over, and a page polled a
+    little late never sees its prompt. The page then already shows the seat's next
+    predicted decision, or the hand's end."""
+    if want.view["phase"] not in ("claim", "rob") or st["pending"] or not st["view"]:
         return False
     if not after:
         return st["view"]["phase"] == "ended"
