@@ -28,9 +28,10 @@ protocol sends with it (win or self-draw when legal, else a seeded random choice
   (``CLAIM_MIN_MS`` unset).
 
 Measured over ``--seconds`` once every room is seated and connected and has played
-`WARM_UP_SECONDS` more (the client's heap is frozen out of its collector first, as the
-server's; ``--profile DIR`` samples the server with py-spy over the window;
-``--latencies DIR`` writes every latency of the window, with its send time, as CSV):
+``--warm-up`` seconds more (`WARM_UP_SECONDS` by default; the client's heap is frozen
+out of its collector first, as the server's; ``--profile DIR`` samples the server with
+py-spy over the window; ``--latencies DIR`` writes every latency of the window, with its
+send time, as CSV, and each second's actions, ended hands and server CPU per action):
 
 * ``frames/cpu-s``: WebSocket frames (both directions) per second of the server process's
   CPU (user + system, from psutil), and as % of the baseline of the same repeat and mode;
@@ -719,7 +720,7 @@ async def play(args: argparse.Namespace, mode: str, target: Target) -> dict[str,
     # window ends (a young collection of this heap is a pause of its own).
     gc.freeze()
     gc.disable()
-    await asyncio.sleep(WARM_UP_SECONDS)
+    await asyncio.sleep(args.warm_up)
     stamp = time.strftime("%H:%M:%S")
     print(f"    {target.name}: measuring from {stamp} UTC", file=sys.stderr, flush=True)
     spy = profile(args, target, proc.pid, mode)
@@ -727,6 +728,7 @@ async def play(args: argparse.Namespace, mode: str, target: Target) -> dict[str,
     before = load.stats.counts()
     cpu0, t0, client0 = cpu_seconds(proc), time.monotonic(), time.process_time()
     lat_t0 = time.perf_counter()
+    trace = asyncio.create_task(per_second(load, proc, args.seconds))
     await asyncio.sleep(args.seconds)
     cpu1, t1, client1 = cpu_seconds(proc), time.monotonic(), time.process_time()
     after = load.stats.counts()
@@ -751,6 +753,11 @@ async def play(args: argparse.Namespace, mode: str, target: Target) -> dict[str,
         start = time.time() - (time.perf_counter() - lat_t0)  # the window's start, epoch s
         lines = [f"# window start {start:.3f} (epoch s)\n"]
         out.write_text("".join(lines + [f"{ts:.4f},{1000 * x:.2f}\n" for ts, x in window]))
+        seconds = await trace
+        rows = ["second,actions,hands,server_cpu_ms_per_action\n"]
+        rows += [f"{i},{n},{h},{ms:.3f}\n" for i, (n, h, ms) in enumerate(seconds)]
+        out.with_name(out.stem + "-seconds.csv").write_text("".join(rows))
+    trace.cancel()
     lat = sorted(x for _, x in window)
     return {
         "target": target.name,
@@ -791,6 +798,23 @@ def profile(
     cmd = [spy, "record", "-p", str(pid), "-d", str(int(args.seconds)), "-r", "100"]
     cmd += ["-f", "raw", "-o", str(out), "--threads"]
     return subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+async def per_second(
+    load: Load, proc: psutil.Process, seconds: float
+) -> list[tuple[int, int, float]]:
+    """Each whole second of the window: the actions sent, the hands ended and the server's
+    CPU ms per action (``--latencies``: whether an action's cost grows over the window)."""
+    out: list[tuple[int, int, float]] = []
+    prev, cpu = load.stats.counts(), cpu_seconds(proc)
+    for _ in range(int(seconds)):
+        await asyncio.sleep(1.0)
+        now, cpu_now = load.stats.counts(), cpu_seconds(proc)
+        acts = now["actions"] - prev["actions"]
+        ms = 1000 * (cpu_now - cpu) / acts if acts else float("nan")
+        out.append((acts, now["hands"] - prev["hands"], ms))
+        prev, cpu = now, cpu_now
+    return out
 
 
 def quantile(xs: list[float], q: float) -> float:
@@ -885,6 +909,13 @@ def main() -> None:
         "--rooms", type=int, default=None, help="default: 20 closed-loop, 100 paced"
     )
     parser.add_argument("--seconds", type=float, default=10, help="measured window per run")
+    parser.add_argument(
+        "--warm-up",
+        type=float,
+        default=WARM_UP_SECONDS,
+        help="seconds of play between the setup and the window (the rooms, seated together,"
+        " end their first hands together; a longer warm-up measures them out of step)",
+    )
     parser.add_argument("--mode", choices=["closed", "paced", "both"], default="both")
     parser.add_argument("--config", choices=["sqlite", "pg", "both"], default="both")
     parser.add_argument("--repeat", type=int, default=3)
@@ -900,7 +931,8 @@ def main() -> None:
     parser.add_argument(
         "--latencies",
         type=Path,
-        help="write each window's latencies here (CSV: seconds into the window, ms)",
+        help="write each window's latencies here (CSV: seconds into the window, ms), and"
+        " per second its actions, ended hands and server CPU per action (*-seconds.csv)",
     )
     args = parser.parse_args()
     raise_fd_limit(args.rooms or 100)
