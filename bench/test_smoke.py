@@ -28,17 +28,22 @@ def test_selfplay_prints_its_table() -> None:
     assert "| engine |" in out and "| actor |" in out
 
 
-def test_load_prints_its_table() -> None:
+def test_load_prints_its_table(tmp_path: Path) -> None:
     out = run(
         "bench/load.py",
         *("--rooms", "1", "--seconds", "2", "--mode", "closed", "--config", "sqlite"),
-        *("--repeat", "1"),
+        *("--repeat", "1", "--warm-up", "1", "--latencies", str(tmp_path)),
     )
     assert "| baseline |" in out and "| sqlite |" in out
     row = next(line for line in out.splitlines() if line.startswith("| sqlite |"))
     cells = [c.strip() for c in row.strip("|").split("|")]
     assert cells[1] == "1"  # the room was seated and connected
     assert float(cells[2]) > 0  # and its players' actions went through
+    # each whole second of the window, with the actions the room sent in it
+    trace = (tmp_path / "sqlite-closed-1-seconds.csv").read_text().splitlines()
+    assert trace[0] == "second,actions,hands,server_cpu_ms_per_action"
+    assert [line.split(",")[0] for line in trace[1:]] == ["0", "1"]
+    assert all(int(line.split(",")[1]) > 0 for line in trace[1:])
 
 
 def test_server_log_counts_chained_tracebacks_once_and_lost_leases(tmp_path: Path) -> None:
