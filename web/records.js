@@ -76,16 +76,18 @@ export function lineChart(series, { xLabel = (i) => String(i), id = null, width 
   const n = Math.max(0, ...series.map((x) => x.values.length));
   const all = series.flatMap((x) => x.values).concat([0]);
   let lo = Math.min(...all); let hi = Math.max(...all);
-  // room for the longest y label (about 7 px a digit at the ticks' size): -1000000 fits
-  const left = Math.max(44, 14 + 7 * Math.max(...[lo, hi].map((v) => String(Math.round(v * 1.1)).length)));
   if (lo === hi) { lo -= 1; hi += 1; }
-  const pad = (hi - lo) * 0.08; lo -= pad; hi += pad;
+  // the axis from a tick at or below the lowest point to one at or above the highest, so
+  // every value stands between two labels (a step of 20 over -16..19 labelled only 0 and 20)
+  const step = Math.max(1, niceStep((hi - lo) / 4));
+  lo = Math.floor(lo / step) * step; hi = Math.ceil(hi / step) * step;
+  // room for the longer end label (about 7 px a digit at the ticks' size): -1000000 fits
+  const left = Math.max(44, 14 + 7 * Math.max(String(lo).length, String(hi).length));
   const X = (i) => left + (n <= 1 ? (W - left - right) / 2 : (i * (W - left - right)) / (n - 1));
   const Y = (v) => top + ((hi - v) * (H - top - bottom)) / (hi - lo);
   const svg = s('svg', { viewBox: `0 0 ${W} ${H}`, class: 'chart', role: 'img', id });
   // grid: zero line and a few y ticks
-  const step = niceStep((hi - lo) / 4);
-  for (let v = Math.ceil(lo / step) * step; v <= hi; v += step) {
+  for (let v = lo; v <= hi; v += step) {
     svg.append(s('line', { x1: left, x2: W - right, y1: Y(v), y2: Y(v), class: v === 0 ? 'zero' : 'grid' }));
     svg.append(s('text', { x: left - 6, y: Y(v) + 4, class: 'tick', 'text-anchor': 'end' }, String(Math.round(v))));
   }

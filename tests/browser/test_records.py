@@ -57,6 +57,20 @@ def _shots(page: Any, shots: Path, name: str) -> None:
         })"""
     )
     assert not overlaps, (name, overlaps)
+    # every point between two labelled grid lines (a phone's chart of -16..19 was labelled
+    # only 0 and 20: its losses stood below the last label)
+    outside = page.evaluate(
+        """[...document.querySelectorAll('#records svg.chart')].flatMap((svg) => {
+          const ys = [...svg.querySelectorAll('line.grid, line.zero')]
+            .map((l) => +l.getAttribute('y1'));
+          const labels = svg.querySelectorAll('text.tick:not(.xtick)').length;
+          const pts = [...svg.querySelectorAll('polyline')].flatMap((p) =>
+            p.getAttribute('points').split(' ').map((xy) => +xy.split(',')[1]));
+          const out = pts.filter((y) => y < Math.min(...ys) - 0.5 || y > Math.max(...ys) + 0.5);
+          return out.length || labels !== ys.length ? [svg.id] : [];
+        })"""
+    )
+    assert not outside, (name, outside)
     # hand numbers at an even step (1 2 3 / 2 4 6 ...), then the last: never "2 3 5 6 8"
     for labels in page.locator("#records svg.chart").evaluate_all(
         "svgs => svgs.map(svg => [...svg.querySelectorAll('text.xtick')].map(e => e.textContent))"
