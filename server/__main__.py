@@ -127,7 +127,11 @@ def build_parser() -> argparse.ArgumentParser:
     from server.config import get_settings
 
     settings = get_settings()
-    parser = argparse.ArgumentParser(prog="python -m server", description=__doc__.split("\n")[0])
+    from server.admin_cli import help_text
+
+    parser = argparse.ArgumentParser(
+        prog="python -m server", description=help_text(__doc__.split("\n")[0])
+    )
     sub = parser.add_subparsers(dest="command")
 
     serve = sub.add_parser("serve", help="migrate, then serve HTTP + WebSocket (default)")

@@ -64,10 +64,16 @@ def _page_size(text: str) -> int:
     return n
 
 
+def help_text(doc: str) -> str:
+    """A module docstring as ``--help`` prints it: its reStructuredText marks taken out
+    (````code````, ``:mod:`x``` and the like become plain ``code`` and ``x``)."""
+    return re.sub(r":[a-z]+:`([^`]+)`", r"\1", doc).replace("``", "")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m server admin",
-        description=__doc__,
+        description=help_text(__doc__ or ""),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     sub = parser.add_subparsers(dest="what", required=True)

@@ -77,3 +77,14 @@ async def test_admin_cli_prints_the_queries_results(store: Store, database_url: 
         out = _cli(database_url, *bad)
         assert out.returncode == 2, (bad, out.stdout, out.stderr)
         assert "Traceback" not in out.stderr and out.stderr.strip(), (bad, out.stderr)
+
+
+def test_the_help_reads_as_plain_text() -> None:
+    # The help printed the docstrings' reStructuredText marks (``serve``, :mod:`x`) as is.
+    from server.__main__ import build_parser as main_parser
+    from server.admin_cli import build_parser as admin_parser
+
+    for text in (main_parser().format_help(), admin_parser().format_help()):
+        assert "``" not in text and ":mod:" not in text, text
+    assert "python -m server [serve|migrate|replay|audit|admin]" in main_parser().format_help()
+    assert "* rooms [--game G] [--status S]" in admin_parser().format_help()
