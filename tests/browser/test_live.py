@@ -161,6 +161,7 @@ def play_scripted(
     todo = {seat: hand.of(seat) for seat in pages}
     done = dict.fromkeys(pages, 0)
     answered: dict[int, Any] = dict.fromkeys(pages)
+    outranked = _outranked(hand)
     end = time.monotonic() + HAND_TIMEOUT
     while any(done[s] < len(todo[s]) for s in pages):
         assert time.monotonic() < end, f"stuck: {done} of {[len(todo[s]) for s in pages]}"
@@ -170,7 +171,9 @@ def play_scripted(
                 continue
             want: Step = todo[seat][done[seat]]
             st = ui_state(page)
-            if _window_gone(st, want, todo[seat][done[seat] + 1 : done[seat] + 2]):
+            if id(want) in outranked and _window_gone(
+                st, want, todo[seat][done[seat] + 1 : done[seat] + 2]
+            ):
                 done[seat] += 1
                 moved = True
                 continue
@@ -199,13 +202,37 @@ def play_scripted(
             time.sleep(0.05)
 
 
+def _outranked(hand: Hand) -> set[int]:
+    """The ids of ``hand``'s answers to claim windows in which another seat pongs, kongs or
+    wins: such a window may close without them once decided (spec §3)."""
+    out: set[int] = set()
+    window: list[Step] = []
+    for step in [*hand.steps, None]:
+        if window and (step is None or _window(step) != _window(window[0])):
+            claimers = {s.seat for s in window if s.action["kind"] in ("pong", "kong", "win")}
+            out.update(id(s) for s in window if claimers - {s.seat})
+            window = []
+        if step is not None and _window(step) is not None:
+            window.append(step)
+    return out
+
+
+def _window(step: Step) -> tuple[Any, ...] | None:
+    """The claim window ``step`` answers, the same in every seat's view (None: no window)."""
+    v = step.view
+    if v["phase"] not in ("claim", "rob"):
+        return None
+    rivers = tuple(len(s["discards"]) for s in v["seats"])
+    return (v["wall_count"], rivers, str(v.get("last_discard")), v.get("robbing"))
+
+
 def _window_gone(st: dict[str, Any], want: Step, after: list[Step]) -> bool:
     """Whether the claim window of ``want`` (a predicted answer to a discard or an added
-    kong) closed before the page showed it: a window decided by a higher claim closes
-    without this seat's answer (spec §3) as soon as its hold is over, and a page polled a
-    little late never sees its prompt. The page then already shows the seat's next
-    predicted decision, or the hand's end."""
-    if want.view["phase"] not in ("claim", "rob") or st["pending"] or not st["view"]:
+    kong, `_outranked`) closed before the page showed it: a window decided by a higher
+    claim closes without this seat's answer (spec §3) as soon as its hold is over, and a
+    page polled a little late never sees its prompt. The page then already shows the
+    seat's next predicted decision, or the hand's end."""
+    if st["pending"] or not st["view"]:
         return False
     if not after:
         return st["view"]["phase"] == "ended"
