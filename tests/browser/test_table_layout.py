@@ -247,3 +247,40 @@ def test_a_long_name_keeps_the_centres_dealer_line_to_one_line(
         no_overflow(page)
     finally:
         ctx.close()
+
+
+# Once the hovered tile stands raised: whether the point it was hovered at still hits it.
+_HIT_WHEN_RAISED = """([x, y, rest, h]) => {
+  const raised = [...document.querySelectorAll('#hand .hand-tile.playable')]
+    .find(e => e.getBoundingClientRect().y <= rest - 0.15 * h);
+  if (!raised) return null;
+  const hit = document.elementFromPoint(x, y);
+  return { hit: !!hit && hit.closest('.hand-tile') === raised, tile: raised.dataset.tile };
+}"""
+
+
+def test_a_tile_hovered_at_its_lower_edge_stays_raised(
+    live_server: str, browser: Any, shots_dir: Path
+) -> None:
+    """A playable hand tile rises under the pointer (18 % of its height). Hovered near its
+    lower edge it must stay up: it flickered up and down (the raised tile left the pointer,
+    dropped under it and rose again), and a click on it waited forever for it to stand
+    still (a browser test's rare 30 s timeout)."""
+    ctx, page = new_page(browser, 375, 812)
+    try:
+        create_room(page, live_server, "我")
+        add_bots(page)
+        page.wait_for_selector("#hand .hand-tile.playable", timeout=30000)
+        tile = page.locator("#hand .hand-tile.playable").nth(2)
+        box = tile.bounding_box()
+        x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] * 0.95
+        page.mouse.move(x, y)
+        got = page.wait_for_function(
+            _HIT_WHEN_RAISED, arg=[x, y, box["y"], box["height"]], timeout=5000
+        ).json_value()
+        assert got["hit"], got
+        tile.click(trial=True, timeout=3000)  # it stands still: Playwright may click it
+        page.screenshot(path=str(shots_dir / "table-hover-low-375.png"))
+        assert not page.errors, page.errors  # type: ignore[attr-defined]
+    finally:
+        ctx.close()
