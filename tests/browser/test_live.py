@@ -222,8 +222,7 @@ def _window(step: Step) -> tuple[Any, ...] | None:
     v = step.view
     if v["phase"] not in ("claim", "rob"):
         return None
-    rivers = tuple(len(s["discards"]) for s in v["seats"])
-    return (v["wall_count"], rivers, str(v.get("last_discard")), v.get("robbing"))
+    return (v["wall_count"], _rivers(v), str(v.get("last_discard")), v.get("robbing"))
 
 
 def _window_gone(st: dict[str, Any], want: Step, after: list[Step]) -> bool:
@@ -243,8 +242,12 @@ def _window_gone(st: dict[str, Any], want: Step, after: list[Step]) -> bool:
 
 def _where(view: dict[str, Any]) -> tuple[Any, ...]:
     """What tells one decision of a hand from another in a seat's view."""
-    rivers = tuple(len(s["discards"]) for s in view["seats"])
-    return (view["phase"], view["hand"], view["drawn"], view["wall_count"], rivers)
+    return (view["phase"], view["hand"], view["drawn"], view["wall_count"], _rivers(view))
+
+
+def _rivers(view: dict[str, Any]) -> tuple[int, ...]:
+    """How many tiles each seat's river holds."""
+    return tuple(len(s["discards"]) for s in view["seats"])
 
 
 def payment_rows(page: Any) -> list[tuple[int, int, int, str]]:
