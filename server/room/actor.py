@@ -1185,9 +1185,9 @@ class RoomActor:
     async def _vote(self, seat: int, agree: bool) -> None:
         if self.status not in ("playing", "between"):
             raise RoomError("no_session", "there is no session in progress to dissolve")
-        if self.status == "playing" and sum(not s.bot for s in self.seats) == 1:
+        if agree and self.status == "playing" and sum(not s.bot for s in self.seats) == 1:
             # the bots would agree at once: a lone player could wipe out any hand going
-            # badly while won ones count (战绩, the leaderboard)
+            # badly while won ones count (战绩, the leaderboard); a "no" finds no vote
             raise RoomError(
                 "hand_with_bots",
                 "alone with bots, a hand in play is not dissolved: dissolve once it ends "

@@ -97,6 +97,9 @@ async def test_alone_with_bots_a_hand_going_badly_cannot_be_dissolved(
     with pytest.raises(RoomError) as refused:
         await actor.vote_dissolve(0, True)
     assert refused.value.code == "hand_with_bots"
+    with pytest.raises(RoomError) as refused:  # a "no" with no vote open
+        await actor.vote_dissolve(0, False)
+    assert refused.value.code == "no_vote"
     assert (actor.version, actor.prompts.window, actor.vote.number) == before
     assert actor.status == "playing" and not actor.vote.is_open
     await run_until(actor, clock, lambda: actor.status == "between")
