@@ -95,9 +95,11 @@ class Settings(BaseSettings):
             unloaded from memory (rebuilt from the store when next asked for); finished
             rooms without sockets are unloaded at once. Keep it above every timer.
         unload_seconds: how often each process looks for rooms to unload (``0``: never).
-        pause_unwatched: ``bots`` (default): a room without a human seat pauses while no
-            socket (seat or spectator) is open on it and resumes when one connects;
-            ``auto``: also a room whose every human seat is on auto-play; ``never``.
+        pause_unwatched: ``auto`` (default): a room whose every human seat is on auto-play
+            (托管; a seat that left goes on it at its first timeout), or that has no human
+            seat, pauses while no socket (seat or spectator) is open on it and resumes when
+            one connects: a player who closed the page does not come back to hands played
+            without anybody there; ``bots``: only a room without a human seat; ``never``.
         auto_seconds: how long a seat on auto-play (托管) "thinks" before its default action.
         ready_seconds: how long the room waits for ``ready`` between hands.
         vote_seconds: how long a dissolve vote stays open.
@@ -181,7 +183,7 @@ class Settings(BaseSettings):
     claim_hold: Literal["min", "mimic"] = "mimic"
     room_idle_seconds: float = Field(default=600, gt=0)
     unload_seconds: float = Field(default=30, ge=0)
-    pause_unwatched: Literal["never", "bots", "auto"] = "bots"
+    pause_unwatched: Literal["never", "bots", "auto"] = "auto"
     auto_seconds: float = Field(default=1, ge=0)
     ready_seconds: float = Field(default=30, gt=0)
     vote_seconds: float = Field(default=60, gt=0)

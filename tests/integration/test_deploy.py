@@ -164,8 +164,9 @@ async def test_site_through_caddy_survives_a_replica_killed_mid_hand(
 ) -> None:
     env = {**ENV, "DATABASE_URL": postgres_url, "REDIS_URL": redis_url, "LEASE_SECONDS": "1.5"}
     env |= {"ROOMS_PER_MINUTE": "1000", "SOCKETS_PER_MINUTE": "10000"}
-    # the bots' room's absent host plays on auto at once and is not waited for between hands
-    env |= {"AUTO_SECONDS": "0", "READY_SECONDS": "1"}
+    # the bots' room's absent host plays on auto at once and is not waited for between hands,
+    # and its room plays on with nobody watching (by default it would wait for a socket)
+    env |= {"AUTO_SECONDS": "0", "READY_SECONDS": "1", "PAUSE_UNWATCHED": "bots"}
     env["FORWARDED_ALLOW_IPS"] = "127.0.0.1"  # the proxy's address, as PROXY_IP in compose
     migrate = subprocess.run(
         [sys.executable, "-m", "server", "migrate"],

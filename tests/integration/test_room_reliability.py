@@ -336,6 +336,36 @@ async def test_reconnect_during_settlement_and_ready_timeout(live_clock: Live) -
     assert snap2["hand_no"] == 2 and snap2["version"] == 0 and snap2["settlement"] is None
 
 
+async def test_a_lone_player_who_left_finds_the_hand_where_it_was(live_clock: Live) -> None:
+    """A player alone with bots who closed the page on 托管 comes back to the hand where it
+    stood (``PAUSE_UNWATCHED``'s default ``auto``): the room had played three more hands of
+    the session with nobody there. Its socket back, the room plays on."""
+    live = live_clock
+    code, tokens = await humans_room(live, "lone-1", humans=1, options={"hands": 8})
+    ws, _ = await connect(live, code, tokens[0])
+    await send(ws, {"type": "auto", "on": True})
+    actor = await live.actor(code)
+    for _ in range(5):
+        await live.advance(1)
+    assert actor.action_idx >= 5 and not actor.paused
+    await ws.close()
+    for _ in range(50):
+        if actor.paused:
+            break
+        await asyncio.sleep(0.02)
+    await live.idle()
+    left = (actor.hand_no, actor.action_idx)
+    for _ in range(120):  # two minutes of the room's time
+        await live.advance(1)
+    assert actor.paused and (actor.hand_no, actor.action_idx) == left
+    ws, snap = await connect(live, code, tokens[0])
+    assert (snap["hand_no"], snap["auto"]) == (left[0], True)
+    for _ in range(5):
+        await live.advance(1)
+    assert not actor.paused and (actor.hand_no, actor.action_idx) > left
+    await ws.close()
+
+
 async def test_dissolve_vote(live_clock: Live) -> None:
     live = live_clock
     code, tokens = await humans_room(live, "dissolve-1", humans=2)
