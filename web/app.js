@@ -1,11 +1,11 @@
 // 贵阳捉鸡麻将 browser client. Plain ES modules, no build step.
 // The server sends each seat its own `view` and `legal` actions; we render `view` and offer `legal`.
 import { t, getLang, setLang, translateDom, botName, defaultName, reasonText, handTypeText, winKindText, termText, errorMessage, validationMessage, CHICKEN_KINDS, chickenKindText, chickenName } from './i18n.js';
-import { tileEl, tileName, sortTiles, suitOf, suitChar, setTileGame, dieEl } from './tiles.js';
+import { tileEl, tileName, sortTiles, suitOf, suitName, setTileGame, dieEl } from './tiles.js';
 import { h } from './dom.js';
 import { JT_FANS, fanName, jintanWinEl, winnerHandText } from './jintan.js';
 import { readySeats, readyMark, huangWhy, reasonNetsEl, REASON_ORDER } from './settle.js';
-import { seatPosition } from './seats.js';
+import { seatPosition, turnedIndex } from './seats.js';
 import { api, store, profile, ApiError } from './api.js';
 import { RoomSocket } from './net.js';
 import { verifyEl } from './wall.js';
@@ -1120,7 +1120,7 @@ function seatHead(i, sv) {
       title: shown ? t('dealer_streak_title', { n: streak }) : t('dealer_title') }));
   }
   if (sv.bao_ting) head.append(h('span', { class: 'badge baoting', dataset: { baoTing: 'true' }, text: t('bao_ting') }));
-  if (sv.ding_que) head.append(h('span', { class: `badge que suit-${sv.ding_que}`, dataset: { que: sv.ding_que }, text: `${t('que')}${suitChar(sv.ding_que)}` }));
+  if (sv.ding_que) head.append(h('span', { class: `badge que suit-${sv.ding_que}`, dataset: { que: sv.ding_que }, text: `${t('que')}${suitName(sv.ding_que)}` }));
   if (isAuto(i, sv)) head.append(h('span', { class: 'badge auto', dataset: { auto: 'true' }, text: t('auto') }));
   // between hands: who has pressed 准备 (the apps mark each seat)
   if (v && v.phase === 'ended' && !S.sessionOver && S.readySeats.includes(i)) {
@@ -1130,7 +1130,7 @@ function seatHead(i, sv) {
   // a player gone away is said in words (a grey dot alone went unnoticed)
   if (info && !info.bot && !info.connected) head.append(h('span', { class: 'badge offline', dataset: { offline: 'true' }, text: t('seat_offline') }));
   const tot = totals()[i];
-  head.append(h('span', { class: 'score', dataset: { score: String(tot ?? 0) }, text: `${tot ?? 0}${t('score')}` }));
+  head.append(h('span', { class: 'score', dataset: { score: String(tot ?? 0) }, text: t(Math.abs(tot ?? 0) === 1 ? 'score_one' : 'score', { n: tot ?? 0 }) }));
   head.append(h('span', { class: 'seat-countdown', dataset: { seat: String(i) } }));
   return head;
 }
@@ -1150,19 +1150,6 @@ const KONG_TAGS = { men_dou: 'tag_men_dou', ming_dou: 'tag_ming_dou', zhuan_wan_
 /** A kong's name in an event line: Guiyang's 豆 by its term (闷豆), Jintan's by its tag (补杠), else 杠. */
 const kongName = (kind) => douText(kind) || (KONG_TAGS[kind] ? t(KONG_TAGS[kind]) : t('act_kong'));
 
-/** Which tile of a claimed meld is turned, as at a real table: it points at the seat it came
- *  from, seen from the meld's owner: 上家 (left) the first tile, 对家 the middle one, 下家
- *  (right) the last. null for a meld of one's own tiles. */
-function turnedIndex(owner, from, size) {
-  if (from === undefined || from === null || owner === undefined || owner === null) return null;
-  const n = nPlayers();
-  const off = (from - owner + n) % n;
-  if (off === 0) return null;
-  if (n === 2 || (n === 4 && off === 2)) return 1;
-  if (off === 1) return size - 1;
-  return 0;
-}
-
 /** A seat's melds. A claimed tile is turned sideways towards the seat it came from (a
  *  chow's, the tile taken, where it lies in the run); a
  *  concealed kong (闷豆) shows the others three backs and the one tile laid open (spec §4),
@@ -1179,7 +1166,7 @@ function meldsEl(sv, owner, open = false) {
     // a chow (from 上家 only) turns the tile it took, in its place in the run
     const turn = concealed ? null
       : kind === 'chow' && tiles.includes(m.claimed) ? tiles.indexOf(m.claimed)
-        : turnedIndex(owner, m.from, tiles.length);
+        : turnedIndex(owner, m.from, tiles.length, nPlayers());
     tiles.forEach((tl, k) => {
       if (concealed && !mine) {
         grp.append(k === 1 ? tileEl(tl, { size: 'sm', classes: ['kong-shown'] }) : tileEl('back', { size: 'sm' }));
@@ -1507,7 +1494,7 @@ function renderActions() {
       box.append(h('button', {
         type: 'button', class: `act act-que suit-${a.suit}`, dataset: { action: 'ding_que', suit: a.suit },
         disabled: S.pending, onclick: () => send(a),
-      }, suitChar(a.suit)));
+      }, suitName(a.suit)));
     }
   }
   // a tile selected by a tap: 打出 discards it (as a second tap on it does)
@@ -1588,7 +1575,7 @@ function detailEl(d, reason) {
   } else if (d.kind) box.append(h('small', { text: douText(d.kind) || kindText(d.kind) }));
   if (typeof d.tile === 'string') box.append(tileEl(d.tile, { size: 'xs' }));
   if (d.jin && reason !== 'ji') box.append(h('small', { class: 'badge', text: t('jin') }));
-  if (d.suit) box.append(h('small', { text: suitChar(d.suit) }));
+  if (d.suit) box.append(h('small', { text: suitName(d.suit) }));
   if (typeof d.hua_total === 'number') box.append(jintanWinEl(d));
   return box.children.length ? box : null;
 }
@@ -2186,7 +2173,7 @@ function explainEl(s, pays, deltas, n) {
       } else if (g.reason === 'cha_que' || g.reason === 'yuan_que') {
         // the void suit (缺万) and 查缺's count of its tiles are each payer's (查缺) or payee's
         // (原缺) own: under the title when every line has the same, else on each line
-        sayOnce(g, what, (x) => [x.suit ? `${t('que')}${suitChar(x.suit)}` : '',
+        sayOnce(g, what, (x) => [x.suit ? `${t('que')}${suitName(x.suit)}` : '',
           typeof x.tiles === 'number' ? t('s_void_tiles', { n: x.tiles }) : ''].filter(Boolean).join(' · '));
       }
       const who = h('span', { class: 'sg-who' });
@@ -2367,6 +2354,15 @@ function tick() {
   if (!v || !S.deadline || v.phase === 'ended' || S.replaced) {
     el.textContent = '';
     el.dataset.seconds = '';
+    return;
+  }
+  // a seat on 托管 plays its move at once: its second-long "deadline" is no countdown to show
+  const acting = actingSeats();
+  if (acting.length && acting.every((i) => isAuto(i, (v.seats || [])[i]))) {
+    for (const x of [el, $('#claim-countdown')].filter(Boolean)) {
+      x.textContent = '';
+      x.dataset.seconds = '';
+    }
     return;
   }
   const { secs, bank, left, text } = countdownNow();

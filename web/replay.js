@@ -3,11 +3,11 @@
 // play / pause / step / speed, each seat's claim or pass, the settlement at the end. The wall
 // is rebuilt in the page from the revealed seed (wall.js) and checked against the hash
 // published at the deal. The admin (token in sessionStorage, /admin) needs no key.
-import { tileEl, sortTiles, tileName, setTileGame, dieEl } from './tiles.js';
+import { tileEl, sortTiles, tileName, suitName, setTileGame, dieEl } from './tiles.js';
 import { h } from './dom.js';
 import { jintanWinEl, winnerHandText } from './jintan.js';
 import { readySeats, readyMark, huangWhy, reasonNetsEl } from './settle.js';
-import { seatPosition } from './seats.js';
+import { seatPosition, turnedIndex } from './seats.js';
 import { t, translator, getLang, setLang, winKindText, botName, paymentReasonText } from './i18n.js';
 import { checkSeed, verdictText } from './wall.js';
 
@@ -62,7 +62,6 @@ const L = {
 };
 /** The page's word ``key`` in the page's language, ``{name}`` parts filled from ``params``. */
 const rt = translator(L);
-const SUITS = { m: '万', p: '筒', s: '条' };
 
 // viewer: the seat the replay is seen from (``?seat=``, else seat 0), at the bottom as at the table
 const R = { data: null, frames: [], pos: 0, timer: null, speed: 1, viewer: 0 };
@@ -112,7 +111,7 @@ function stepText(step, pos) {
   if (a.kind === 'self_draw' && pos === R.frames.length - 1 && s && s.win_kind && s.win_kind !== 'zi_mo') {
     label = winKindText(s.win_kind, true) || label;
   }
-  const arg = a.tile ? ` ${tileName(a.tile)}` : a.suit ? ` ${SUITS[a.suit] || a.suit}` : a.tiles ? ` ${a.tiles.map(tileName).join('')}` : '';
+  const arg = a.tile ? ` ${tileName(a.tile)}` : a.suit ? ` ${suitName(a.suit)}` : a.tiles ? ` ${a.tiles.map(tileName).join('')}` : '';
   if (pos > 0 && R.frames[pos - 1].state.prompt === 'claim' && a.kind !== 'pass') {
     // an answer in a claim window is a wish: the window's close says whose claim was taken
     const lost = claimTaken(pos, step.seat) === false ? t('rp_claim_lost') : '';
@@ -150,11 +149,17 @@ function answersAt(pos) {
   return out;
 }
 
-function meldEl(m) {
+/** Seat ``owner``'s meld ``m`` (of ``n`` seats), as the table draws it: the claimed tile
+ *  turned towards the seat it came from (a chow's, the tile taken). */
+function meldEl(m, owner, n) {
   const tiles = m.tiles || [];
   const box = h('span', { class: `rp-meld meld-${m.kind}`, dataset: { kind: m.kind, from: m.from ?? '' }, title: rt(m.kind) });
   const concealed = m.kind === 'men_dou' || m.kind === 'concealed_kong';
-  tiles.forEach((tl, i) => box.append(tileEl(concealed && i < 3 ? 'back' : tl, { size: 'xs' })));
+  const turn = concealed ? null
+    : m.kind === 'chow' && tiles.includes(m.claimed) ? tiles.indexOf(m.claimed)
+      : turnedIndex(owner, m.from, tiles.length, n);
+  if (turn !== null) box.dataset.turned = String(turn);
+  tiles.forEach((tl, i) => box.append(tileEl(concealed && i < 3 ? 'back' : tl, { size: 'xs', classes: i === turn ? ['turned-claim'] : [] })));
   box.append(h('small', { text: rt(m.kind) }));
   return box;
 }
@@ -166,15 +171,19 @@ function seatEl(i, st, answers, lastDiscard) {
     h('b', { text: seatName(i) }),
     h('span', { class: 'muted', text: t('winds')[(i - R.data.dealer + 4) % 4] || '' }),
     i === st.dealer ? h('span', { class: 'badge', text: t('dealer') }) : null,
-    sv.ding_que ? h('span', { class: `badge que suit-${sv.ding_que}`, text: `${t('que')}${SUITS[sv.ding_que]}` }) : null,
+    sv.ding_que ? h('span', { class: `badge que suit-${sv.ding_que}`, text: `${t('que')}${suitName(sv.ding_que)}` }) : null,
     sv.bao_ting ? h('span', { class: 'badge', text: t('bao_ting') }) : null,
     answers[i] ? h('span', { class: `rp-answer answer-${answers[i]}`, dataset: { answer: answers[i] }, text: t(`act_${answers[i]}`) }) : null,
     acting ? h('span', { class: 'rp-acting', text: rt('acting') }) : null);
   const hand = h('div', { class: 'rp-hand', dataset: { seat: String(i) } });
   for (const tl of sortTiles(sv.hand || [], sv.ding_que)) hand.append(tileEl(tl, { size: 'sm' }));
   if (sv.drawn) hand.append(h('span', { class: 'rp-gap' }), tileEl(sv.drawn, { size: 'sm', classes: ['drawn'] }));
-  const melds = h('div', { class: 'rp-melds' }, ...(sv.melds || []).map(meldEl));
-  if (sv.flowers && sv.flowers.length) melds.append(...sv.flowers.map((f) => tileEl(f, { size: 'xs', classes: ['flower'] })));
+  const melds = h('div', { class: 'rp-melds' }, ...(sv.melds || []).map((m) => meldEl(m, i, st.seats.length)));
+  // the flowers laid open (Jintan), named as on the table
+  if (sv.flowers && sv.flowers.length) {
+    melds.append(h('span', { class: 'rp-flowers', dataset: { count: String(sv.flowers.length) } },
+      h('small', { text: t('flowers') }), ...sv.flowers.map((f) => tileEl(f, { size: 'xs', classes: ['flower'] }))));
+  }
   const claimed = new Set(sv.claimed || []);
   const river = h('div', { class: 'rp-river' });
   (sv.discards || []).forEach((tl, k) => {

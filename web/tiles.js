@@ -17,6 +17,9 @@ const FLOWERS_EN = ['Spring', 'Summer', 'Autumn', 'Winter', 'Plum', 'Orchid', 'B
 export function suitOf(tile) { return tile ? tile[tile.length - 1] : ''; }
 export function rankOf(tile) { return tile ? parseInt(tile, 10) : 0; }
 export function suitChar(s) { return SUIT_CHAR[s] || s; }
+/** A suit's name for text in the page's language: 万 / 筒 / 条, in English characters / dots /
+ *  bamboo (as `tileName` names the tiles). */
+export function suitName(s) { return getLang() === 'en' ? SUIT_EN[s] || s : suitChar(s); }
 
 // 1条 is 幺鸡 in Guiyang, where it is the chicken; Jintan players call it 一条 (1条).
 let yaoJi = true;

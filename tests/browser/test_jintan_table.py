@@ -195,12 +195,13 @@ def test_a_jintan_hand_with_a_chosen_chow_to_its_settlement(
         how = {"zi_mo": "self-draw (自摸)", "dian_pao": "on a discard (接炮)"}.get(s["win_kind"])
         assert how is None or how in page.locator("#settle-winners").inner_text()
         page.screenshot(path=str(shots_dir / "jintan-settlement-en.png"), full_page=True)
-        # 花, 番 and the sum apart (English ran "Winter 1 fan (番) 0" together)
+        # 花, 番 and the sum apart (English ran "Winter 1 fan (番) 0" together): a dot in the
+        # gap before each part (the first part's, and a wrapped line's, left outside the box)
         seps = page.locator("#settle-explain .jt-win").first.evaluate(
-            "w => [...w.querySelectorAll('.hua, .fan')]"
-            ".map(e => getComputedStyle(e, '::after').content)"
+            "w => [...w.querySelectorAll('.hua, .fan, .formula')]"
+            ".map(e => getComputedStyle(e, '::before').content)"
         )
-        assert seps == ['"·"', '"·"'], seps
+        assert seps == ['"·"', '"·"', '"·"'], seps
         page.set_viewport_size({"width": 375, "height": 812})
         page.locator("#settle-explain").scroll_into_view_if_needed()
         page.screenshot(path=str(shots_dir / "jintan-settlement-en-375.png"))
@@ -496,13 +497,13 @@ def test_an_eight_flower_win_line_adds_up_to_what_is_paid(
         assert formula == "底10 + 8花×5 = 50 · ×4 (八花封顶) = 200", formula
         page.click("#lang-toggle")
         formula, _ = page.evaluate(line, detail)
-        want = "base 10 + 8 flowers × 5 = 50 · ×4 (eight flowers, capped) = 200"
+        want = "base 10 + flowers 8 × 5 = 50 · ×4 (eight flowers, capped) = 200"
         assert formula == want, formula
         # a win capped by its 番 keeps saying its 番
         capped = {**detail, "win": "zi_mo", "fan": ["qi_dui", "hun_yi_se"], "fan_total": 3}
         capped["hua"], capped["hua_total"] = capped["hua"][:1], 1
         formula, mult = page.evaluate(line, capped)
-        assert (formula, mult) == ("base 10 + 1 flowers × 5 = 15 · ×4 (3 fan) = 60", "4")
+        assert (formula, mult) == ("base 10 + flowers 1 × 5 = 15 · ×4 (3 fan) = 60", "4")
         assert not page.errors, page.errors  # type: ignore[attr-defined]
     finally:
         ctx.close()

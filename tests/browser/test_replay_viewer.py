@@ -439,6 +439,27 @@ def test_a_jintan_hand_replays_with_its_flowers(
         )
         _no_overflow(page)
         page.locator("#rp-settlement").screenshot(path=str(shots_dir / "replay-jintan-end-375.png"))
+        # the table's melds as the live table draws them: a claimed tile turned towards the
+        # seat it came from (they lay flat), the flowers named 花 (they lay unnamed)
+        melds = page.evaluate(
+            """() => [...document.querySelectorAll('.rp-seat .rp-meld')].map((m) => ({
+                owner: Number(m.closest('.rp-seat').dataset.seat), kind: m.dataset.kind,
+                from: m.dataset.from === '' ? null : Number(m.dataset.from),
+                turned: [...m.querySelectorAll('.tile')].flatMap(
+                    (t, i) => t.classList.contains('turned-claim') ? [i] : []),
+                size: m.querySelectorAll('.tile').length }))"""
+        )
+        claimed = [m for m in melds if m["from"] is not None and m["from"] != m["owner"]]
+        assert claimed, melds  # this hand has a pong or an exposed kong
+        for m in melds:
+            if m in claimed and m["kind"] != "chow":
+                off = (m["from"] - m["owner"]) % 4  # 下家 the last tile, 对家 the middle, 上家 the first
+                assert m["turned"] == [{1: m["size"] - 1, 2: 1, 3: 0}[off]], m
+            elif m not in claimed:
+                assert m["turned"] == [], m
+        labels = page.locator(".rp-flowers small").all_inner_texts()
+        assert labels and set(labels) == {"花"}, labels
+        page.screenshot(path=str(shots_dir / "replay-jintan-table-375.png"), full_page=True)
     finally:
         ctx.close()
 
