@@ -284,3 +284,46 @@ def test_a_tile_hovered_at_its_lower_edge_stays_raised(
         assert not page.errors, page.errors  # type: ignore[attr-defined]
     finally:
         ctx.close()
+
+
+# Every 100 ms while it is this seat's turn on 托管: the countdown shown.
+_SAMPLE_AUTO_COUNTDOWN = """() => {
+  window.__cd = [];
+  setInterval(() => {
+    const S = window.__gy;
+    const v = S.view;
+    if (v && v.phase === 'turn' && v.turn === S.seat && S.autoSeats.includes(S.seat)) {
+      window.__cd.push(document.querySelector('#countdown').textContent);
+    }
+  }, 100);
+}"""
+
+
+def test_a_seat_on_auto_counts_no_seconds_and_english_scores_say_pts(
+    live_server: str, browser: Any, shots_dir: Path
+) -> None:
+    """On 托管 the seat's turn is played at once: the status bar showed a "1s" countdown for
+    the rest of the hand, as if time were running out. And the English seat scores read
+    "0pts" / "-6pts": now "0 pts", "1 pt"."""
+    ctx, page = new_page(browser, 375, 812)
+    try:
+        create_room(page, live_server, "我")
+        add_bots(page)
+        page.wait_for_selector("#hand .hand-tile.playable", timeout=30000)
+        assert re.fullmatch(r"\d+s", page.locator("#countdown").inner_text()), "my turn counts"
+        page.evaluate(_SAMPLE_AUTO_COUNTDOWN)
+        page.click("#auto-toggle")
+        page.wait_for_function("window.__cd.length >= 3", timeout=30000)
+        shown = page.evaluate("window.__cd")
+        assert set(shown) == {""}, shown
+        page.click("#lang-toggle")
+        scores = page.locator("#table .score").evaluate_all(
+            "els => els.map((e) => [Number(e.dataset.score), e.textContent])"
+        )
+        assert len(scores) == 4, scores
+        for n, text in scores:
+            assert text == (f"{n} pt" if abs(n) == 1 else f"{n} pts"), scores
+        page.screenshot(path=str(shots_dir / "table-auto-en-375.png"))
+        assert not page.errors, page.errors  # type: ignore[attr-defined]
+    finally:
+        ctx.close()
