@@ -5,7 +5,7 @@ import { tileEl, tileName, sortTiles, suitOf, suitName, setTileGame, dieEl } fro
 import { h } from './dom.js';
 import { JT_FANS, fanName, jintanWinEl, winnerHandText } from './jintan.js';
 import { readySeats, readyMark, huangWhy, reasonNetsEl, REASON_ORDER } from './settle.js';
-import { seatPosition, turnedIndex } from './seats.js';
+import { seatPosition, turnedTile } from './seats.js';
 import { api, store, profile, ApiError } from './api.js';
 import { RoomSocket } from './net.js';
 import { verifyEl } from './wall.js';
@@ -1163,10 +1163,7 @@ function meldsEl(sv, owner, open = false) {
     const concealed = kind === 'men_dou' || kind === 'concealed_kong';
     const grp = h('span', { class: `meld meld-${kind}`, dataset: { kind, from: m.from ?? '' } });
     const tiles = m.tiles || [];
-    // a chow (from 上家 only) turns the tile it took, in its place in the run
-    const turn = concealed ? null
-      : kind === 'chow' && tiles.includes(m.claimed) ? tiles.indexOf(m.claimed)
-        : turnedIndex(owner, m.from, tiles.length, nPlayers());
+    const turn = turnedTile(m, owner, nPlayers());
     tiles.forEach((tl, k) => {
       if (concealed && !mine) {
         grp.append(k === 1 ? tileEl(tl, { size: 'sm', classes: ['kong-shown'] }) : tileEl('back', { size: 'sm' }));

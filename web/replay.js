@@ -7,7 +7,7 @@ import { tileEl, sortTiles, tileName, suitName, setTileGame, dieEl } from './til
 import { h } from './dom.js';
 import { jintanWinEl, winnerHandText } from './jintan.js';
 import { readySeats, readyMark, huangWhy, reasonNetsEl } from './settle.js';
-import { seatPosition, turnedIndex } from './seats.js';
+import { seatPosition, turnedTile } from './seats.js';
 import { t, translator, getLang, setLang, winKindText, botName, paymentReasonText } from './i18n.js';
 import { checkSeed, verdictText } from './wall.js';
 
@@ -155,9 +155,7 @@ function meldEl(m, owner, n) {
   const tiles = m.tiles || [];
   const box = h('span', { class: `rp-meld meld-${m.kind}`, dataset: { kind: m.kind, from: m.from ?? '' }, title: rt(m.kind) });
   const concealed = m.kind === 'men_dou' || m.kind === 'concealed_kong';
-  const turn = concealed ? null
-    : m.kind === 'chow' && tiles.includes(m.claimed) ? tiles.indexOf(m.claimed)
-      : turnedIndex(owner, m.from, tiles.length, n);
+  const turn = turnedTile(m, owner, n);
   if (turn !== null) box.dataset.turned = String(turn);
   tiles.forEach((tl, i) => box.append(tileEl(concealed && i < 3 ? 'back' : tl, { size: 'xs', classes: i === turn ? ['turned-claim'] : [] })));
   box.append(h('small', { text: rt(m.kind) }));
