@@ -453,7 +453,8 @@ def test_a_jintan_hand_replays_with_its_flowers(
         assert claimed, melds  # this hand has a pong or an exposed kong
         for m in melds:
             if m in claimed and m["kind"] != "chow":
-                off = (m["from"] - m["owner"]) % 4  # 下家 the last tile, 对家 the middle, 上家 the first
+                # 下家 the last tile, 对家 the middle, 上家 the first
+                off = (m["from"] - m["owner"]) % 4
                 assert m["turned"] == [{1: m["size"] - 1, 2: 1, 3: 0}[off]], m
             elif m not in claimed:
                 assert m["turned"] == [], m
